@@ -1,0 +1,1 @@
+"""Bound inference: integer sets, InferBound, the simplifier, indexing maps."""

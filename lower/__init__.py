@@ -1,0 +1,1 @@
+"""Lowering: ScheduleOps, statement IR, printer, storage flattening, execution."""

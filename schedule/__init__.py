@@ -1,0 +1,86 @@
+"""The te-like DSL and the schedule language (``import schedule as te`` mirrors ``tvm.te``)."""
+
+from __future__ import annotations
+
+from schedule.arith import all, any, const, div, if_then_else, max_value, min_value, select  # noqa: A004
+from schedule.arith import floordiv, floormod, truncmod
+from schedule.arith import div as truncdiv
+from schedule.errors import InternalError, ScheduleError, ScheduleTypeError, TeError
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    Div,
+    Expr,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    ProducerLoad,
+    Reduce,
+    Select,
+    StringImm,
+    Sub,
+    Var,
+)
+from schedule.functor import ExprFunctor, ExprMutator, ExprVisitor, post_order_visit, structural_equal, substitute
+from schedule.graph import attach_path, create_attach_path, feed_graph, post_dfs_order, read_graph, stage_graph
+from schedule.intrinsics import (
+    abs,  # noqa: A004
+    acos,
+    asin,
+    atan,
+    ceil,
+    cos,
+    cosh,
+    erf,
+    exp,
+    exp2,
+    exp10,
+    floor,
+    likely,
+    log,
+    log1p,
+    log2,
+    log10,
+    power,
+    round,  # noqa: A004
+    rsqrt,
+    sigmoid,
+    sin,
+    sinh,
+    sqrt,
+    tan,
+    tanh,
+    trunc,
+)
+from schedule.itervar import IterVar, IterVarType, Range, reduce_axis, thread_axis
+from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
+from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
+from schedule.schedule import Schedule, create_schedule
+from schedule.stage import AttachType, IterVarAttr, Stage
+from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, compute, extern, placeholder
+
+indexdiv = floordiv
+indexmod = floormod
+
+
+def var(name: str = "tindex", dtype: str = "int32") -> Var:
+    """A new symbolic variable (for symbolic shapes, split factors ...)."""
+    return Var(name, dtype)
+
+
+size_var = var

@@ -1,0 +1,91 @@
+"""Data types as TVM spells them (``int32``, ``float32``, ``bool`` ...) and their promotion."""
+
+from __future__ import annotations
+
+import re
+
+_DTYPE_RE = re.compile(r"^(bool|int|uint|float|handle)(\d*)$")
+_DEFAULT_BITS = {"bool": 1, "int": 32, "uint": 32, "float": 32, "handle": 64}
+_VALID_BITS = {"bool": {1}, "int": {8, 16, 32, 64}, "uint": {8, 16, 32, 64},
+               "float": {16, 32, 64}, "handle": {64}}
+
+
+def check_dtype(dtype: object) -> str:
+    """Return *dtype* in canonical spelling (``"int"`` -> ``"int32"``).
+
+    :raises TypeError: if *dtype* is not a string.
+    :raises ValueError: if it names no supported type.
+    """
+    if not isinstance(dtype, str):
+        raise TypeError(f"dtype must be a string such as 'float32', not {type(dtype).__name__}")
+    m = _DTYPE_RE.match(dtype)
+    if not m:
+        raise ValueError(f"unknown dtype '{dtype}'; expected bool, int8..int64, uint8..uint64, "
+                         "float16, float32 or float64")
+    code, bits = m.group(1), int(m.group(2) or _DEFAULT_BITS[m.group(1)])
+    if bits not in _VALID_BITS[code]:
+        raise ValueError(f"unknown dtype '{dtype}': {code} has no {bits}-bit variant")
+    return "bool" if code == "bool" else f"{code}{bits}"
+
+
+def type_code(dtype: str) -> str:
+    """``"int"``, ``"uint"``, ``"float"``, ``"bool"`` or ``"handle"``."""
+    m = _DTYPE_RE.match(dtype)
+    assert m is not None, dtype
+    return m.group(1)
+
+
+def bits(dtype: str) -> int:
+    """Bit width of *dtype* (``bool`` has 1)."""
+    m = _DTYPE_RE.match(dtype)
+    assert m is not None, dtype
+    return int(m.group(2) or _DEFAULT_BITS[m.group(1)])
+
+
+def is_int(dtype: str) -> bool:
+    """Signed or unsigned integer (not bool)."""
+    return type_code(dtype) in ("int", "uint")
+
+
+def is_float(dtype: str) -> bool:
+    return type_code(dtype) == "float"
+
+
+def is_bool(dtype: str) -> bool:
+    return dtype == "bool"
+
+
+def is_index(dtype: str) -> bool:
+    """Usable as a tensor index or a loop bound: a signed or unsigned integer."""
+    return is_int(dtype)
+
+
+def int_range(dtype: str) -> tuple[int, int]:
+    """Inclusive value range of an integer or bool *dtype*."""
+    code, b = type_code(dtype), bits(dtype)
+    if code == "bool":
+        return 0, 1
+    if code == "uint":
+        return 0, (1 << b) - 1
+    return -(1 << (b - 1)), (1 << (b - 1)) - 1
+
+
+def binary_result(a: str, b: str) -> str:
+    """The common type two operands are cast to, following TVM's ``BinaryOpMatchTypes``.
+
+    Floats win over integers; among floats or among integers the wider wins; a signed and an
+    unsigned integer of equal width meet at the unsigned one; bool is a 1-bit unsigned integer.
+    """
+    if a == b:
+        return a
+    fa, fb = is_float(a), is_float(b)
+    if fa and fb:
+        return a if bits(a) >= bits(b) else b
+    if fa != fb:
+        return a if fa else b
+    if "handle" in (type_code(a), type_code(b)):
+        raise TypeError(f"cannot combine {a} and {b}")
+    ba, bb = bits(a), bits(b)
+    if ba != bb:
+        return a if ba > bb else b
+    return a if type_code(a) == "uint" else b

@@ -1,0 +1,165 @@
+"""Direct numeric evaluation of an expression, for checking schedules against definitions.
+
+Integers follow the expression's semantics exactly (``Div``/``Mod`` truncate, ``floordiv``
+floors); floats are Python floats. Loads go through a callback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from schedule.dtype import is_bool, is_float
+from schedule.errors import InternalError
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    Div,
+    Expr,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    ProducerLoad,
+    Reduce,
+    Select,
+    Sub,
+    Var,
+)
+from schedule.functor import ExprFunctor
+
+Number = int | float
+LoadFn = Callable[[Any, tuple[int, ...]], Number]
+
+
+def _trunc_div(a: Number, b: Number) -> Number:
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _trunc_mod(a: Number, b: Number) -> Number:
+    if isinstance(a, float) or isinstance(b, float):
+        return math.fmod(a, b)
+    return a - _trunc_div(a, b) * b
+
+
+def _floor_div(a: Number, b: Number) -> Number:
+    return math.floor(a / b) if isinstance(a, float) or isinstance(b, float) else a // b
+
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    Add: lambda a, b: a + b, Sub: lambda a, b: a - b, Mul: lambda a, b: a * b,
+    Div: _trunc_div, Mod: _trunc_mod, FloorDiv: _floor_div, FloorMod: lambda a, b: a % b,
+    Min: min, Max: max,
+    EQ: lambda a, b: a == b, NE: lambda a, b: a != b, LT: lambda a, b: a < b,
+    LE: lambda a, b: a <= b, GT: lambda a, b: a > b, GE: lambda a, b: a >= b,
+}
+
+_MATH: dict[str, Callable[..., float]] = {
+    "exp": math.exp, "exp2": lambda x: 2.0 ** x, "exp10": lambda x: 10.0 ** x, "log": math.log,
+    "log2": math.log2, "log10": math.log10, "log1p": math.log1p, "sqrt": math.sqrt,
+    "rsqrt": lambda x: 1.0 / math.sqrt(x), "sin": math.sin, "cos": math.cos, "tan": math.tan,
+    "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "asin": math.asin, "acos": math.acos,
+    "atan": math.atan, "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)), "erf": math.erf,
+    "floor": math.floor, "ceil": math.ceil, "round": lambda x: float(round(x)), "trunc": math.trunc,
+    "fabs": abs, "pow": math.pow,
+}
+
+
+class _Evaluator(ExprFunctor[Any]):
+    def __init__(self, env: Mapping[Var, Number], load: LoadFn | None) -> None:
+        self._env = dict(env)
+        self._load = load
+
+    def visit_int_imm(self, e: IntImm) -> Number:
+        return e.value
+
+    def visit_float_imm(self, e: FloatImm) -> Number:
+        return e.value
+
+    def visit_var(self, e: Var) -> Number:
+        if e not in self._env:
+            raise KeyError(f"evaluate: no value for variable '{e.name}'")
+        return self._env[e]
+
+    def visit_default(self, e: Expr) -> Any:
+        fn = _BINARY.get(type(e))
+        if fn is None:
+            raise InternalError(f"evaluate: cannot evaluate {type(e).__name__}")
+        return fn(self(e.a), self(e.b))  # type: ignore[attr-defined]
+
+    def visit_and(self, e: And) -> bool:
+        return bool(self(e.a)) and bool(self(e.b))
+
+    def visit_or(self, e: Or) -> bool:
+        return bool(self(e.a)) or bool(self(e.b))
+
+    def visit_not(self, e: Not) -> bool:
+        return not self(e.a)
+
+    def visit_select(self, e: Select) -> Any:
+        t, f = self(e.true_value), self(e.false_value)
+        return t if self(e.condition) else f
+
+    def visit_cast(self, e: Cast) -> Any:
+        v = self(e.value)
+        if is_float(e.dtype):
+            return float(v)
+        if is_bool(e.dtype):
+            return bool(v)
+        return math.trunc(v)
+
+    def visit_call(self, e: Call) -> Any:
+        if e.name == "tvm_if_then_else":
+            c, t, f = e.args
+            return self(t) if self(c) else self(f)
+        if e.name == "likely":
+            return self(e.args[0])
+        fn = _MATH.get(e.name)
+        if fn is None:
+            raise InternalError(f"evaluate: unknown intrinsic '{e.name}'")
+        return fn(*(self(a) for a in e.args))
+
+    def visit_producer_load(self, e: ProducerLoad) -> Any:
+        if self._load is None:
+            raise InternalError(f"evaluate: a load of '{e.producer.name}' needs a load callback")
+        return self._load(e.producer, tuple(int(self(i)) for i in e.indices))
+
+    def visit_reduce(self, e: Reduce) -> Any:
+        ranges = []
+        for iv in e.axis:
+            assert iv.dom is not None
+            lo = int(self(iv.dom.min))
+            ranges.append(range(lo, lo + int(self(iv.dom.extent))))
+        acc = [self(x) for x in (e.init or e.combiner.identity_element)]
+        for point in itertools.product(*ranges):
+            inner = _Evaluator({**self._env, **{iv.var: p for iv, p in zip(e.axis, point)}}, self._load)
+            if not inner(e.condition):
+                continue
+            values = [inner(s) for s in e.source]
+            env = {**dict(zip(e.combiner.lhs, acc)), **dict(zip(e.combiner.rhs, values))}
+            acc = [_Evaluator(env, None)(r) for r in e.combiner.result]
+        return acc[e.value_index]
+
+
+def evaluate(e: Expr, env: Mapping[Var, Number] | None = None, load: LoadFn | None = None) -> Any:
+    """The value of *e* with variables from *env*; ``load(tensor, indices)`` reads tensor elements."""
+    return _Evaluator(env or {}, load)(e)

@@ -1,0 +1,137 @@
+"""Normalization before bound inference: inline, rebase root loops to 0, legalize attachments."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from schedule.errors import ScheduleError
+from schedule.expr import Expr, ProducerLoad, Reduce, Var
+from schedule.functor import ExprMutator, substitute
+from schedule.graph import attach_ivar
+from schedule.itervar import IterVar
+from schedule.relations import Fuse, Rebase
+from schedule.stage import AttachType
+from schedule.tensor import ComputeOp, Operation, Tensor
+
+if TYPE_CHECKING:
+    from schedule.schedule import Schedule
+
+
+def normalize(sch: Schedule) -> Schedule:
+    """A normalized copy of *sch* (see :meth:`Schedule.normalize`)."""
+    new = sch.copy()
+    inject_inline(new)
+    rebase_non_zero_min_loop(new)
+    legalize_invalid_attach(new)
+    return new
+
+
+class _Inline(ExprMutator):
+    """Replace reads of *op* by its body with the read's indices for its axis variables."""
+
+    def __init__(self, op: ComputeOp) -> None:
+        self._op = op
+        self._args = [iv.var for iv in op.axis]
+
+    def visit_producer_load(self, e: ProducerLoad) -> Expr:
+        e2 = self.visit_default(e)
+        assert isinstance(e2, ProducerLoad)
+        if e2.producer.op is not self._op:
+            return e2
+        return substitute(self._op.body[0], dict(zip(self._args, e2.indices)))
+
+
+def _inline_into(body: tuple[Expr, ...], mutator: _Inline) -> tuple[Expr, ...]:
+    if isinstance(body[0], Reduce):
+        new = mutator(body[0])
+        if new is body[0]:
+            return body
+        assert isinstance(new, Reduce)
+        return tuple(Reduce(new.combiner, new.source, new.axis, new.condition, k, new.init)
+                     for k in range(len(body)))
+    return tuple(mutator(b) for b in body)
+
+
+def inject_inline(sch: Schedule) -> None:
+    """Substitute every stage marked Inline into its readers and mark it InlinedAlready.
+
+    Stages are inlined last to first, so a chain of inlined stages collapses completely.
+    """
+    stages = sch.stages
+    bodies: list[tuple[Expr, ...] | None] = [None] * len(stages)
+    for i in range(len(stages) - 1, -1, -1):
+        st = stages[i]
+        if st.attach_type != AttachType.Inline:
+            continue
+        assert isinstance(st.op, ComputeOp)
+        st.attach_type = AttachType.InlinedAlready
+        mutator = _Inline(st.op)
+        for j in range(i + 1, len(stages)):
+            reader = stages[j]
+            if not isinstance(reader.op, ComputeOp):
+                if any(t.op is st.op for t in reader.op.input_tensors):
+                    raise ScheduleError(f"normalize: stage '{st.name}' is inlined but read by the "
+                                        f"extern stage '{reader.name}', which needs it computed")
+                continue
+            current = bodies[j] if bodies[j] is not None else reader.op.body
+            bodies[j] = _inline_into(current, mutator)
+    repl: dict[Tensor, Tensor] = {}
+    for st, body in zip(stages, bodies):
+        if st.attach_type == AttachType.InlinedAlready:
+            continue
+        op: Operation = st.op
+        if body is not None and isinstance(op, ComputeOp) and any(a is not b for a, b in zip(body, op.body)):
+            op = ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
+        op = op.replace_inputs(repl)
+        if op is not st.op:
+            for k in range(st.op.num_outputs):
+                repl[st.op.output(k)] = op.output(k)
+            st.op = op
+
+
+def rebase_non_zero_min_loop(sch: Schedule) -> None:
+    """Replace every root IterVar that is still a leaf by a rebased copy starting at 0.
+
+    As in TVM, the rebased IterVar has the root's name, is not added to ``all_iter_vars``,
+    inherits the root's annotations, and takes over attachments made at the root.
+    Thread-bound roots are left alone.
+    """
+    rebased_of: dict[IterVar, IterVar] = {}
+    for st in sch.stages:
+        if st.attach_type == AttachType.InlinedAlready:
+            continue
+        for iv in st.op.root_iter_vars:
+            if st.bound_thread(iv) is not None:
+                continue
+            pos = next((k for k, leaf in enumerate(st.leaf_iter_vars) if leaf is iv), None)
+            if pos is None:
+                continue
+            rebased = IterVar(None, Var(iv.var.name, iv.var.dtype), iv.iter_type, iv.thread_tag)
+            st.relations.append(Rebase(iv, rebased))
+            if iv in st.iter_var_attrs:
+                st.iter_var_attrs[rebased] = st.iter_var_attrs[iv]
+            st.leaf_iter_vars[pos] = rebased
+            rebased_of[iv] = rebased
+    for st in sch.stages:
+        if st.attach_type == AttachType.Scope and st.attach_ivar in rebased_of:
+            st.attach_ivar = rebased_of[st.attach_ivar]
+
+
+def legalize_invalid_attach(sch: Schedule) -> None:
+    """Move attachments at IterVars that were split or fused later to the leaf that carries them.
+
+    :raises ScheduleError: when the attach point was fused as the outer part of a pair, which
+        leaves no single loop to attach at.
+    """
+    for st in sch.stages:
+        if st.attach_type != AttachType.Scope:
+            continue
+        target, iv = st.attach_stage, attach_ivar(st)
+        assert target is not None
+        if not any(leaf is iv for leaf in target.leaf_iter_vars):
+            fused = next((r.fused for r in target.relations if isinstance(r, Fuse) and r.outer is iv), None)
+            hint = (f"it was fused as the outer part of '{fused.name}'; attach at '{fused.name}'"
+                    if fused is not None else "it is not a loop of that stage")
+            raise ScheduleError(f"stage '{st.name}' is attached at '{st.attach_ivar.name}' of stage "
+                                f"'{target.name}', but {hint}")
+        st.attach_ivar = iv

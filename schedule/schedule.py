@@ -1,0 +1,115 @@
+"""The schedule: one stage per operation, in TVM's order, and the whole-schedule primitives."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from schedule.errors import ScheduleError, ScheduleTypeError
+from schedule.graph import post_dfs_order, read_graph
+from schedule.stage import Stage
+from schedule.tensor import Operation, Tensor
+
+
+class Schedule:
+    """Stages of every operation reachable from the outputs, producers before consumers.
+
+    ``stage_map`` is keyed by the operations the user holds (``s[C]`` keeps working after
+    cache_read, cache_write or inlining rebuilt ``C``'s operation).
+    """
+
+    def __init__(self, outputs: Sequence[Operation]) -> None:
+        self.outputs: list[Operation] = list(outputs)
+        self.stages: list[Stage] = []
+        self.stage_map: dict[Operation, Stage] = {}
+        for op in post_dfs_order(self.outputs, read_graph(self.outputs)):
+            stage = Stage(op, self)
+            stage.is_output = any(op is out for out in self.outputs)
+            self.stages.append(stage)
+            self.stage_map[op] = stage
+
+    def __getitem__(self, key: Tensor | Operation) -> Stage:
+        op = key.op if isinstance(key, Tensor) else key
+        if not isinstance(op, Operation):
+            raise ScheduleTypeError(f"a schedule is indexed by a tensor or an operation, not "
+                                    f"{type(key).__name__}")
+        stage = self.stage_map.get(op)
+        if stage is None:
+            raise ScheduleError(f"'{op.name}' is not part of this schedule (its stages: "
+                                f"{', '.join(st.name for st in self.stages)})")
+        return stage
+
+    def __repr__(self) -> str:
+        return f"schedule({', '.join(st.name for st in self.stages)})"
+
+    def stage_of(self, op: Operation) -> Stage | None:
+        """The stage whose current operation is *op* (after dataflow rewrites), if any."""
+        return next((st for st in self.stages if st.op is op), None)
+
+    def reads_transitively(self, consumer: Stage, producer: Stage) -> bool:
+        """Whether *consumer* reads *producer*'s outputs, directly or through other stages."""
+        stack, seen = [consumer.op], set()
+        while stack:
+            op = stack.pop()
+            for t in op.input_tensors:
+                if t.op is producer.op:
+                    return True
+                if t.op not in seen:
+                    seen.add(t.op)
+                    stack.append(t.op)
+        return False
+
+    def copy(self) -> Schedule:
+        """A schedule with copies of every stage, sharing operations and IterVars."""
+        new = Schedule.__new__(Schedule)
+        new.outputs = list(self.outputs)
+        mapping = {st: st._copy(new) for st in self.stages}
+        new.stages = [mapping[st] for st in self.stages]
+        new.stage_map = {op: mapping[st] for op, st in self.stage_map.items()}
+        for st in new.stages:
+            if st.attach_stage is not None:
+                st.attach_stage = mapping[st.attach_stage]
+        return new
+
+    def normalize(self) -> Schedule:
+        """A normalized copy: inlined stages substituted, root loops rebased to start at 0.
+
+        The copy keeps this schedule's IterVar objects, so ``bounds[C.op.axis[0]]`` still works;
+        attachments to IterVars split or fused after compute_at move to the leaf carrying them.
+        This schedule is not changed.
+        """
+        from schedule.normalize import normalize
+
+        return normalize(self)
+
+    def cache_read(self, tensor: Tensor, scope: str, readers: Any) -> Tensor:
+        """A stage copying *tensor* into *scope*, read by *readers* instead of *tensor*."""
+        from schedule.dataflow import cache_read
+
+        return cache_read(self, tensor, scope, readers)
+
+    def cache_write(self, tensor: Tensor | Sequence[Tensor], scope: str) -> Any:
+        """A stage computing *tensor* into *scope*; *tensor*'s stage then copies it out.
+
+        The cache's axes follow the stage's current leaves (``i.outer.c`` ...), and the original
+        stage's relations are reset. A list form caches every output of a multi-output compute.
+        """
+        from schedule.dataflow import cache_write
+
+        return cache_write(self, tensor, scope)
+
+
+def create_schedule(ops: Any) -> Schedule:
+    """A schedule for an operation, a tensor, or a list of them (the outputs)."""
+    items = list(ops) if isinstance(ops, (list, tuple)) else [ops]
+    if not items:
+        raise ScheduleError("create_schedule: give at least one output operation")
+    outputs = []
+    for item in items:
+        op = item.op if isinstance(item, Tensor) else item
+        if not isinstance(op, Operation):
+            raise ScheduleTypeError(f"create_schedule: expected operations or tensors, got "
+                                    f"{type(item).__name__}")
+        if not any(op is o for o in outputs):
+            outputs.append(op)
+    return Schedule(outputs)

@@ -1,0 +1,389 @@
+"""A stage of a schedule and its primitives (split, fuse, reorder, compute_at ...).
+
+Every primitive checks all of its arguments before it changes anything, so a
+:class:`~schedule.errors.ScheduleError` leaves the stage exactly as it was.
+"""
+
+from __future__ import annotations
+
+import enum
+import warnings
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from schedule import arith
+from schedule.dtype import bits
+from schedule.errors import ScheduleError, ScheduleTypeError
+from schedule.expr import Expr, IntImm, Var
+from schedule.itervar import IterVar, IterVarType, Range
+from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
+from schedule.tensor import ComputeOp, Operation, PlaceholderOp
+
+if TYPE_CHECKING:
+    from schedule.schedule import Schedule
+
+
+class AttachType(enum.IntEnum):
+    """Where a stage is computed, with TVM's numbering."""
+
+    GroupRoot = 1
+    Inline = 2
+    InlinedAlready = 3
+    Scope = 4
+    ScanUpdate = 5
+
+
+#: Storage scopes a stage may be given with set_scope ("" lets lowering infer it).
+STORAGE_SCOPES = ("", "global", "shared", "shared.dyn", "warp", "local")
+
+
+@dataclass(frozen=True)
+class IterVarAttr:
+    """Per-IterVar schedule annotations: loop kind, bound thread, pragmas."""
+
+    iter_type: IterVarType = IterVarType.DataPar
+    bind_thread: IterVar | None = None
+    pragma_keys: tuple[str, ...] = ()
+    pragma_values: tuple[Any, ...] = ()
+
+
+_SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
+_REORDERABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.ThreadIndex)
+_VECTORIZABLE = (IterVarType.DataPar, IterVarType.Opaque, IterVarType.Unrolled, IterVarType.Vectorized,
+                 IterVarType.Tensorized, IterVarType.Parallelized)
+
+
+class Stage:
+    """The schedule of one operation: its IterVars, their relations, and where it is computed.
+
+    ``all_iter_vars`` holds the root IterVars followed by every IterVar a primitive created;
+    ``leaf_iter_vars`` is the current loop order, outermost first.
+    """
+
+    def __init__(self, op: Operation, schedule: Schedule | None = None) -> None:
+        self.op = op
+        self.origin_op = op
+        self.all_iter_vars: list[IterVar] = list(op.root_iter_vars)
+        self.leaf_iter_vars: list[IterVar] = [iv for iv in self.all_iter_vars
+                                              if iv.iter_type != IterVarType.Opaque]
+        self.relations: list[IterVarRelation] = []
+        self.attach_type = AttachType.GroupRoot
+        self.attach_ivar: IterVar | None = None
+        self.attach_stage: Stage | None = None
+        self.scope = ""
+        self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
+        self.is_output = False
+        self.group: Stage | None = None
+        self._schedule = schedule
+
+    @property
+    def name(self) -> str:
+        return self.origin_op.name
+
+    def __repr__(self) -> str:
+        return f"stage({self.name}, {self.op!r})"
+
+    def bound_thread(self, iv: IterVar) -> IterVar | None:
+        """The thread IterVar *iv* is bound to, if any."""
+        attr = self.iter_var_attrs.get(iv)
+        return attr.bind_thread if attr is not None else None
+
+    # ------------------------------------------------------------------ checks
+
+    def _error(self, primitive: str, iv: Any, problem: str) -> ScheduleError:
+        if iv is None:
+            return ScheduleError(f"{primitive}: stage '{self.name}' {problem}")
+        return ScheduleError(f"{primitive}: stage '{self.name}', IterVar '{_name(iv)}' {problem}")
+
+    def _leaf_position(self, iv: Any, primitive: str) -> int:
+        """Position of *iv* among the leaves, or a ScheduleError that says why it is not a leaf."""
+        if not isinstance(iv, IterVar):
+            raise ScheduleTypeError(f"{primitive}: stage '{self.name}': expected an IterVar (such as "
+                                    f"C.op.axis[0]), got {type(iv).__name__}")
+        for pos, leaf in enumerate(self.leaf_iter_vars):
+            if leaf is iv:
+                return pos
+        leaves = ", ".join(x.name for x in self.leaf_iter_vars)
+        if any(x is iv for x in self.all_iter_vars):
+            problem = f"{self._consumed_by(iv)}; use one of its leaves (leaves: {leaves})"
+        else:
+            problem = f"does not belong to this stage (leaves: {leaves})"
+        raise self._error(primitive, iv, problem)
+
+    def _consumed_by(self, iv: IterVar) -> str:
+        for rel in self.relations:
+            match rel:
+                case Split(parent=p) if p is iv:
+                    return "was already split"
+                case Fuse(outer=o, inner=i, fused=f) if iv is o or iv is i:
+                    return f"was already fused into '{f.name}'"
+                case Rebase(parent=p) if p is iv:
+                    return "was already rebased"
+        return "is not a leaf"
+
+    def _check_kind(self, primitive: str, iv: IterVar, allowed: tuple[IterVarType, ...]) -> None:
+        if iv.iter_type not in allowed:
+            kinds = ", ".join(k.name for k in allowed)
+            raise self._error(primitive, iv, f"is {iv.iter_type.name}; {primitive} accepts {kinds}")
+
+    def _check_factor(self, primitive: str, iv: IterVar, name: str, value: Any) -> Expr:
+        if isinstance(value, (bool, float)) or not arith.is_expr_like(value):
+            raise ScheduleTypeError(f"{primitive}: stage '{self.name}', IterVar '{iv.name}': {name}="
+                                    f"{value!r} is not a positive integer")
+        e = arith.convert(value)
+        if not e.dtype.startswith(("int", "uint")):
+            raise ScheduleTypeError(f"{primitive}: stage '{self.name}', IterVar '{iv.name}': {name}={e} "
+                                    f"is {e.dtype}, not a positive integer")
+        if isinstance(e, IntImm) and e.value <= 0:
+            raise self._error(primitive, iv, f"cannot be split with {name}={e.value}; "
+                                             f"{name} must be a positive integer")
+        return e
+
+    # ------------------------------------------------------------------ loop structure
+
+    def split(self, parent: IterVar, factor: Any = None, nparts: Any = None) -> tuple[IterVar, IterVar]:
+        """Split *parent* into ``(outer, inner)`` with ``parent = outer * inner_extent + inner``.
+
+        Give exactly one of *factor* (extent of *inner*) and *nparts* (extent of *outer*).
+
+        :returns: the new leaves, named ``<parent>.outer`` and ``<parent>.inner``.
+        :raises ScheduleError: on a bad argument or a non-leaf *parent*; the stage is then unchanged.
+        """
+        pos = self._leaf_position(parent, "split")
+        if (factor is None) == (nparts is None):
+            raise self._error("split", parent, "needs exactly one of factor= and nparts=")
+        self._check_kind("split", parent, _SPLITTABLE)
+        f = None if factor is None else self._check_factor("split", parent, "factor", factor)
+        n = None if nparts is None else self._check_factor("split", parent, "nparts", nparts)
+        outer = IterVar(None, Var(f"{parent.name}.outer", parent.var.dtype), parent.iter_type)
+        inner = IterVar(None, Var(f"{parent.name}.inner", parent.var.dtype), parent.iter_type)
+        # -- all checks done; state changes only below --
+        self.relations.append(Split(parent, outer, inner, f, n))
+        self.all_iter_vars.extend((outer, inner))
+        self.leaf_iter_vars[pos:pos + 1] = [outer, inner]
+        return outer, inner
+
+    def fuse(self, *args: IterVar) -> IterVar:
+        """Fuse consecutive leaves, given outermost first, into one ``a.b.fused`` IterVar.
+
+        With one argument it is returned unchanged; with none a ``singleton`` loop of extent 1 is
+        inserted outermost.
+        """
+        if not args:
+            singleton = IterVar(Range.from_min_extent(0, 1), Var("singleton"), IterVarType.DataPar)
+            self.relations.append(Singleton(singleton))
+            self.all_iter_vars.append(singleton)
+            self.leaf_iter_vars.insert(0, singleton)
+            return singleton
+        positions = [self._leaf_position(iv, "fuse") for iv in args]
+        for iv in args:
+            self._check_kind("fuse", iv, _SPLITTABLE)
+        for (a, pa), (b, pb) in zip(zip(args, positions), zip(args[1:], positions[1:])):
+            if pb != pa + 1:
+                order = "is given after" if pb < pa else "is not next to"
+                raise self._error("fuse", b, f"{order} '{a.name}' among the leaves; fuse takes "
+                                             "consecutive leaves, outermost first")
+        fused = args[0]
+        # -- all checks done; state changes only below --
+        for inner in args[1:]:
+            fused = self._fuse_pair(fused, inner)
+        return fused
+
+    def _fuse_pair(self, outer: IterVar, inner: IterVar) -> IterVar:
+        dtype = outer.var.dtype if bits(outer.var.dtype) >= bits(inner.var.dtype) else inner.var.dtype
+        kind = max(outer.iter_type, inner.iter_type)
+        fused = IterVar(None, Var(f"{outer.name}.{inner.name}.fused", dtype), kind)
+        pos = self.leaf_iter_vars.index(outer)
+        self.relations.append(Fuse(outer, inner, fused))
+        self.all_iter_vars.append(fused)
+        self.leaf_iter_vars[pos:pos + 2] = [fused]
+        return fused
+
+    def reorder(self, *args: IterVar) -> None:
+        """Put the given leaves in the given order, in the slots they occupy together."""
+        positions = [self._leaf_position(iv, "reorder") for iv in args]
+        seen: set[int] = set()
+        for iv in args:
+            self._check_kind("reorder", iv, _REORDERABLE)
+            if id(iv) in seen:
+                raise self._error("reorder", iv, "appears more than once")
+            seen.add(id(iv))
+        # -- all checks done; state changes only below --
+        for pos, iv in zip(sorted(positions), args):
+            self.leaf_iter_vars[pos] = iv
+
+    def tile(self, x_parent: IterVar, y_parent: IterVar, x_factor: Any, y_factor: Any
+             ) -> tuple[IterVar, IterVar, IterVar, IterVar]:
+        """Split *x_parent* and *y_parent* and order the loops ``x.outer, y.outer, x.inner, y.inner``."""
+        self._leaf_position(x_parent, "tile")
+        self._leaf_position(y_parent, "tile")
+        if x_parent is y_parent:
+            raise self._error("tile", x_parent, "is given as both x_parent and y_parent")
+        for iv, factor in ((x_parent, x_factor), (y_parent, y_factor)):
+            self._check_kind("tile", iv, _SPLITTABLE)
+            self._check_factor("tile", iv, "factor", factor)
+        for iv in (x_parent, y_parent):
+            self._check_kind("tile", iv, _REORDERABLE)
+        # -- all checks done; state changes only below --
+        xo, xi = self.split(x_parent, factor=x_factor)
+        yo, yi = self.split(y_parent, factor=y_factor)
+        self.reorder(xo, yo, xi, yi)
+        return xo, yo, xi, yi
+
+    # ------------------------------------------------------------------ placement
+
+    def compute_at(self, parent: Stage, scope: IterVar) -> None:
+        """Compute this stage inside the loop *scope* of the stage *parent*.
+
+        *parent* must consume this stage (directly or through other stages) and must not be
+        attached, directly or transitively, inside this stage.
+        """
+        if not isinstance(parent, Stage):
+            raise ScheduleTypeError(f"compute_at: stage '{self.name}': the target must be a Stage "
+                                    f"(s[C]), not {type(parent).__name__}")
+        if not isinstance(scope, IterVar):
+            raise ScheduleTypeError(f"compute_at: stage '{self.name}': the attach point must be an "
+                                    f"IterVar of stage '{parent.name}', not {type(scope).__name__}")
+        if parent._schedule is not self._schedule:
+            raise self._error("compute_at", None, f"and the target stage '{parent.name}' belong to "
+                                                  "different schedules")
+        if parent is self:
+            raise self._error("compute_at", scope, "is an axis of the stage itself; a stage cannot "
+                                                   "be computed inside its own loops")
+        if not isinstance(self.op, ComputeOp):
+            kind = "a placeholder" if isinstance(self.op, PlaceholderOp) else "not a compute"
+            raise self._error("compute_at", None, f"is {kind}; only compute stages can be attached")
+        if self.is_output:
+            raise self._error("compute_at", None, "is an output of the schedule; outputs are "
+                                                  "computed at the root")
+        if not any(leaf is scope for leaf in parent.leaf_iter_vars):
+            where = (parent._consumed_by(scope) if any(x is scope for x in parent.all_iter_vars)
+                     else "does not belong to it")
+            leaves = ", ".join(x.name for x in parent.leaf_iter_vars)
+            raise self._error("compute_at", scope, f"is not a leaf of the target stage "
+                                                   f"'{parent.name}': it {where} (leaves: {leaves})")
+        if parent.attach_type in (AttachType.Inline, AttachType.InlinedAlready):
+            raise self._error("compute_at", None, f"cannot be attached to '{parent.name}', which is "
+                                                  "inlined and has no loops")
+        s: Stage | None = parent
+        while s is not None and s.attach_type == AttachType.Scope:
+            s = s.attach_stage
+            if s is self:
+                raise self._error("compute_at", None, f"cannot be attached to '{parent.name}', which is "
+                                                      f"itself attached inside '{self.name}'")
+        assert self._schedule is not None
+        if not self._schedule.reads_transitively(parent, self):
+            raise self._error("compute_at", None, f"is not read by '{parent.name}' (directly or through "
+                                                  "other stages); attach it to a stage that consumes it")
+        # -- all checks done; state changes only below --
+        self.attach_type = AttachType.Scope
+        self.attach_ivar = scope
+        self.attach_stage = parent
+
+    def compute_inline(self) -> None:
+        """Substitute this stage's body into its consumers (done by ``Schedule.normalize``)."""
+        if not isinstance(self.op, ComputeOp):
+            kind = "a placeholder" if isinstance(self.op, PlaceholderOp) else "an extern stage"
+            raise self._error("compute_inline", None, f"is {kind}; only compute stages can be inlined")
+        if self.op.num_outputs != 1:
+            raise self._error("compute_inline", None, f"has {self.op.num_outputs} outputs; only "
+                                                      "single-output computes can be inlined")
+        if self.op.reduce_axis:
+            raise self._error("compute_inline", None, "is a reduction; a reduction cannot be inlined "
+                                                      "into its consumers")
+        if self.is_output:
+            raise self._error("compute_inline", None, "is an output of the schedule; outputs must be "
+                                                      "computed")
+        assert self._schedule is not None
+        for other in self._schedule.stages:
+            if other.attach_type == AttachType.Scope and other.attach_stage is self:
+                raise self._error("compute_inline", None, f"is the compute_at target of '{other.name}'; "
+                                                          "move that stage first")
+        # -- all checks done; state changes only below --
+        self.attach_type = AttachType.Inline
+        self.attach_ivar = self.attach_stage = None
+
+    def compute_root(self) -> None:
+        """Compute this stage at the root, before its consumers."""
+        self.attach_type = AttachType.GroupRoot
+        self.attach_ivar = self.attach_stage = None
+
+    # ------------------------------------------------------------------ annotations
+
+    def bind(self, ivar: IterVar, thread_ivar: IterVar) -> None:
+        """Bind the leaf *ivar* to the thread axis *thread_ivar* (from ``te.thread_axis``)."""
+        self._leaf_position(ivar, "bind")
+        self._check_kind("bind", ivar, (IterVarType.DataPar, IterVarType.CommReduce))
+        if not isinstance(thread_ivar, IterVar) or thread_ivar.iter_type != IterVarType.ThreadIndex:
+            shown = thread_ivar.name if isinstance(thread_ivar, IterVar) else type(thread_ivar).__name__
+            raise self._error("bind", ivar, f"cannot be bound to '{shown}', which is not a thread axis; "
+                                            "create one with te.thread_axis('threadIdx.x')")
+        old = self.iter_var_attrs.get(ivar, IterVarAttr())
+        if old.bind_thread is not None and old.bind_thread is not thread_ivar:
+            warnings.warn(f"bind: stage '{self.name}', IterVar '{ivar.name}' was bound to "
+                          f"'{old.bind_thread.name}' and is now bound to '{thread_ivar.name}'", stacklevel=2)
+        self.iter_var_attrs[ivar] = replace(old, bind_thread=thread_ivar)
+
+    def _set_iter_type(self, primitive: str, iv: IterVar, kind: IterVarType) -> None:
+        self._leaf_position(iv, primitive)
+        old = self.iter_var_attrs.get(iv, IterVarAttr())
+        self.iter_var_attrs[iv] = replace(old, iter_type=kind)
+
+    def vectorize(self, iv: IterVar) -> None:
+        """Mark the leaf *iv* as a vectorized loop."""
+        self._leaf_position(iv, "vectorize")
+        if iv.iter_type not in _VECTORIZABLE:
+            raise self._error("vectorize", iv, f"is {iv.iter_type.name}; a reduction axis cannot be "
+                                               "vectorized")
+        self._set_iter_type("vectorize", iv, IterVarType.Vectorized)
+
+    def unroll(self, iv: IterVar) -> None:
+        """Mark the leaf *iv* as an unrolled loop."""
+        self._set_iter_type("unroll", iv, IterVarType.Unrolled)
+
+    def parallel(self, iv: IterVar) -> None:
+        """Mark the leaf *iv* as a parallel loop."""
+        self._leaf_position(iv, "parallel")
+        if iv.iter_type == IterVarType.CommReduce:
+            raise self._error("parallel", iv, "is a reduction axis; its iterations update the same "
+                                              "element and cannot run in parallel")
+        self._set_iter_type("parallel", iv, IterVarType.Parallelized)
+
+    def pragma(self, iv: IterVar, key: str, value: Any = None) -> None:
+        """Attach a pragma to the leaf *iv*; ``"unroll"`` and ``"vectorize"`` act as those primitives."""
+        if key == "unroll":
+            self.unroll(iv)
+            return
+        if key == "vectorize":
+            self.vectorize(iv)
+            return
+        self._leaf_position(iv, "pragma")
+        if not isinstance(key, str) or not key:
+            raise self._error("pragma", iv, f"needs a non-empty string key, not {key!r}")
+        old = self.iter_var_attrs.get(iv, IterVarAttr())
+        self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, key),
+                                          pragma_values=(*old.pragma_values, value))
+
+    def set_scope(self, scope: str) -> None:
+        """Store this stage's buffer in *scope* ("global", "shared", "local" ...)."""
+        if scope not in STORAGE_SCOPES:
+            raise self._error("set_scope", None, f"cannot use the storage scope {scope!r}; known scopes: "
+                                                 f"{', '.join(repr(s) for s in STORAGE_SCOPES if s)}")
+        self.scope = scope
+
+    # ------------------------------------------------------------------ copying
+
+    def _copy(self, schedule: Schedule) -> Stage:
+        """A copy with its own lists, sharing IterVars and relations (attach_stage not remapped)."""
+        new = Stage.__new__(Stage)
+        new.__dict__.update(self.__dict__)
+        new.all_iter_vars = list(self.all_iter_vars)
+        new.leaf_iter_vars = list(self.leaf_iter_vars)
+        new.relations = list(self.relations)
+        new.iter_var_attrs = dict(self.iter_var_attrs)
+        new._schedule = schedule
+        return new
+
+
+def _name(iv: Any) -> str:
+    return iv.name if isinstance(iv, IterVar) else repr(iv)

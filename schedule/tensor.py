@@ -1,0 +1,380 @@
+"""Tensors and the operations that produce them (placeholder, compute, extern)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from schedule import arith
+from schedule.dtype import check_dtype
+from schedule.errors import ScheduleError, ScheduleTypeError
+from schedule.expr import Expr, IntImm, ProducerLoad, Reduce
+from schedule.functor import ExprMutator, children, post_order_visit, structural_equal
+from schedule.itervar import IterVar, IterVarType, Range
+
+_node = dataclass(frozen=True, eq=False, repr=False)
+
+
+@_node
+class Tensor:
+    """Output *value_index* of operation *op*; ``A[i, j]`` reads one element.
+
+    Two tensors are equal when they are the same output of the same operation.
+    """
+
+    op: Operation
+    value_index: int = 0
+
+    @property
+    def shape(self) -> tuple[Expr, ...]:
+        return self.op.output_shape(self.value_index)
+
+    @property
+    def dtype(self) -> str:
+        return self.op.output_dtype(self.value_index)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def name(self) -> str:
+        if self.op.num_outputs == 1:
+            return self.op.name
+        return f"{self.op.name}.v{self.value_index}"
+
+    def __getitem__(self, indices: Any) -> Expr:
+        if isinstance(indices, slice) or (
+                isinstance(indices, tuple) and any(isinstance(i, slice) for i in indices)):
+            raise ScheduleTypeError(f"tensor '{self.name}': slicing is not supported; index every "
+                                    "dimension with an integer expression")
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        return self(*indices)
+
+    def __call__(self, *indices: Any) -> Expr:
+        if len(indices) != self.ndim:
+            raise ScheduleError(f"tensor '{self.name}' has {self.ndim} dimensions but was indexed "
+                                f"with {len(indices)} indices")
+        exprs = []
+        for k, idx in enumerate(indices):
+            try:
+                exprs.append(arith.as_index(idx, f"tensor '{self.name}', index {k}"))
+            except TypeError as err:
+                raise ScheduleTypeError(str(err)) from None
+        return ProducerLoad(self, tuple(exprs))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return self.op is other.op and self.value_index == other.value_index
+
+    def __hash__(self) -> int:
+        return hash((id(self.op), self.value_index))
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape=[{', '.join(map(str, self.shape))}], op.name={self.op.name})"
+
+
+class Operation:
+    """Base of operations: immutable, hashed and compared by identity."""
+
+    name: str
+    tag: str
+
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+    def output(self, index: int) -> Tensor:
+        if not 0 <= index < self.num_outputs:
+            raise IndexError(f"operation '{self.name}' has {self.num_outputs} outputs, not {index + 1}")
+        return Tensor(self, index)
+
+    @property
+    def root_iter_vars(self) -> list[IterVar]:
+        return []
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return []
+
+    def output_shape(self, index: int) -> tuple[Expr, ...]:
+        raise NotImplementedError
+
+    def output_dtype(self, index: int) -> str:
+        raise NotImplementedError
+
+    def replace_inputs(self, vmap: Mapping[Tensor, Tensor]) -> Operation:
+        """This operation reading ``vmap[t]`` instead of each input ``t``; itself if none changes."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({self.name}, {id(self):#x})"
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__.removesuffix("Op").lower()
+
+
+@_node
+class PlaceholderOp(Operation):
+    """An input tensor of the program."""
+
+    name: str
+    shape: tuple[Expr, ...]
+    dtype: str = "float32"
+    tag: str = ""
+
+    def output_shape(self, index: int) -> tuple[Expr, ...]:
+        return self.shape
+
+    def output_dtype(self, index: int) -> str:
+        return self.dtype
+
+
+@_node
+class ComputeOp(Operation):
+    """``T[axis] = body`` over the box of its axes; several bodies make several outputs.
+
+    ``reduce_axis`` is taken from the first body when it is a reduction.
+    """
+
+    name: str
+    tag: str
+    attrs: Mapping[str, Any]
+    axis: tuple[IterVar, ...]
+    body: tuple[Expr, ...]
+    reduce_axis: tuple[IterVar, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "axis", tuple(self.axis))
+        object.__setattr__(self, "body", tuple(self.body))
+        object.__setattr__(self, "attrs", dict(self.attrs or {}))
+        _verify_compute(self.name, self.body)
+        first = self.body[0]
+        object.__setattr__(self, "reduce_axis", first.axis if isinstance(first, Reduce) else ())
+        # Stored once: a read's dtype is its producer's, so deriving it lazily would walk the
+        # whole chain of producers.
+        object.__setattr__(self, "_dtypes", tuple(b.dtype for b in self.body))
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.body)
+
+    @property
+    def root_iter_vars(self) -> list[IterVar]:
+        return [*self.axis, *self.reduce_axis]
+
+    @cached_property
+    def _inputs(self) -> list[Tensor]:
+        seen: dict[Tensor, None] = {}
+
+        def visit(e: Expr) -> None:
+            if isinstance(e, ProducerLoad):
+                seen.setdefault(e.producer, None)
+        for b in self.body:
+            post_order_visit(b, visit)
+        return list(seen)
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return list(self._inputs)
+
+    def output_shape(self, index: int) -> tuple[Expr, ...]:
+        return tuple(iv.dom.extent for iv in self.axis)  # type: ignore[union-attr]
+
+    def output_dtype(self, index: int) -> str:
+        return self._dtypes[index]  # type: ignore[attr-defined]
+
+    def replace_inputs(self, vmap: Mapping[Tensor, Tensor]) -> Operation:
+        if not any(t in vmap for t in self._inputs):
+            return self
+        body = replace_tensors(self.body, vmap)
+        return ComputeOp(self.name, self.tag, self.attrs, self.axis, body)
+
+
+@_node
+class ExternOp(Operation):
+    """An opaque operation: reads whole input tensors, writes whole outputs.
+
+    *body* is called at run time as ``body(inputs, outputs)`` on NumPy arrays and fills the
+    outputs in place.
+    """
+
+    name: str
+    inputs: tuple[Tensor, ...]
+    shapes: tuple[tuple[Expr, ...], ...]
+    dtypes: tuple[str, ...]
+    body: Callable[[list[Any], list[Any]], None]
+    tag: str = ""
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.shapes)
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return list(self.inputs)
+
+    def output_shape(self, index: int) -> tuple[Expr, ...]:
+        return self.shapes[index]
+
+    def output_dtype(self, index: int) -> str:
+        return self.dtypes[index]
+
+    def replace_inputs(self, vmap: Mapping[Tensor, Tensor]) -> Operation:
+        if not any(t in vmap for t in self.inputs):
+            return self
+        inputs = tuple(vmap.get(t, t) for t in self.inputs)
+        return ExternOp(self.name, inputs, self.shapes, self.dtypes, self.body, self.tag)
+
+
+class _ReplaceTensors(ExprMutator):
+    def __init__(self, vmap: Mapping[Tensor, Tensor]) -> None:
+        self._vmap = vmap
+
+    def visit_producer_load(self, e: ProducerLoad) -> Expr:
+        e2 = self.visit_default(e)
+        new = self._vmap.get(e.producer)
+        return ProducerLoad(new, e2.indices) if new is not None else e2  # type: ignore[attr-defined]
+
+
+def replace_tensors(body: Sequence[Expr], vmap: Mapping[Tensor, Tensor]) -> tuple[Expr, ...]:
+    """*body* reading ``vmap[t]`` wherever it read ``t``; reductions stay one shared node."""
+    mutator = _ReplaceTensors(vmap)
+    if body and isinstance(body[0], Reduce):
+        new = mutator(body[0])
+        if new is body[0]:
+            return tuple(body)
+        assert isinstance(new, Reduce)
+        return tuple(Reduce(new.combiner, new.source, new.axis, new.condition, k, new.init)
+                     for k in range(len(body)))
+    return tuple(mutator(b) for b in body)
+
+
+def _verify_compute(name: str, body: tuple[Expr, ...]) -> None:
+    if not body:
+        raise ScheduleError(f"compute '{name}': fcompute returned no value")
+    for b in body:
+        if not isinstance(b, Expr):
+            raise ScheduleTypeError(f"compute '{name}': fcompute returned a {type(b).__name__}, "
+                                    "not an expression")
+    first = body[0]
+    if isinstance(first, Reduce):
+        for k, b in enumerate(body):
+            if not isinstance(b, Reduce):
+                raise ScheduleError(f"compute '{name}': output {k} is not a reduction while output 0 "
+                                    "is; all outputs must reduce or none")
+            if not (b.value_index == k and structural_equal(b.combiner, first.combiner)
+                    and structural_equal(b.source, first.source) and b.axis == first.axis
+                    and structural_equal(b.condition, first.condition)):
+                raise ScheduleError(f"compute '{name}': the reductions of a multi-output compute "
+                                    "must be one reduction (the same combiner, sources, axes and "
+                                    "condition, value_index 0, 1, ...)")
+    for k, b in enumerate(body):
+        for child in (children(b) if isinstance(b, Reduce) else [b]):
+            if _contains_reduce(child):
+                raise ScheduleError(f"compute '{name}': output {k} has a reduction below the top "
+                                    "level; a reduction must be the whole body (use a separate "
+                                    "compute for the reduction)")
+
+
+def _contains_reduce(e: Expr) -> bool:
+    found = []
+    post_order_visit(e, lambda x: found.append(x) if isinstance(x, Reduce) else None)
+    return bool(found)
+
+
+def _shape(shape: Any, what: str) -> tuple[Expr, ...]:
+    if isinstance(shape, (Expr, int)) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise ScheduleTypeError(f"{what}: shape must be a tuple of integer expressions, not {shape!r}")
+    dims = []
+    for k, s in enumerate(shape):
+        try:
+            e = arith.as_index(s, f"{what}: shape[{k}]")
+        except TypeError as err:
+            raise ScheduleTypeError(str(err)) from None
+        if isinstance(e, IntImm) and e.value < 0:
+            raise ScheduleError(f"{what}: shape[{k}] = {e.value} is negative")
+        dims.append(e)
+    return tuple(dims)
+
+
+def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -> Tensor:
+    """An input tensor of *shape* (ints or integer expressions such as ``te.var("n")``)."""
+    dims = _shape(shape, f"placeholder '{name}'")
+    return PlaceholderOp(name, dims, check_dtype(dtype)).output(0)
+
+
+def _arg_names(fcompute: Callable[..., Any], ndim: int, name: str) -> list[str]:
+    try:
+        params = list(inspect.signature(fcompute).parameters.values())
+    except (TypeError, ValueError):
+        raise ScheduleTypeError(f"compute '{name}': fcompute must be a function") from None
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    others = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) or p.default is not p.empty]
+    if others:
+        raise ScheduleError(f"compute '{name}': fcompute may take only plain positional index "
+                            f"arguments; '{others[0].name}' is not one")
+    names = [p.name for p in positional]
+    if varargs and len(names) <= ndim:
+        names += [f"i{k}" for k in range(len(names), ndim)]
+    if len(names) != ndim:
+        raise ScheduleError(f"compute '{name}': fcompute takes {len(names)} index arguments but the "
+                            f"shape has {ndim} dimensions")
+    return names
+
+
+def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag: str = "",
+            attrs: Mapping[str, Any] | None = None) -> Any:
+    """``T[i, j, ...] = fcompute(i, j, ...)`` over *shape*.
+
+    :returns: a Tensor, or a list of Tensors when *fcompute* returns a tuple (multi-output).
+    :raises ScheduleError: when *fcompute*'s arity differs from the number of dimensions, or its
+        body is malformed (a reduction below the top level, mixed reductions).
+    """
+    dims = _shape(shape, f"compute '{name}'")
+    names = _arg_names(fcompute, len(dims), name)
+    from schedule.expr import Var
+
+    axis = tuple(IterVar(Range(0, d), Var(n, d.dtype), IterVarType.DataPar) for n, d in zip(names, dims))
+    result = fcompute(*(iv.var for iv in axis))
+    values = result if isinstance(result, (tuple, list)) else (result,)
+    try:
+        body = tuple(arith.convert(v) for v in values)
+    except TypeError as err:
+        raise ScheduleTypeError(f"compute '{name}': {err}") from None
+    op = ComputeOp(name, tag, attrs or {}, axis, body)
+    outputs = [op.output(k) for k in range(op.num_outputs)]
+    return outputs if isinstance(result, (tuple, list)) else outputs[0]
+
+
+def extern(shape: Any, inputs: Sequence[Tensor], fcompute: Callable[[list[Any], list[Any]], None],
+           name: str = "extern", dtype: str | Sequence[str] | None = None, tag: str = "") -> Any:
+    """An opaque operation over whole tensors; *fcompute(ins, outs)* runs on NumPy arrays.
+
+    *shape* is one shape or a list of shapes (one per output).
+    """
+    shapes = [shape] if not shape or not isinstance(shape[0], (tuple, list)) else list(shape)
+    dims = tuple(_shape(s, f"extern '{name}'") for s in shapes)
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise ScheduleTypeError(f"extern '{name}': inputs must be tensors, not {type(t).__name__}")
+    if dtype is None:
+        kinds = {t.dtype for t in inputs}
+        if len(kinds) != 1:
+            raise ScheduleError(f"extern '{name}': cannot infer the output dtype; pass dtype=")
+        dtype = kinds.pop()
+    dtypes = [dtype] * len(dims) if isinstance(dtype, str) else list(dtype)
+    if len(dtypes) != len(dims):
+        raise ScheduleError(f"extern '{name}': {len(dtypes)} dtypes for {len(dims)} outputs")
+    op = ExternOp(name, tuple(inputs), dims, tuple(check_dtype(d) for d in dtypes), fcompute, tag)
+    outputs = [op.output(k) for k in range(op.num_outputs)]
+    return outputs[0] if len(outputs) == 1 else outputs

@@ -1,0 +1,45 @@
+"""Canonical pipelines (the documents' examples) and helpers shared by the tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import schedule as te
+
+
+def snapshot(s: te.Schedule) -> list[tuple[Any, ...]]:
+    """Everything a primitive may change, compared by identity where identity matters."""
+    return [(st, st.op, tuple(map(id, st.all_iter_vars)), tuple(map(id, st.leaf_iter_vars)),
+             tuple(map(id, st.relations)), st.attach_type, id(st.attach_ivar), id(st.attach_stage),
+             st.scope, tuple((id(k), v) for k, v in st.iter_var_attrs.items()))
+            for st in s.stages] + [tuple(s.stage_map.items())]
+
+
+@pytest.fixture
+def chain():
+    """A (16, 16) placeholder feeding B = A + 2 and C = B * 3 (the document's Example 6 shape)."""
+    A = te.placeholder((16, 16), name="A")
+    B = te.compute((16, 16), lambda i, j: A[i, j] + 2, name="B")
+    C = te.compute((16, 16), lambda i, j: B[i, j] * 3, name="C")
+    return A, B, C
+
+
+@pytest.fixture
+def example_cde():
+    """The document's C -> D -> E chain, all (5, 16)."""
+    C = te.compute((5, 16), lambda ci, cj: te.const(5, "int32"), name="C")
+    D = te.compute((5, 16), lambda di, dj: C[di, dj] * 2, name="D")
+    E = te.compute((5, 16), lambda ei, ej: D[ei, ej] * 4, name="E")
+    return C, D, E
+
+
+@pytest.fixture
+def matmul():
+    n, m, l = te.var("n"), te.var("m"), te.var("l")
+    A = te.placeholder((n, l), name="A")
+    B = te.placeholder((m, l), name="B")
+    k = te.reduce_axis((0, l), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[j, k], axis=k), name="C")
+    return A, B, C

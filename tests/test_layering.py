@@ -1,0 +1,38 @@
+"""Imports only go downward: lower -> bound -> schedule."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ALLOWED = {"schedule": set(), "bound": {"schedule"}, "lower": {"schedule", "bound"}}
+
+
+def _imported_packages(tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "use absolute imports"
+            if node.module:
+                yield node.module.split(".")[0]
+
+
+@pytest.mark.parametrize("pkg", sorted(ALLOWED))
+def test_imports_only_go_downward(pkg):
+    files = list((ROOT / pkg).rglob("*.py"))
+    assert files, f"package {pkg} has no modules"
+    for path in files:
+        for top in _imported_packages(ast.parse(path.read_text())):
+            assert top == pkg or top not in ALLOWED or top in ALLOWED[pkg], f"{path}: imports {top}"
+
+
+def test_only_the_bridge_imports_islpy():
+    for path in (p for d in (*ALLOWED, "tutorials", "benchmarks") for p in (ROOT / d).rglob("*.py")):
+        if path.name == "isl_bridge.py":
+            continue
+        assert "islpy" not in set(_imported_packages(ast.parse(path.read_text()))), path
