@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from schedule.arith import all, any, const, div, if_then_else, max_value, min_value, select  # noqa: A004
-from schedule.arith import floordiv, floormod, truncmod
+from schedule.arith import (  # noqa: A004
+    all,
+    any,
+    const,
+    div,
+    floordiv,
+    floormod,
+    if_then_else,
+    max_value,
+    min_value,
+    select,
+    truncmod,
+)
 from schedule.arith import div as truncdiv
 from schedule.errors import InternalError, ScheduleError, ScheduleTypeError, TeError
 from schedule.expr import (
@@ -36,8 +47,22 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprFunctor, ExprMutator, ExprVisitor, post_order_visit, structural_equal, substitute
-from schedule.graph import attach_path, create_attach_path, feed_graph, post_dfs_order, read_graph, stage_graph
+from schedule.functor import (
+    ExprFunctor,
+    ExprMutator,
+    ExprVisitor,
+    post_order_visit,
+    structural_equal,
+    substitute,
+)
+from schedule.graph import (
+    attach_path,
+    create_attach_path,
+    feed_graph,
+    post_dfs_order,
+    read_graph,
+    stage_graph,
+)
 from schedule.intrinsics import (
     abs,  # noqa: A004
     acos,
@@ -72,7 +97,16 @@ from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A0
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
 from schedule.schedule import Schedule, create_schedule
 from schedule.stage import AttachType, IterVarAttr, Stage
-from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, compute, extern, placeholder
+from schedule.tensor import (
+    ComputeOp,
+    ExternOp,
+    Operation,
+    PlaceholderOp,
+    Tensor,
+    compute,
+    extern,
+    placeholder,
+)
 
 indexdiv = floordiv
 indexmod = floormod

@@ -96,15 +96,13 @@ def pass_down_domain(stage: Stage, dom_map: MutableMapping[IterVar, Range], prov
                     continue
                 rp = dom_map[p]
                 dtype = rp.extent.dtype
-                if f is not None:
-                    _update(dom_map, i, Range.from_min_extent(0, arith.cast(dtype, child_extent(i, rp, f))), prover)
-                    _update(dom_map, o, Range.from_min_extent(0, ceil_div(rp.extent, arith.cast(dtype, f), prover)),
-                            prover)
-                else:
-                    assert n is not None
-                    _update(dom_map, o, Range.from_min_extent(0, arith.cast(dtype, child_extent(o, rp, n))), prover)
-                    _update(dom_map, i, Range.from_min_extent(0, ceil_div(rp.extent, arith.cast(dtype, n), prover)),
-                            prover)
+                # The child whose extent was given keeps it (possibly tightened); the other one
+                # gets the ceiling of the parent's extent divided by it.
+                given, rest = (i, o) if f is not None else (o, i)
+                amount = arith.cast(dtype, f if f is not None else n)
+                extent = arith.cast(dtype, child_extent(given, rp, amount))
+                _update(dom_map, given, Range.from_min_extent(0, extent), prover)
+                _update(dom_map, rest, Range.from_min_extent(0, ceil_div(rp.extent, amount, prover)), prover)
             case Fuse(outer=o, inner=i, fused=fz):
                 if o not in dom_map or i not in dom_map:
                     _missing(stage, o if o not in dom_map else i, allow_missing)

@@ -39,7 +39,8 @@ def test_compute_at_refuses_an_axis_that_is_not_a_leaf_of_the_target(chain):
     s = te.create_schedule(C.op)
     s[C].split(C.op.axis[0], factor=4)
     _refused(s, lambda: s[B].compute_at(s[C], C.op.axis[0]),
-             r"compute_at: stage 'B', IterVar 'i' is not a leaf of the target stage 'C': it was already split")
+             r"compute_at: stage 'B', IterVar 'i' is not a leaf of the target stage 'C': "
+             r"it was already split")
     _refused(s, lambda: s[B].compute_at(s[C], B.op.axis[1]),
              r"IterVar 'j' is not a leaf of the target stage 'C': it does not belong to it")
 

@@ -228,4 +228,5 @@ def test_vectorize_and_parallel_refuse_reduction_axes(matmul):
 
 def test_set_scope_refuses_unknown_scopes(T):
     s = te.create_schedule(T.op)
-    _refused(s, lambda: s[T].set_scope("texture"), r"set_scope: stage 'T' cannot use the storage scope 'texture'")
+    _refused(s, lambda: s[T].set_scope("texture"),
+             r"set_scope: stage 'T' cannot use the storage scope 'texture'")
