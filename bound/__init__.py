@@ -1,1 +1,6 @@
-"""Bound inference: integer sets, InferBound, the simplifier, indexing maps."""
+"""Bound inference: integer sets, InferBound, the range-aware simplifier, indexing maps."""
+
+from __future__ import annotations
+
+from bound.errors import BoundError
+from bound.simplify import Analyzer, simplify

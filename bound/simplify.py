@@ -1,0 +1,435 @@
+"""A range-aware simplifier for index expressions, and an analyzer that proves with it.
+
+Integer arithmetic is rewritten through linear sums (:mod:`bound.linear`). Knowing the
+constant ranges of the variables, ``floordiv`` and ``floormod`` by constants lose the parts
+that are multiples of the divisor, disappear when the rest cannot wrap around, split over a
+common factor, and recombine (``(x % c)*k + (x // c)*(c*k) -> x*k``), which gives the
+indexing-analysis document's rewrites:
+
+* ``d0 + d1 // 16 -> d0`` and ``d1 % 16 -> d1`` for ``d1 in [0, 14]``;
+* ``(16*d0 + 4*d1 + d2) // 8 -> 2*d0 + (4*d1 + d2) // 8``;
+* ``-((-11*d0 - d1 + 109) // 11) + 9 -> d0``.
+
+Every rewrite is an identity on the given ranges; nothing is assumed about variables
+without a range (beyond their dtype).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from bound.const_bound import Bound, ConstBounds
+from bound.linear import Linear
+from schedule import arith
+from schedule.dtype import is_int
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    CmpOp,
+    Div,
+    Expr,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    Select,
+    StringImm,
+    Sub,
+    Var,
+)
+from schedule.functor import ExprMutator, post_order_visit
+from schedule.itervar import IterVar, Range
+
+_MAX_PASSES = 4
+
+
+def _single_atom(lin: Linear) -> Expr | None:
+    """The atom of a sum that is exactly one atom with coefficient 1 and no constant."""
+    if lin.const == 0 and len(lin.terms) == 1:
+        (atom, k), = lin.terms.items()
+        if k == 1:
+            return atom
+    return None
+
+
+def _const_divisor(e: Expr) -> int | None:
+    return e.b.value if isinstance(e.b, IntImm) else None  # type: ignore[attr-defined]
+
+
+class _Rewriter(ExprMutator):
+    """One bottom-up pass; see the module docstring for the rules."""
+
+    def __init__(self, var_bounds: Mapping[Var, Bound], substitutions: Mapping[Var, Expr]) -> None:
+        self._subst = substitutions
+        self.cb = ConstBounds(var_bounds)
+        self._memo: dict[int, tuple[Expr, Expr]] = {}
+
+    def __call__(self, e: Expr) -> Expr:
+        hit = self._memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        out = super().__call__(e)
+        if is_int(out.dtype) and not isinstance(out, IntImm):
+            lo, hi = self.cb(out)
+            if lo is not None and lo == hi:
+                out = arith.const(lo, out.dtype)
+        self._memo[id(e)] = (e, out)
+        return out
+
+    # -- leaves -----------------------------------------------------------------------------
+    def visit_var(self, e: Var) -> Expr:
+        return self._subst.get(e, e)
+
+    def visit_int_imm(self, e: IntImm) -> Expr: return e
+    def visit_float_imm(self, e: FloatImm) -> Expr: return e
+    def visit_string_imm(self, e: StringImm) -> Expr: return e
+
+    # -- linear arithmetic --------------------------------------------------------------------
+    def visit_add(self, e: Add) -> Expr:
+        return self._linear(e) if is_int(e.dtype) else self._rebuild(e, arith.add)
+
+    def visit_sub(self, e: Sub) -> Expr:
+        return self._linear(e) if is_int(e.dtype) else self._rebuild(e, arith.sub)
+
+    def visit_mul(self, e: Mul) -> Expr:
+        a, b = self(e.a), self(e.b)
+        if is_int(e.dtype) and (isinstance(a, IntImm) or isinstance(b, IntImm)):
+            return self._linear(arith.mul(a, b))
+        return arith.mul(a, b)
+
+    def _rebuild(self, e: Any, build: Any) -> Expr:
+        return build(self(e.a), self(e.b))
+
+    def _linear(self, e: Expr) -> Expr:
+        raw = Linear.of(e)
+        lin = Linear(e.dtype, const=raw.const)
+        for atom, k in raw.terms.items():
+            lin = lin.plus(Linear.of(self._atom(atom)), k)
+        return self._recombine(lin).to_expr()
+
+    def _atom(self, atom: Expr) -> Expr:
+        return self(atom) if not isinstance(atom, (Add, Sub)) else self._linear(atom)
+
+    def _recombine(self, lin: Linear) -> Linear:
+        changed = True
+        while changed:
+            changed = False
+            for atom, k in list(lin.terms.items()):
+                if isinstance(atom, FloorMod) and (c := _const_divisor(atom)) and c > 0:
+                    partner = FloorDiv(atom.a, atom.b)
+                    if lin.terms.get(partner) == k * c:
+                        # (x % c)*k + (x // c)*(c*k) == x*k
+                        lin.add_term(atom, -k)
+                        lin.add_term(partner, -k * c)
+                        lin = lin.plus(Linear.of(atom.a), k)
+                        changed = True
+                        break
+                if isinstance(atom, FloorDiv) and (c := _const_divisor(atom)) and c > 0 and k % c == 0:
+                    # (x // c)*(b*c) == x*b - (x % c)*b; worth it only if x's terms cancel.
+                    b = k // c
+                    trial = Linear(lin.dtype, dict(lin.terms), lin.const)
+                    trial.add_term(atom, -k)
+                    trial = trial.plus(Linear.of(atom.a), b)
+                    trial.add_term(self.visit_floor_mod(FloorMod(atom.a, atom.b)), -b)
+                    if len(trial.terms) < len(lin.terms) and trial.const == lin.const:
+                        lin, changed = trial, True
+                        break
+        return lin
+
+    # -- division -----------------------------------------------------------------------------
+    def visit_floor_div(self, e: FloorDiv) -> Expr:
+        a, b = self(e.a), self(e.b)
+        c = b.value if isinstance(b, IntImm) else None
+        if not is_int(e.dtype) or c is None or c <= 0:
+            return arith.floordiv(a, b) if c != 0 else FloorDiv(a, b)
+        return self._floordiv(a, c)
+
+    def _floordiv(self, a: Expr, c: int) -> Expr:
+        if c == 1:
+            return a
+        lin = Linear.of(a)
+        inner = _single_atom(lin)
+        if isinstance(inner, FloorDiv) and (c1 := _const_divisor(inner)) and c1 > 0:
+            return self._floordiv(inner.a, c1 * c)                     # (x // c1) // c
+        if isinstance(inner, FloorMod) and (m := _const_divisor(inner)) and m > 0 and m % c == 0:
+            return self._floormod(self._floordiv(inner.a, c), m // c)   # (x % (c*s)) // c
+        out, rest = Linear(a.dtype), Linear(a.dtype)
+        for atom, k in lin.terms.items():
+            if k % c == 0:
+                out.add_term(atom, k // c)
+            else:
+                rest.add_term(atom, k)
+        out.const, rest.const = divmod(lin.const, c)
+        lo, hi = rest.bound(self.cb)
+        if lo is not None and hi is not None and lo // c == hi // c:
+            out.const += lo // c
+            return out.to_expr()
+        g = math.gcd(rest.divisor(), c)
+        if g > 1 and not rest.is_const:
+            # (g*X) // (g*d) == X // d
+            rest, c = Linear(rest.dtype, {x: k // g for x, k in rest.terms.items()}, rest.const // g), c // g
+        split = self._split_by_divisor(rest, c)
+        if split is not None:
+            # (h*X + r) // (h*d) == X // d for 0 <= r < h
+            h, rest, _ = split
+            c //= h
+            lo, hi = rest.bound(self.cb)
+            if lo is not None and hi is not None and lo // c == hi // c:
+                out.const += lo // c
+                return out.to_expr()
+        div = FloorDiv(rest.to_expr(), arith.const(c, a.dtype)) if c != 1 else rest.to_expr()
+        out = out.plus(Linear.of(div))
+        return out.to_expr()
+
+    def visit_floor_mod(self, e: FloorMod) -> Expr:
+        a, b = self(e.a), self(e.b)
+        c = b.value if isinstance(b, IntImm) else None
+        if not is_int(e.dtype) or c is None or c <= 0:
+            return arith.floormod(a, b) if c != 0 else FloorMod(a, b)
+        return self._floormod(a, c)
+
+    def _floormod(self, a: Expr, c: int) -> Expr:
+        if c == 1:
+            return arith.const(0, a.dtype)
+        lin = Linear.of(a)
+        inner = _single_atom(lin)
+        if isinstance(inner, FloorMod) and (m := _const_divisor(inner)) and m > 0 and m % c == 0:
+            return self._floormod(inner.a, c)                           # (x % (c*s)) % c
+        rest = Linear(a.dtype, {x: k for x, k in lin.terms.items() if k % c != 0}, lin.const % c)
+        lo, hi = rest.bound(self.cb)
+        if lo is not None and hi is not None and lo // c == hi // c:
+            return rest.plus(Linear(a.dtype, const=-(lo // c) * c)).to_expr()
+        if rest.const == 0 and len(rest.terms) == 1:
+            (x, k), = rest.terms.items()
+            if k > 1 and c % k == 0:                                    # (x*k) % c
+                return arith.mul(self._floormod(x, c // k), arith.const(k, a.dtype))
+        g = math.gcd(rest.divisor(), c)
+        if 1 < g < c and not rest.is_const:
+            # (g*X) % (g*m) == g*(X % m)
+            scaled = Linear(rest.dtype, {x: k // g for x, k in rest.terms.items()}, rest.const // g)
+            return arith.mul(self._floormod(scaled.to_expr(), c // g), arith.const(g, a.dtype))
+        split = self._split_by_divisor(rest, c)
+        if split is not None:
+            # (h*X + r) % (h*m) == h*(X % m) + r for 0 <= r < h
+            h, high, low = split
+            inner_mod = self._floormod(high.to_expr(), c // h)
+            return Linear.of(arith.mul(inner_mod, arith.const(h, a.dtype))).plus(low).to_expr()
+        if rest.terms == lin.terms and rest.const == lin.const and isinstance(a, Expr):
+            return FloorMod(a, arith.const(c, a.dtype))
+        return FloorMod(rest.to_expr(), arith.const(c, a.dtype))
+
+    def _split_by_divisor(self, lin: Linear, c: int) -> tuple[int, Linear, Linear] | None:
+        """``lin == h*high + low`` for the largest ``h > 1`` dividing *c* with ``0 <= low < h``."""
+        for h in _divisors_descending(c):
+            high, low = Linear(lin.dtype), Linear(lin.dtype, const=lin.const)
+            for atom, k in lin.terms.items():
+                if k % h == 0:
+                    high.add_term(atom, k // h)
+                else:
+                    low.add_term(atom, k)
+            if high.is_const:
+                continue
+            lo, hi = low.bound(self.cb)
+            if lo is not None and hi is not None and 0 <= lo and hi < h:
+                return h, high, low
+        return None
+
+    def visit_div(self, e: Div) -> Expr:
+        a, b = self(e.a), self(e.b)
+        if is_int(e.dtype) and self._nonneg(a) and isinstance(b, IntImm) and b.value > 0:
+            return self._floordiv(a, b.value)
+        return arith.div(a, b) if not (isinstance(b, IntImm) and b.value == 0) else Div(a, b)
+
+    def visit_mod(self, e: Mod) -> Expr:
+        a, b = self(e.a), self(e.b)
+        if is_int(e.dtype) and self._nonneg(a) and isinstance(b, IntImm) and b.value > 0:
+            return self._floormod(a, b.value)
+        return arith.truncmod(a, b) if not (isinstance(b, IntImm) and b.value == 0) else Mod(a, b)
+
+    def _nonneg(self, e: Expr) -> bool:
+        lo, _ = self.cb(e)
+        return lo is not None and lo >= 0
+
+    # -- min / max / comparisons ----------------------------------------------------------------
+    def _difference(self, a: Expr, b: Expr) -> Bound:
+        if not is_int(a.dtype):
+            return None, None
+        return self.cb(self._linear(arith.sub(a, b)))
+
+    def visit_min(self, e: Min) -> Expr:
+        a, b = self(e.a), self(e.b)
+        lo, hi = self._difference(a, b)
+        if hi is not None and hi <= 0:
+            return a
+        if lo is not None and lo >= 0:
+            return b
+        return arith.min_expr(a, b)
+
+    def visit_max(self, e: Max) -> Expr:
+        a, b = self(e.a), self(e.b)
+        lo, hi = self._difference(a, b)
+        if hi is not None and hi <= 0:
+            return b
+        if lo is not None and lo >= 0:
+            return a
+        return arith.max_expr(a, b)
+
+    def visit_default(self, e: Expr) -> Expr:
+        if isinstance(e, CmpOp):
+            return self._compare(e)
+        return super().visit_default(e)
+
+    def _compare(self, e: CmpOp) -> Expr:
+        a, b = self(e.a), self(e.b)
+        lo, hi = self._difference(a, b)
+        decided = {
+            LT: (hi is not None and hi < 0, lo is not None and lo >= 0),
+            LE: (hi is not None and hi <= 0, lo is not None and lo > 0),
+            GT: (lo is not None and lo > 0, hi is not None and hi <= 0),
+            GE: (lo is not None and lo >= 0, hi is not None and hi < 0),
+            EQ: (lo == hi == 0, (lo is not None and lo > 0) or (hi is not None and hi < 0)),
+            NE: ((lo is not None and lo > 0) or (hi is not None and hi < 0), lo == hi == 0),
+        }[type(e)]
+        if decided[0]:
+            return arith.const(True)
+        if decided[1]:
+            return arith.const(False)
+        builder = {LT: arith.lt, LE: arith.le, GT: arith.gt, GE: arith.ge,
+                   EQ: arith.equal, NE: arith.not_equal}[type(e)]
+        return builder(a, b)
+
+    # -- logic and choices ----------------------------------------------------------------------
+    def visit_and(self, e: And) -> Expr:
+        a, b = self(e.a), self(e.b)
+        return a if bool(a == b) else arith.logical_and(a, b)
+
+    def visit_or(self, e: Or) -> Expr:
+        a, b = self(e.a), self(e.b)
+        return a if bool(a == b) else arith.logical_or(a, b)
+
+    def visit_not(self, e: Not) -> Expr:
+        return arith.logical_not(self(e.a))
+
+    def visit_select(self, e: Select) -> Expr:
+        c, t, f = self(e.condition), self(e.true_value), self(e.false_value)
+        if isinstance(c, IntImm):
+            return t if c.value else f
+        return t if bool(t == f) else Select(c, t, f)
+
+    def visit_call(self, e: Call) -> Expr:
+        args = tuple(self(a) for a in e.args)
+        if e.name == "tvm_if_then_else" and isinstance(args[0], IntImm):
+            return args[1] if args[0].value else args[2]
+        if e.name == "likely" and isinstance(args[0], IntImm):
+            return args[0]
+        if all(x is y for x, y in zip(args, e.args)):
+            return e
+        return Call(e.dtype, e.name, args)
+
+    def visit_cast(self, e: Cast) -> Expr:
+        return arith.cast(e.dtype, self(e.value))
+
+
+def _divisors_descending(c: int) -> list[int]:
+    """The divisors of *c* greater than 1, largest first."""
+    small = [d for d in range(1, math.isqrt(c) + 1) if c % d == 0]
+    return sorted({*small, *(c // d for d in small)} - {1}, reverse=True)
+
+
+def var_bounds_of(ranges: Mapping[Any, Any] | None) -> tuple[dict[Var, Bound], dict[Var, Expr]]:
+    """Constant bounds and point substitutions from a map of variables to ranges.
+
+    Values may be a :class:`Range` (extent 1 substitutes the variable by the minimum), an
+    inclusive ``(lo, hi)`` pair of ints, or anything with ``min_value``/``max_value`` ends.
+    Keys may be Vars or IterVars.
+    """
+    bounds: dict[Var, Bound] = {}
+    subst: dict[Var, Expr] = {}
+    if not ranges:
+        return bounds, subst
+    cb = ConstBounds(bounds)
+    for key, r in ranges.items():
+        v = key.var if isinstance(key, IterVar) else key
+        if isinstance(r, Range):
+            if isinstance(r.extent, IntImm) and r.extent.value == 1:
+                subst[v] = r.min
+            lo, _ = cb(r.min)
+            hi_min = cb(r.min)[1]
+            hi_ext = cb(r.extent)[1]
+            hi = None if hi_min is None or hi_ext is None else hi_min + hi_ext - 1
+            bounds[v] = (lo, hi)
+        elif isinstance(r, tuple):
+            bounds[v] = (r[0], r[1])
+        else:
+            lo = cb(r.min_value)[0] if isinstance(r.min_value, Expr) else None
+            hi = cb(r.max_value)[1] if isinstance(r.max_value, Expr) else None
+            bounds[v] = (lo, hi)
+    return bounds, subst
+
+
+def simplify(e: Expr, ranges: Mapping[Any, Any] | None = None) -> Expr:
+    """*e* simplified, knowing the range of each variable in *ranges*.
+
+    The result equals *e* at every point of the ranges.
+    """
+    bounds, subst = var_bounds_of(ranges)
+    original = current = e
+    for _ in range(_MAX_PASSES):
+        out = _Rewriter(bounds, subst)(current)
+        if out is current or bool(out == current):
+            break
+        current = out
+    # Rules may expose structure at the cost of size; a result larger than the input is no help.
+    return current if node_count(current) <= node_count(original) else original
+
+
+def node_count(e: Expr) -> int:
+    """The number of nodes of *e* (its size as printed, roughly)."""
+    count = 0
+
+    def visit(_: Expr) -> None:
+        nonlocal count
+        count += 1
+    post_order_visit(e, visit)
+    return count
+
+
+class Analyzer:
+    """Variables with known ranges, and simplification and proofs under them."""
+
+    def __init__(self, ranges: Mapping[Any, Any] | None = None) -> None:
+        self._ranges: dict[Var, Any] = {}
+        for k, v in (ranges or {}).items():
+            self.bind(k, v)
+
+    def bind(self, var: Var | IterVar, r: Any) -> None:
+        """Record (or replace) the range of *var*."""
+        self._ranges[var.var if isinstance(var, IterVar) else var] = r
+
+    def simplify(self, e: Expr) -> Expr:
+        return simplify(e, self._ranges)
+
+    def can_prove(self, cond: Expr) -> bool:
+        """Whether *cond* holds at every point of the known ranges (False if unknown)."""
+        out = self.simplify(cond)
+        return isinstance(out, IntImm) and out.value != 0
+
+    def const_bound(self, e: Expr) -> Bound:
+        bounds, subst = var_bounds_of(self._ranges)
+        return ConstBounds(bounds)(_Rewriter(bounds, subst)(e))
