@@ -422,6 +422,11 @@ class Analyzer:
         """Record (or replace) the range of *var*."""
         self._ranges[var.var if isinstance(var, IterVar) else var] = r
 
+    def copy(self) -> Analyzer:
+        new = Analyzer()
+        new._ranges = dict(self._ranges)
+        return new
+
     def simplify(self, e: Expr) -> Expr:
         return simplify(e, self._ranges)
 

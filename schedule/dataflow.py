@@ -28,7 +28,12 @@ def replace_dataflow(stages: Sequence[Stage], vmap: MutableMapping[Tensor, Tenso
         new = st.op.replace_inputs(vmap)
         if new is not st.op:
             for k in range(st.op.num_outputs):
-                vmap[st.op.output(k)] = new.output(k)
+                old_t, new_t = st.op.output(k), new.output(k)
+                # Readers may still hold an older version that already maps to old_t.
+                for key, value in vmap.items():
+                    if value == old_t:
+                        vmap[key] = new_t
+                vmap[old_t] = new_t
             st.op = new
 
 

@@ -1,0 +1,254 @@
+"""InferBound: the range of every IterVar of a schedule.
+
+Stages are visited consumers first. For each stage, InferRootBound asks every consumer which
+region of the stage's outputs it reads while the stage is computed once (phases 1-3), and
+GatherBound takes the hull per dimension (phase 4); PassDownDomain then gives ranges to the
+stage's split and fused IterVars.
+
+``exact=False`` follows the TVM of the InferBound document rule for rule. ``exact=True``
+computes each consumer's region with isl (exact unions, fuse, split tails, conditional
+reads) and falls back on TVM's later, tighter interval rules where the arithmetic is not
+quasi-affine; it is never looser than ``exact=False``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bound.access import reads
+from bound.errors import BoundError, NonAffineError
+from bound.exact import LoopView, intersect_shape, iteration_constraints, read_region, region_box, union_regions
+from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
+from bound.isl_bridge import IslNames
+from bound.message_passing import pass_up_domain
+from bound.simplify import Analyzer
+from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
+from schedule import arith
+from schedule.graph import attach_path, feed_graph, read_graph
+from schedule.itervar import IterVar, Range
+from schedule.relation_passing import pass_down_domain
+from schedule.schedule import Schedule
+from schedule.stage import AttachType, Stage
+from schedule.tensor import ExternOp, Operation, PlaceholderOp, Tensor
+
+
+@dataclass
+class GraphContext:
+    """What InferBound needs to know about the whole schedule."""
+
+    feed: dict[Tensor, list[Operation]]
+    attach_path: dict[Stage, list[IterVar]]
+    bind_map: dict[IterVar, IterVar]
+    stage_of: dict[Operation, Stage]
+
+    @staticmethod
+    def of(s: Schedule) -> GraphContext:
+        roots = [s.stage_map[op].op for op in s.outputs]
+        bind_map = {}
+        for st in s.stages:
+            for iv, attr in st.iter_var_attrs.items():
+                if attr.bind_thread is not None:
+                    bind_map[iv] = attr.bind_thread
+        return GraphContext(feed_graph(read_graph(roots)), {st: attach_path(st) for st in s.stages},
+                            bind_map, {st.op: st for st in s.stages})
+
+    def tag(self, iv: IterVar) -> str:
+        thread = self.bind_map.get(iv)
+        return thread.thread_tag if thread is not None else iv.thread_tag
+
+
+def infer_bound(sch: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
+    """The range of every IterVar of every stage of *sch* (normalized first, not changed).
+
+    :arg exact: use isl where the index arithmetic is quasi-affine (see the module docstring).
+    :raises BoundError: for a schedule no loop nest can realize (a consumer outside the loops
+        its producer is attached in, an output attached somewhere).
+    """
+    return infer_normalized(sch.normalize(), exact=exact)
+
+
+def infer_normalized(s: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
+    """InferBound on an already normalized schedule."""
+    ctx = GraphContext.of(s)
+    rules = TIGHT if exact else FAITHFUL
+    ret: dict[IterVar, Range] = {}
+    analyzer = Analyzer()
+    names = IslNames()
+    for stage in reversed(s.stages):
+        _infer_root_bound(stage, ctx, ret, rules, exact, analyzer, names)
+        if stage.attach_type == AttachType.InlinedAlready:
+            continue
+        for iv in stage.op.root_iter_vars:
+            if iv in ret:
+                analyzer.bind(iv, ret[iv])
+        try:
+            pass_down_domain(stage, ret, analyzer, tighten_split=rules.split_tighten)
+        except ValueError as err:
+            raise BoundError(f"stage '{stage.name}': {err}") from None
+        for iv in stage.all_iter_vars + stage.leaf_iter_vars:
+            if iv in ret:
+                analyzer.bind(iv, ret[iv])
+    return {iv: Range.from_min_extent(analyzer.simplify(r.min), analyzer.simplify(r.extent))
+            for iv, r in ret.items()}
+
+
+def _storage_rank(stage: Stage, ctx: GraphContext) -> int:
+    if stage.scope:
+        return storage_rank(stage.scope)
+    ranks = [thread_rank(tag)[0] for iv in ctx.attach_path[stage] if (tag := ctx.tag(iv)) and tag != "pipeline"]
+    return default_storage_rank(max(ranks, default=-1))
+
+
+def _consumers(stage: Stage, ctx: GraphContext) -> list[Operation]:
+    found: dict[Operation, None] = {}
+    for k in range(stage.op.num_outputs):
+        for op in ctx.feed.get(stage.op.output(k), []):
+            found.setdefault(op, None)
+    return list(found)
+
+
+def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range], rules: Rules, exact: bool,
+                      analyzer: Analyzer, names: IslNames) -> None:
+    if stage.attach_type == AttachType.Inline:
+        raise BoundError(f"stage '{stage.name}' is marked inline; normalize the schedule first")
+    if stage.attach_type == AttachType.InlinedAlready:
+        return
+    if stage.is_output and stage.attach_type != AttachType.GroupRoot:
+        raise BoundError(f"stage '{stage.name}' is an output and must be computed at the root")
+    if stage.is_output or isinstance(stage.op, PlaceholderOp):
+        for iv in stage.op.root_iter_vars:
+            ret[iv] = iv.dom  # type: ignore[assignment]
+        return
+    if isinstance(stage.op, ExternOp):
+        return
+    outputs = [stage.op.output(k) for k in range(stage.op.num_outputs)]
+    ndim = len(outputs[0].shape)
+    requests: list[list[IntervalSet]] = [[] for _ in range(ndim)]
+    regions = []
+    fixed_all: dict = {}
+    scope_rank = _storage_rank(stage, ctx)
+    for op in _consumers(stage, ctx):
+        consumer = ctx.stage_of[op]
+        view = _classify(stage, consumer, ctx, ret, scope_rank)
+        if isinstance(op, ExternOp):
+            for t in op.inputs:
+                if t in outputs:
+                    for d, extent in enumerate(t.shape):
+                        requests[d].append(IntervalSet(arith.const(0, extent.dtype), arith.sub(extent, 1)))
+            continue
+        accesses = reads(op, outputs)
+        if not accesses:
+            continue
+        if exact:
+            try:
+                root_values, guards = iteration_constraints(consumer, ret, view)
+                regions.append(read_region(accesses, root_values, guards, list(view.all_relaxed), names))
+                fixed_all.update(view.fixed)
+                continue
+            except NonAffineError:
+                pass
+        _interval_requests(consumer, op, view, accesses, ret, rules, analyzer, requests)
+    axes = stage.op.axis  # type: ignore[attr-defined]
+    if regions:
+        region = intersect_shape(union_regions(regions), outputs[0].shape, names)
+        for d, r in enumerate(region_box(region, fixed_all, names)):
+            if not requests[d]:
+                ret[axes[d]] = r
+                continue
+            requests[d].append(IntervalSet(r.min, arith.sub(arith.add(r.min, r.extent), 1)))
+    for d, iv in enumerate(axes):
+        if iv not in ret:
+            ret[iv] = union(requests[d]).cover_range(iv.dom) if requests[d] else iv.dom
+    for iv in stage.op.reduce_axis:  # type: ignore[attr-defined]
+        ret[iv] = iv.dom
+
+
+def _classify(stage: Stage, consumer: Stage, ctx: GraphContext, ret: Mapping[IterVar, Range], scope_rank: int
+              ) -> LoopView:
+    """Phase 1: which of *consumer*'s loops the region of *stage* spans, and which it sits inside."""
+    stage_attach = ctx.attach_path[stage]
+    anchor = stage_attach[0] if stage_attach else None
+    found = False
+    view = LoopView({}, {}, {}, {})
+    for iv in reversed(consumer.leaf_iter_vars):
+        if iv is anchor:
+            found = True
+        vr = ret[iv]
+        if arith.value_of(vr.extent) == 1:
+            view.leaf_values[iv] = vr.min
+        elif not need_relax(ctx.tag(iv), found, scope_rank):
+            _require_zero_min(iv, vr, consumer)
+            thread = ctx.bind_map.get(iv)
+            var = thread.var if thread is not None else iv.var
+            view.leaf_values[iv] = var
+            view.fixed[var] = vr
+        else:
+            view.leaf_values[iv] = iv.var
+            view.relaxed[iv.var] = vr
+    for iv in ctx.attach_path[consumer]:
+        if iv is anchor:
+            found = True
+        vr = ret[iv]
+        _require_zero_min(iv, vr, consumer)
+        thread = ctx.bind_map.get(iv)
+        target = view.relaxed_outer if need_relax(ctx.tag(iv), found, scope_rank) else view.fixed
+        target[iv.var] = vr
+        if thread is not None:
+            target[thread.var] = vr
+    if stage_attach and not found:
+        raise BoundError(f"stage '{stage.name}' is attached at '{anchor.name}', but its consumer "
+                         f"'{consumer.name}' does not run inside that loop; attach '{stage.name}' at "
+                         f"a loop that encloses every consumer")
+    return view
+
+
+def _require_zero_min(iv: IterVar, vr: Range, consumer: Stage) -> None:
+    if arith.value_of(vr.min) != 0:
+        raise BoundError(f"stage '{consumer.name}': loop '{iv.name}' starts at {vr.min}, not 0; "
+                         "normalize the schedule first")
+
+
+def _interval_requests(consumer: Stage, op: Operation, view: LoopView, accesses: list,
+                       ret: dict[IterVar, Range], rules: Rules, analyzer: Analyzer,
+                       requests: list[list[IntervalSet]]) -> None:
+    """Phases 2-3 with interval sets: up to the consumer's roots, relax, evaluate every read."""
+    up_state = {}
+    for iv, value in view.leaf_values.items():
+        up_state[iv] = (IntervalSet.from_range(view.relaxed[iv.var]) if iv.var in view.relaxed
+                        else IntervalSet.point(value))
+    pass_up_domain(consumer, ret, up_state, analyzer, rules)
+    relax_set = {v: IntervalSet.from_range(r) for v, r in view.relaxed_outer.items()}
+    local = analyzer.copy()
+    dom_map: dict = {}
+    for iv in op.root_iter_vars:
+        r = up_state[iv].cover_range(iv.dom) if iv in up_state else iv.dom
+        if relax_set:
+            lo = eval_set(r.min, relax_set, local, rules)
+            hi = eval_set(arith.sub(arith.add(r.min, r.extent), 1), relax_set, local, rules)
+            dom_map[iv.var] = IntervalSet(lo.min_value, hi.max_value)
+        else:
+            dom_map[iv.var] = IntervalSet.from_range(r)
+        local.bind(iv, r)
+    for acc in accesses:
+        for d, (index, extent) in enumerate(zip(acc.indices, acc.tensor.shape)):
+            s = eval_set(index, dom_map, local, rules)
+            requests[d].append(_clamp(s, extent, local, rules))
+
+
+def _clamp(s: IntervalSet, extent, analyzer: Analyzer, rules: Rules) -> IntervalSet:
+    """Restrict a request to the tensor's extent, as *rules* say."""
+    from bound.interval import NEG_INF, POS_INF
+
+    zero, last = arith.const(0, extent.dtype), arith.sub(extent, 1)
+    lo, hi = s.min_value, s.max_value
+    if rules.clamp == "per_end":
+        if lo is NEG_INF or analyzer.can_prove(arith.ge(zero, lo)):
+            lo = zero
+        if hi is POS_INF or analyzer.can_prove(arith.le(last, hi)):
+            hi = last
+        return IntervalSet(lo, hi)
+    lo = zero if lo is NEG_INF else analyzer.simplify(arith.max_expr(lo, zero))
+    hi = last if hi is POS_INF else analyzer.simplify(arith.min_expr(hi, last))
+    return IntervalSet(lo, hi)
+

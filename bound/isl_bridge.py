@@ -1,0 +1,339 @@
+"""The only door to isl: expressions to isl sets and piecewise affine functions, and back.
+
+Quasi-affine expressions (``+``, ``-``, multiplication by a constant, ``floordiv``/``floormod``
+/truncating division by a positive constant, ``min``, ``max``, ``select`` on affine
+conditions) convert both ways; anything else raises :class:`~bound.errors.NonAffineError`,
+which callers catch to fall back on intervals. Everything is keyed by name: :class:`IslNames`
+gives each variable (by identity) a unique isl-safe name.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from itertools import chain, count
+from typing import Any
+
+import islpy as isl
+
+from bound.errors import NonAffineError
+from schedule import arith
+from schedule.dtype import is_int
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    Div,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    Select,
+    Sub,
+    Var,
+)
+from schedule.functor import ExprFunctor
+
+_DT = isl.dim_type
+
+
+class IslNames:
+    """Unique isl-safe name for each Var (identity-keyed): ``i.outer`` -> ``i_outer``, clashes get ``_1``."""
+
+    def __init__(self) -> None:
+        self._name_of: dict[Var, str] = {}
+        self._var_of: dict[str, Var] = {}
+
+    def __getitem__(self, v: Var) -> str:
+        name = self._name_of.get(v)
+        if name is None:
+            base = re.sub(r"\W", "_", v.name) or "v"
+            if base[0].isdigit():
+                base = "v" + base
+            name = next(c for c in chain([base], (f"{base}_{k}" for k in count(1))) if c not in self._var_of)
+            self._name_of[v], self._var_of[name] = name, v
+        return name
+
+    def var(self, name: str) -> Var:
+        return self._var_of[name]
+
+    def fresh(self, hint: str) -> str:
+        """A new name that no variable has (for auxiliary set dimensions)."""
+        base = re.sub(r"\W", "_", hint)
+        name = next(c for c in chain([base], (f"{base}_{k}" for k in count(1))) if c not in self._var_of)
+        self._var_of[name] = Var(name)
+        return name
+
+
+def make_space(set_names: Sequence[str], param_names: Sequence[str]) -> isl.Space:
+    return isl.Space.create_from_names(isl.DEFAULT_CONTEXT, set=list(set_names), params=list(param_names))
+
+
+def free_vars(exprs: Iterable[Expr]) -> list[Var]:
+    """The variables of *exprs* in order of first appearance."""
+    from schedule.functor import post_order_visit
+
+    seen: dict[Var, None] = {}
+    for e in exprs:
+        post_order_visit(e, lambda x: seen.setdefault(x, None) if isinstance(x, Var) else None)
+    return list(seen)
+
+
+# ----------------------------------------------------------------------------- expr -> isl
+
+class _ToPwAff(ExprFunctor[isl.PwAff]):
+    """Quasi-affine integer expression -> PwAff over *space* (variables by name)."""
+
+    def __init__(self, space: isl.Space, names: IslNames) -> None:
+        self._vars = isl.affs_from_space(space)
+        self._names = names
+        self._zero = self._vars[0]
+
+    def const(self, v: int) -> isl.PwAff:
+        return self._zero + v
+
+    def visit_int_imm(self, e: IntImm) -> isl.PwAff:
+        return self.const(e.value)
+
+    def visit_var(self, e: Var) -> isl.PwAff:
+        name = self._names[e]
+        if name not in self._vars:
+            raise NonAffineError(f"variable {e.name} is not in the isl space")
+        return self._vars[name]
+
+    def visit_add(self, e: Add) -> isl.PwAff: return self(e.a) + self(e.b)
+    def visit_sub(self, e: Sub) -> isl.PwAff: return self(e.a) - self(e.b)
+
+    def visit_mul(self, e: Mul) -> isl.PwAff:
+        for k, x in ((e.a, e.b), (e.b, e.a)):
+            if isinstance(k, IntImm):
+                return self(x).scale_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, k.value))
+        raise NonAffineError(f"product of two non-constants: {e}")
+
+    def _divisor(self, e: Any) -> int:
+        if not (isinstance(e.b, IntImm) and e.b.value > 0):
+            raise NonAffineError(f"division by a non-constant or non-positive value: {e}")
+        return e.b.value
+
+    def visit_floor_div(self, e: FloorDiv) -> isl.PwAff:
+        return self(e.a).scale_down_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, self._divisor(e))).floor()
+
+    def visit_floor_mod(self, e: FloorMod) -> isl.PwAff:
+        return self(e.a).mod_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, self._divisor(e)))
+
+    def visit_div(self, e: Div) -> isl.PwAff:
+        return self(e.a).tdiv_q(self.const(self._divisor(e)))
+
+    def visit_mod(self, e: Mod) -> isl.PwAff:
+        return self(e.a).tdiv_r(self.const(self._divisor(e)))
+
+    def visit_min(self, e: Min) -> isl.PwAff: return self(e.a).min(self(e.b))
+    def visit_max(self, e: Max) -> isl.PwAff: return self(e.a).max(self(e.b))
+
+    def visit_select(self, e: Select) -> isl.PwAff:
+        cond = _ToSet(self)(e.condition)
+        return self(e.true_value).intersect_domain(cond).union_add(
+            self(e.false_value).intersect_domain(cond.complement()))
+
+    def visit_cast(self, e: Cast) -> isl.PwAff:
+        if is_int(e.dtype) and is_int(e.value.dtype):
+            return self(e.value)
+        raise NonAffineError(f"cast to {e.dtype} is not affine: {e}")
+
+    def visit_default(self, e: Expr) -> isl.PwAff:
+        raise NonAffineError(f"not quasi-affine: {e}")
+
+
+class _ToSet(ExprFunctor[isl.Set]):
+    """Affine condition -> the set where it holds."""
+
+    def __init__(self, aff: _ToPwAff) -> None:
+        self._aff = aff
+
+    def visit_int_imm(self, e: IntImm) -> isl.Set:
+        universe = self._aff._zero.domain()
+        return universe if e.value else universe.subtract(universe)
+
+    def visit_default(self, e: Expr) -> isl.Set:
+        pairs = {LT: "lt_set", LE: "le_set", GT: "gt_set", GE: "ge_set", EQ: "eq_set", NE: "ne_set"}
+        method = pairs.get(type(e))
+        if method is None:
+            raise NonAffineError(f"not an affine condition: {e}")
+        return getattr(self._aff(e.a), method)(self._aff(e.b))  # type: ignore[attr-defined]
+
+    def visit_and(self, e: And) -> isl.Set: return self(e.a) & self(e.b)
+    def visit_or(self, e: Or) -> isl.Set: return self(e.a) | self(e.b)
+    def visit_not(self, e: Not) -> isl.Set: return self(e.a).complement()
+
+    def visit_call(self, e: Call) -> isl.Set:
+        if e.name == "likely":
+            return self(e.args[0])
+        raise NonAffineError(f"not an affine condition: {e}")
+
+
+class Builder:
+    """Converts expressions into isl objects over one space of named set dims and params."""
+
+    def __init__(self, names: IslNames, set_vars: Sequence[str], param_vars: Sequence[str]) -> None:
+        self.names = names
+        self.space = make_space(set_vars, param_vars)
+        self._aff = _ToPwAff(self.space, names)
+        self._set = _ToSet(self._aff)
+
+    def pw_aff(self, e: Expr) -> isl.PwAff:
+        return self._aff(e)
+
+    def condition(self, e: Expr) -> isl.Set:
+        return self._set(e)
+
+    def var(self, name: str) -> isl.PwAff:
+        return self._aff._vars[name]
+
+    def universe(self) -> isl.Set:
+        return isl.Set.universe(self.space)
+
+
+# ----------------------------------------------------------------------------- isl -> expr
+
+def _val(v: isl.Val) -> Fraction:
+    return Fraction(v.to_str())
+
+
+def aff_to_expr(aff: isl.Aff, names: IslNames, dtype: str = "int32") -> Expr:
+    """An integer-valued quasi-affine function as an expression (divs become floordiv)."""
+    if aff.is_nan():
+        raise NonAffineError("isl returned an undefined (NaN) value")
+    terms: list[tuple[Fraction, Expr]] = []
+    for kind in (_DT.param, _DT.in_):
+        for i in range(aff.dim(kind)):
+            c = _val(aff.get_coefficient_val(kind, i))
+            if c:
+                terms.append((c, names.var(aff.get_dim_name(kind, i))))
+    for i in range(aff.dim(_DT.div)):
+        c = _val(aff.get_coefficient_val(_DT.div, i))
+        if c:
+            terms.append((c, _floor_of(aff.get_div(i), names, dtype)))
+    const = _val(aff.get_constant_val())
+    den = math.lcm(const.denominator, *(c.denominator for c, _ in terms))
+    num: Expr = arith.const(int(const * den), dtype)
+    for c, x in terms:
+        num = arith.add(num, arith.mul(arith.cast(dtype, x), int(c * den)))
+    return arith.floordiv(num, den) if den != 1 else num
+
+
+def _floor_of(aff: isl.Aff, names: IslNames, dtype: str) -> Expr:
+    """``floor(aff)`` for an isl div: :func:`aff_to_expr` floors a rational function exactly."""
+    if aff.is_nan():
+        raise NonAffineError("an isl div has no explicit definition")
+    return aff_to_expr(aff, names, dtype)
+
+
+def set_to_condition(s: isl.Set, names: IslNames) -> Expr:
+    """The condition (on params and set dims) under which a point is in *s*."""
+    clauses = []
+    for bs in s.get_basic_sets():
+        conj: Expr = arith.const(True)
+        for c in bs.get_constraints():
+            conj = arith.logical_and(conj, _comparison(aff_to_expr(c.get_aff(), names), c.is_equality()))
+        clauses.append(conj)
+    if not clauses:
+        return arith.const(False)
+    result = clauses[0]
+    for c in clauses[1:]:
+        result = arith.logical_or(result, c)
+    return result
+
+
+def _comparison(e: Expr, equality: bool) -> Expr:
+    """``e == 0`` or ``e >= 0`` written as ``left op right`` with positive terms on each side."""
+    from bound.linear import Linear
+
+    lin = Linear.of(e)
+    left = Linear(lin.dtype, {x: k for x, k in lin.terms.items() if k > 0}, max(lin.const, 0))
+    right = Linear(lin.dtype, {x: -k for x, k in lin.terms.items() if k < 0}, max(-lin.const, 0))
+    if left.is_const and not right.is_const:
+        # Keep variables on the left: "2 >= o" reads better as "o <= 2".
+        return (arith.equal if equality else arith.le)(right.to_expr(), left.to_expr())
+    return (arith.equal if equality else arith.ge)(left.to_expr(), right.to_expr())
+
+
+def pw_aff_to_expr(pa: isl.PwAff, names: IslNames, dtype: str = "int32",
+                   context: isl.Set | None = None) -> Expr:
+    """A piecewise quasi-affine function of the parameters as an expression.
+
+    Pieces become ``min``/``max`` when the function is the min or max of its pieces, else a
+    chain of ``select``. *context* (a parameter set) is assumed to hold; outside it, and
+    outside the domain of *pa*, the expression's value is unspecified.
+    """
+    if context is not None:
+        pa = pa.gist_params(context)
+    pa = pa.coalesce()
+    pieces = pa.get_pieces()
+    if not pieces:
+        raise NonAffineError("empty piecewise function")
+    affs = [aff for _, aff in pieces]
+    if len(affs) == 1:
+        return aff_to_expr(affs[0], names, dtype)
+    domain = pa.domain()
+    for combine, builder in ((isl.PwAff.max, arith.max_expr), (isl.PwAff.min, arith.min_expr)):
+        whole = affs[0].to_pw_aff()
+        for a in affs[1:]:
+            whole = combine(whole, a.to_pw_aff())
+        if whole.intersect_domain(domain).is_equal(pa):
+            result = aff_to_expr(affs[0], names, dtype)
+            for a in affs[1:]:
+                result = builder(result, aff_to_expr(a, names, dtype))
+            return result
+    result = aff_to_expr(affs[-1], names, dtype)
+    for piece_set, a in reversed(pieces[:-1]):
+        result = arith.select(set_to_condition(piece_set, names), aff_to_expr(a, names, dtype), result)
+    return result
+
+
+def dim_bounds(s: isl.Set, name: str) -> tuple[isl.PwAff, isl.PwAff]:
+    """Exact parametric ``(min, max)`` of set dimension *name* of *s*."""
+    pos = s.find_dim_by_name(_DT.set, name)
+    return s.dim_min(pos).coalesce(), s.dim_max(pos).coalesce()
+
+
+def count_points(s: isl.Set) -> int:
+    """The number of integer points of a bounded, parameter-free set."""
+    return int(s.count_val().to_python())
+
+
+def project_onto(s: isl.Set, keep: Sequence[str]) -> isl.Set:
+    """*s* with every set dimension but *keep* projected out (existentially)."""
+    drop = [i for i in range(s.dim(_DT.set)) if s.get_dim_name(_DT.set, i) not in set(keep)]
+    for i in reversed(drop):
+        s = s.project_out(_DT.set, i, 1)
+    return s
+
+
+def params_to_set_dims(s: isl.Set, param_names: Iterable[str]) -> isl.Set:
+    """Turn the named parameters of *s* into (trailing) set dimensions."""
+    for name in param_names:
+        pos = s.find_dim_by_name(_DT.param, name)
+        if pos < 0:
+            continue
+        n = s.dim(_DT.set)
+        s = s.move_dims(_DT.set, n, _DT.param, pos, 1)
+    return s
+
+
+def is_empty(s: isl.Set) -> bool:
+    return bool(s.is_empty())
