@@ -13,11 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import islpy as isl
-
 from bound.access import Access
-from bound.errors import NonAffineError
-from bound.isl_bridge import Builder, IslNames, dim_bounds, free_vars, project_onto, pw_aff_to_expr
+from bound.isl_bridge import Builder, IslNames, IslSet, free_vars
 from bound.simplify import simplify
 from schedule import arith
 from schedule.expr import Expr, Var
@@ -78,99 +75,29 @@ def iteration_constraints(cs: Stage, ret: Mapping[IterVar, Range], view: LoopVie
 
 
 def read_region(accesses: Sequence[Access], root_values: Mapping[Var, Expr], guards: Sequence[Expr],
-                relaxed: Sequence[Var], names: IslNames) -> isl.Set:
+                relaxed: Sequence[Var], names: IslNames) -> IslSet:
     """The union over *accesses* of the elements read, as a set over ``a0, a1, ...``."""
     ndim = len(accesses[0].indices)
     dims = [names.fresh(f"a{d}") for d in range(ndim)]
-    rows = []
-    for acc in accesses:
-        index = [substitute(i, root_values) for i in acc.indices]
-        cond = substitute(acc.condition, root_values)
-        rows.append((index, cond))
+    rows = [([substitute(i, root_values) for i in acc.indices], substitute(acc.condition, root_values))
+            for acc in accesses]
     exprs = [*guards, *(c for _, c in rows), *(i for idx, _ in rows for i in idx)]
-    relaxed_names = [names[v] for v in relaxed]
-    params = [names[v] for v in free_vars(exprs) if v not in set(relaxed)]
-    b = Builder(names, [*relaxed_names, *dims], params)
-    domain = b.universe()
-    for g in guards:
-        domain = domain & b.condition(g)
-    region = None
+    relaxed_set = set(relaxed)
+    params = [names[v] for v in free_vars(exprs) if v not in relaxed_set]
+    b = Builder(names, [*(names[v] for v in relaxed), *dims], params)
+    region: IslSet | None = None
     for index, cond in rows:
-        s = domain & b.condition(cond)
-        for name, idx in zip(dims, index):
-            s = s & b.var(name).eq_set(b.pw_aff(idx))
-        s = project_onto(s, dims)
-        region = s if region is None else region | s
+        s = b.where([*guards, cond], list(zip(dims, index))).project_onto(dims)
+        region = s if region is None else region.union(s)
     assert region is not None
-    return _rename_dims(region, [f"a{d}" for d in range(ndim)])
+    return region.renamed([f"a{d}" for d in range(ndim)])
 
 
-def _rename_dims(s: isl.Set, new: Sequence[str]) -> isl.Set:
-    for k, name in enumerate(new):
-        s = s.set_dim_name(isl.dim_type.set, k, name)
-    return s
+def region_ranges(region: IslSet, fixed: Mapping[Var, Range]) -> list[Range]:
+    """The per-dimension hull of *region* as ranges in the loop variables of *fixed*.
 
-
-def union_regions(regions: Sequence[isl.Set]) -> isl.Set:
-    result = regions[0]
-    for r in regions[1:]:
-        a, b = isl.align_two(result, r)
-        result = a | b
-    return result.coalesce()
-
-
-def intersect_shape(region: isl.Set, shape: Sequence[Expr], names: IslNames) -> isl.Set:
-    """*region* restricted to the tensor's index box ``[0, shape)`` (skipped if not affine)."""
-    dims = [region.get_dim_name(isl.dim_type.set, d) for d in range(region.dim(isl.dim_type.set))]
-    try:
-        params = [names[v] for v in free_vars(shape)]
-        b = Builder(names, dims, params)
-        box = b.universe()
-        for name, extent in zip(dims, shape):
-            box = box & b.var(name).ge_set(b.pw_aff(arith.const(0, extent.dtype))) \
-                & b.var(name).lt_set(b.pw_aff(extent))
-    except NonAffineError:
-        return region
-    a, b2 = isl.align_two(region, box)
-    return a & b2
-
-
-def region_box(region: isl.Set, fixed: Mapping[Var, Range], names: IslNames, dtype: str = "int32"
-               ) -> list[Range]:
-    """The per-dimension hull of *region* as ranges in the parameters.
-
-    Where the region is empty for some values of the loop variables in *fixed*, the extent is
-    zero there.
+    Where the region is empty for some values of those loops, the extent there is zero.
     """
-    ranges = {v: r for v, r in fixed.items()}
-    context = _context(region, fixed, names)
-    nonempty = region.params()
-    gaps = context.subtract(nonempty) if context is not None else None
-    out = []
-    for d in range(region.dim(isl.dim_type.set)):
-        lo, hi = dim_bounds(region, region.get_dim_name(isl.dim_type.set, d))
-        extent = hi - lo + 1
-        if gaps is not None and not gaps.is_empty():
-            zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(gaps.space)).intersect_domain(gaps)
-            extent = extent.union_add(zero)
-        ctx = context if context is not None else nonempty
-        lo_e = simplify(pw_aff_to_expr(lo, names, dtype, ctx), ranges)
-        ext_e = simplify(pw_aff_to_expr(extent, names, dtype, ctx), ranges)
-        out.append(Range.from_min_extent(lo_e, ext_e))
-    return out
-
-
-def _context(region: isl.Set, fixed: Mapping[Var, Range], names: IslNames) -> isl.Set | None:
-    """The parameter values the loops in *fixed* take (None when nothing is known)."""
-    param_names = [region.get_dim_name(isl.dim_type.param, k) for k in range(region.dim(isl.dim_type.param))]
-    guards = [_in_range(v, r) for v, r in fixed.items() if names[v] in param_names]
-    if not guards:
-        return None
-    b = Builder(names, [], param_names)
-    ctx = b.universe()
-    for g in guards:
-        try:
-            ctx = ctx & b.condition(g)
-        except NonAffineError:
-            continue
-    return ctx.params()
+    guards = [_in_range(v, r) for v, r in fixed.items()]
+    return [Range.from_min_extent(simplify(lo, fixed), simplify(extent, fixed))
+            for lo, extent in region.box_ranges(guards)]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from bound.access import reads
 from bound.errors import BoundError, NonAffineError
-from bound.exact import LoopView, intersect_shape, iteration_constraints, read_region, region_box, union_regions
+from bound.exact import LoopView, iteration_constraints, read_region, region_ranges
 from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
 from bound.isl_bridge import IslNames
 from bound.message_passing import pass_up_domain
@@ -151,8 +151,11 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
         _interval_requests(consumer, op, view, accesses, ret, rules, analyzer, requests)
     axes = stage.op.axis  # type: ignore[attr-defined]
     if regions:
-        region = intersect_shape(union_regions(regions), outputs[0].shape, names)
-        for d, r in enumerate(region_box(region, fixed_all, names)):
+        region = regions[0]
+        for other in regions[1:]:
+            region = region.union(other)
+        region = region.within_box(outputs[0].shape)
+        for d, r in enumerate(region_ranges(region, fixed_all)):
             if not requests[d]:
                 ret[axes[d]] = r
                 continue

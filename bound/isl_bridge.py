@@ -14,11 +14,12 @@ import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from itertools import chain, count
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import islpy as isl
 
 from bound.errors import NonAffineError
+from bound.intset import IntSet
 from schedule import arith
 from schedule.dtype import is_int
 from schedule.expr import (
@@ -50,6 +51,9 @@ from schedule.expr import (
 from schedule.functor import ExprFunctor
 
 _DT = isl.dim_type
+
+if TYPE_CHECKING:
+    from bound.interval import IntervalSet
 
 
 class IslNames:
@@ -207,6 +211,15 @@ class Builder:
     def universe(self) -> isl.Set:
         return isl.Set.universe(self.space)
 
+    def where(self, conditions: Iterable[Expr], equal: Sequence[tuple[str, Expr]] = ()) -> IslSet:
+        """The points where every condition holds and each named dimension equals its expression."""
+        s = self.universe()
+        for c in conditions:
+            s = s & self.condition(c)
+        for name, value in equal:
+            s = s & self.var(name).eq_set(self.pw_aff(value))
+        return IslSet(s, self.names)
+
 
 # ----------------------------------------------------------------------------- isl -> expr
 
@@ -311,29 +324,118 @@ def dim_bounds(s: isl.Set, name: str) -> tuple[isl.PwAff, isl.PwAff]:
     return s.dim_min(pos).coalesce(), s.dim_max(pos).coalesce()
 
 
-def count_points(s: isl.Set) -> int:
-    """The number of integer points of a bounded, parameter-free set."""
-    return int(s.count_val().to_python())
+class IslSet(IntSet):
+    """A set of integer points over named dimensions; free variables are isl parameters."""
 
+    def __init__(self, s: isl.Set, names: IslNames) -> None:
+        self.isl = s
+        self.names = names
 
-def project_onto(s: isl.Set, keep: Sequence[str]) -> isl.Set:
-    """*s* with every set dimension but *keep* projected out (existentially)."""
-    drop = [i for i in range(s.dim(_DT.set)) if s.get_dim_name(_DT.set, i) not in set(keep)]
-    for i in reversed(drop):
-        s = s.project_out(_DT.set, i, 1)
-    return s
+    @property
+    def ndim(self) -> int:
+        return self.isl.dim(_DT.set)
 
+    @property
+    def dim_names(self) -> list[str]:
+        return [self.isl.get_dim_name(_DT.set, k) for k in range(self.ndim)]
 
-def params_to_set_dims(s: isl.Set, param_names: Iterable[str]) -> isl.Set:
-    """Turn the named parameters of *s* into (trailing) set dimensions."""
-    for name in param_names:
-        pos = s.find_dim_by_name(_DT.param, name)
-        if pos < 0:
-            continue
-        n = s.dim(_DT.set)
-        s = s.move_dims(_DT.set, n, _DT.param, pos, 1)
-    return s
+    @property
+    def param_names(self) -> list[str]:
+        return [self.isl.get_dim_name(_DT.param, k) for k in range(self.isl.dim(_DT.param))]
 
+    def _with(self, s: isl.Set) -> IslSet:
+        return IslSet(s, self.names)
 
-def is_empty(s: isl.Set) -> bool:
-    return bool(s.is_empty())
+    def union(self, other: IntSet) -> IslSet:
+        assert isinstance(other, IslSet)
+        a, b = isl.align_two(self.isl, other.isl)
+        return self._with((a | b).coalesce())
+
+    def intersect(self, other: IntSet) -> IslSet:
+        assert isinstance(other, IslSet)
+        a, b = isl.align_two(self.isl, other.isl)
+        return self._with(a & b)
+
+    def is_empty(self) -> bool:
+        return bool(self.isl.is_empty())
+
+    def project_onto(self, keep: Sequence[str]) -> IslSet:
+        """The set with every dimension but *keep* projected out (existentially)."""
+        s = self.isl
+        for k in reversed([k for k, n in enumerate(self.dim_names) if n not in set(keep)]):
+            s = s.project_out(_DT.set, k, 1)
+        return self._with(s)
+
+    def renamed(self, new_names: Sequence[str]) -> IslSet:
+        s = self.isl
+        for k, name in enumerate(new_names):
+            s = s.set_dim_name(_DT.set, k, name)
+        return self._with(s)
+
+    def within_box(self, extents: Sequence[Expr]) -> IslSet:
+        """The points with ``0 <= x_k < extents[k]`` (unchanged if an extent is not affine)."""
+        try:
+            b = Builder(self.names, self.dim_names, [self.names[v] for v in free_vars(extents)])
+            box = b.universe()
+            for name, extent in zip(self.dim_names, extents):
+                box = box & b.var(name).ge_set(b.var(name) * 0) & b.var(name).lt_set(b.pw_aff(extent))
+        except NonAffineError:
+            return self
+        return self.intersect(IslSet(box, self.names))
+
+    def count(self) -> int:
+        """The number of points of a bounded, parameter-free set."""
+        return int(self.isl.count_val().to_python())
+
+    def box(self) -> tuple[IntervalSet, ...]:
+        from bound.interval import IntervalSet
+
+        out = []
+        for name in self.dim_names:
+            lo, hi = dim_bounds(self.isl, name)
+            out.append(IntervalSet(pw_aff_to_expr(lo, self.names), pw_aff_to_expr(hi, self.names)))
+        return tuple(out)
+
+    def box_ranges(self, loop_guards: Sequence[Expr], dtype: str = "int32") -> list[tuple[Expr, Expr]]:
+        """``(min, extent)`` per dimension of the hull, as expressions in the parameters.
+
+        *loop_guards* bound the loop variables among the parameters; where the set is empty for
+        some of their values, the extent there is zero.
+        """
+        context = self._context(loop_guards)
+        nonempty = self.isl.params()
+        gaps = None
+        if context is not None:
+            c, n = isl.align_two(context, nonempty)
+            gaps = c.subtract(n)
+        out = []
+        for name in self.dim_names:
+            lo, hi = dim_bounds(self.isl, name)
+            extent = hi - lo + 1
+            if gaps is not None and not gaps.is_empty():
+                g = gaps.params().align_params(extent.space.params())
+                extent = extent.align_params(g.space)
+                zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(g.space)).intersect_domain(g)
+                # dim_max names its output after the set dimension; the filler must match.
+                zero = zero.set_dim_id(_DT.out, 0, isl.Id(name))
+                extent = extent.union_add(zero)
+            ctx = context if context is not None else nonempty
+            out.append((pw_aff_to_expr(lo, self.names, dtype, ctx),
+                        pw_aff_to_expr(extent, self.names, dtype, ctx)))
+        return out
+
+    def _context(self, guards: Sequence[Expr]) -> isl.Set | None:
+        params = self.param_names
+        if not guards or not params:
+            return None
+        b = Builder(self.names, [], params)
+        ctx = b.universe()
+        for g in guards:
+            try:
+                ctx = ctx & b.condition(g)
+            except NonAffineError:
+                continue
+        return ctx.params()
+
+    def __repr__(self) -> str:
+        return f"IslSet({self.isl})"

@@ -42,12 +42,12 @@ from schedule.expr import (
     Select,
     Sub,
 )
-from schedule.itervar import IterVar
+from schedule.expr_like import ExprLike
 
 
 def is_expr_like(value: object) -> bool:
     """Whether :func:`convert` accepts *value*."""
-    return isinstance(value, (Expr, IterVar)) or (
+    return isinstance(value, (Expr, ExprLike)) or (
         isinstance(value, numbers.Real) and not isinstance(value, complex))
 
 
@@ -58,8 +58,8 @@ def convert(value: Any) -> Expr:
     """
     if isinstance(value, Expr):
         return value
-    if isinstance(value, IterVar):
-        return value.var
+    if isinstance(value, ExprLike):
+        return value.as_expr()
     if isinstance(value, (bool, numbers.Real)) and not isinstance(value, complex):
         return const(value)
     raise TypeError(f"cannot use a {type(value).__name__} ({value!r}) as an expression")

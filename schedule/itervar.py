@@ -8,6 +8,7 @@ from typing import Any
 
 from schedule.errors import ScheduleError
 from schedule.expr import Expr, Var
+from schedule.expr_like import ExprLike
 
 
 class IterVarType(enum.IntEnum):
@@ -72,7 +73,7 @@ class Range:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class IterVar:
+class IterVar(ExprLike):
     """An iteration variable: a loop variable with an optional domain.
 
     Axes of a compute carry their domain ``[0, shape_i)``; IterVars made by split and fuse have
@@ -107,22 +108,9 @@ class IterVar:
         dom = "" if self.dom is None else f"range(min={self.dom.min}, ext={self.dom.extent})"
         return f"iter_var({self.var.name}, {dom}, {self.thread_tag})"
 
-    # An IterVar in arithmetic stands for its variable, as in TVM.
-    def __add__(self, o: Any) -> Expr: return self.var + o
-    def __radd__(self, o: Any) -> Expr: return o + self.var
-    def __sub__(self, o: Any) -> Expr: return self.var - o
-    def __rsub__(self, o: Any) -> Expr: return o - self.var
-    def __mul__(self, o: Any) -> Expr: return self.var * o
-    def __rmul__(self, o: Any) -> Expr: return o * self.var
-    def __floordiv__(self, o: Any) -> Expr: return self.var // o
-    def __rfloordiv__(self, o: Any) -> Expr: return o // self.var
-    def __mod__(self, o: Any) -> Expr: return self.var % o
-    def __rmod__(self, o: Any) -> Expr: return o % self.var
-    def __neg__(self) -> Expr: return -self.var
-    def __lt__(self, o: Any) -> Expr: return self.var < o
-    def __le__(self, o: Any) -> Expr: return self.var <= o
-    def __gt__(self, o: Any) -> Expr: return self.var > o
-    def __ge__(self, o: Any) -> Expr: return self.var >= o
+    def as_expr(self) -> Expr:
+        """In arithmetic an IterVar stands for its variable, as in TVM."""
+        return self.var
 
 
 def _as_range(dom: Any, what: str) -> Range:

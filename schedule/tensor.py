@@ -12,6 +12,7 @@ from schedule import arith
 from schedule.dtype import check_dtype
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.expr import Expr, IntImm, ProducerLoad, Reduce
+from schedule.expr_like import ExprLike
 from schedule.functor import ExprMutator, children, post_order_visit, structural_equal
 from schedule.itervar import IterVar, IterVarType, Range
 
@@ -53,6 +54,8 @@ class Tensor:
                                     "dimension with an integer expression")
         if not isinstance(indices, tuple):
             indices = (indices,)
+        if 0 < len(indices) < self.ndim:
+            return TensorSlice(self, indices)  # type: ignore[return-value]
         return self(*indices)
 
     def __call__(self, *indices: Any) -> Expr:
@@ -77,6 +80,19 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor(shape=[{', '.join(map(str, self.shape))}], op.name={self.op.name})"
+
+
+class TensorSlice(ExprLike):
+    """``A[i]`` of a multi-dimensional tensor: index it further (``A[i][j]``) to read an element."""
+
+    def __init__(self, tensor: Tensor, indices: tuple[Any, ...]) -> None:
+        self.tensor, self.indices = tensor, indices
+
+    def __getitem__(self, more: Any) -> Any:
+        return self.tensor[(*self.indices, *(more if isinstance(more, tuple) else (more,)))]
+
+    def as_expr(self) -> Expr:
+        return self.tensor(*self.indices)
 
 
 class Operation:

@@ -91,8 +91,17 @@ def test_extern_reads_whole_inputs():
 
 def test_wrong_number_of_indices_is_refused():
     A = te.placeholder((4, 4), name="A")
+    with pytest.raises(te.ScheduleError, match="tensor 'A' has 2 dimensions but was indexed with 3"):
+        _ = A[1, 2, 3]
     with pytest.raises(te.ScheduleError, match="tensor 'A' has 2 dimensions but was indexed with 1"):
-        _ = A[1]
+        _ = A[1] + 1
+    with pytest.raises(te.ScheduleError, match="indexed with 1"):
+        te.compute((4,), lambda i: A[i], name="B")
+
+
+def test_chained_indexing_reads_one_element():
+    A = te.placeholder((4, 4), name="A")
+    assert str(A[1][2] * 2) == "(A(1, 2)*2.000000f)"
 
 
 @pytest.mark.parametrize("index", [1.5, "i", te.const(2.0), te.const(True), None])
