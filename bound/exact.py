@@ -17,7 +17,7 @@ from bound.access import Access
 from bound.isl_bridge import Builder, IslNames, IslSet, free_vars
 from bound.simplify import simplify
 from schedule import arith
-from schedule.expr import Expr, Var
+from schedule.expr import Expr, Mul, Select, Var
 from schedule.functor import substitute
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_up_index
@@ -49,11 +49,30 @@ def _in_range(value: Expr, r: Range) -> Expr:
     return arith.logical_and(arith.ge(value, r.min), arith.lt(value, arith.add(r.min, r.extent)))
 
 
+def nonempty_extent(e: Expr) -> Expr:
+    """*e* with every ``select(c, 0, x)`` replaced by ``x``.
+
+    An extent is zero where its stage has nothing to do; a loop of that extent runs no
+    iteration there, so as a split or fuse factor the non-zero branch is exactly equivalent.
+    """
+    if isinstance(e, Select):
+        t, f = e.true_value, e.false_value
+        if arith.value_of(t) == 0:
+            return nonempty_extent(f)
+        if arith.value_of(f) == 0:
+            return nonempty_extent(t)
+        return arith.select(e.condition, nonempty_extent(t), nonempty_extent(f))
+    if isinstance(e, Mul):
+        return arith.mul(nonempty_extent(e.a), nonempty_extent(e.b))
+    return e
+
+
 def iteration_constraints(cs: Stage, ret: Mapping[IterVar, Range], view: LoopView
                           ) -> tuple[dict[Var, Expr], list[Expr]]:
     """Root values of *cs* (root var -> expression in loop vars) and the guards its loops obey."""
     values: dict[IterVar, Expr] = dict(view.leaf_values)
-    pass_up_index(cs, ret, values)
+    factors = {iv: Range.from_min_extent(r.min, nonempty_extent(r.extent)) for iv, r in ret.items()}
+    pass_up_index(cs, factors, values)
     guards: list[Expr] = [_in_range(v, r) for v, r in view.all_relaxed.items()]
     guards += [_in_range(v, r) for v, r in view.fixed.items()]
     inner_ivs: list[IterVar] = []
@@ -94,10 +113,7 @@ def read_region(accesses: Sequence[Access], root_values: Mapping[Var, Expr], gua
 
 
 def region_ranges(region: IslSet, fixed: Mapping[Var, Range]) -> list[Range]:
-    """The per-dimension hull of *region* as ranges in the loop variables of *fixed*.
-
-    Where the region is empty for some values of those loops, the extent there is zero.
-    """
+    """The per-dimension hull of *region* as ranges in the loop variables of *fixed*."""
     guards = [_in_range(v, r) for v, r in fixed.items()]
     return [Range.from_min_extent(simplify(lo, fixed), simplify(extent, fixed))
             for lo, extent in region.box_ranges(guards)]

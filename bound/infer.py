@@ -68,15 +68,21 @@ def infer_bound(sch: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
     return infer_normalized(sch.normalize(), exact=exact)
 
 
-def infer_normalized(s: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
-    """InferBound on an already normalized schedule."""
+def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None = None
+                     ) -> dict[IterVar, Range]:
+    """InferBound on an already normalized schedule.
+
+    :arg fallbacks: if given, receives the names of the stages whose region exact mode had to
+        compute with intervals (some consumer's index arithmetic is not quasi-affine).
+    """
     ctx = GraphContext.of(s)
     rules = TIGHT if exact else FAITHFUL
     ret: dict[IterVar, Range] = {}
     analyzer = Analyzer()
     names = IslNames()
     for stage in reversed(s.stages):
-        _infer_root_bound(stage, ctx, ret, rules, exact, analyzer, names)
+        if not _infer_root_bound(stage, ctx, ret, rules, exact, analyzer, names) and fallbacks is not None:
+            fallbacks.append(stage.name)
         if stage.attach_type == AttachType.InlinedAlready:
             continue
         for iv in stage.op.root_iter_vars:
@@ -109,25 +115,27 @@ def _consumers(stage: Stage, ctx: GraphContext) -> list[Operation]:
 
 
 def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range], rules: Rules, exact: bool,
-                      analyzer: Analyzer, names: IslNames) -> None:
+                      analyzer: Analyzer, names: IslNames) -> bool:
+    """Set the ranges of *stage*'s root IterVars; False if exact mode fell back on intervals."""
     if stage.attach_type == AttachType.Inline:
         raise BoundError(f"stage '{stage.name}' is marked inline; normalize the schedule first")
     if stage.attach_type == AttachType.InlinedAlready:
-        return
+        return True
     if stage.is_output and stage.attach_type != AttachType.GroupRoot:
         raise BoundError(f"stage '{stage.name}' is an output and must be computed at the root")
     if stage.is_output or isinstance(stage.op, PlaceholderOp):
         for iv in stage.op.root_iter_vars:
             ret[iv] = iv.dom  # type: ignore[assignment]
-        return
+        return True
     if isinstance(stage.op, ExternOp):
-        return
+        return True
     outputs = [stage.op.output(k) for k in range(stage.op.num_outputs)]
     ndim = len(outputs[0].shape)
     requests: list[list[IntervalSet]] = [[] for _ in range(ndim)]
     regions = []
     fixed_all: dict = {}
     scope_rank = _storage_rank(stage, ctx)
+    all_exact = True
     for op in _consumers(stage, ctx):
         consumer = ctx.stage_of[op]
         view = _classify(stage, consumer, ctx, ret, scope_rank)
@@ -147,7 +155,7 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
                 fixed_all.update(view.fixed)
                 continue
             except NonAffineError:
-                pass
+                all_exact = False
         _interval_requests(consumer, op, view, accesses, ret, rules, analyzer, requests)
     axes = stage.op.axis  # type: ignore[attr-defined]
     if regions:
@@ -165,6 +173,7 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
             ret[iv] = union(requests[d]).cover_range(iv.dom) if requests[d] else iv.dom
     for iv in stage.op.reduce_axis:  # type: ignore[attr-defined]
         ret[iv] = iv.dom
+    return all_exact
 
 
 def _classify(stage: Stage, consumer: Stage, ctx: GraphContext, ret: Mapping[IterVar, Range], scope_rank: int

@@ -402,12 +402,12 @@ class IslSet(IntSet):
         *loop_guards* bound the loop variables among the parameters; where the set is empty for
         some of their values, the extent there is zero.
         """
-        context = self._context(loop_guards)
         nonempty = self.isl.params()
-        gaps = None
-        if context is not None:
-            c, n = isl.align_two(context, nonempty)
-            gaps = c.subtract(n)
+        loops = self._context(loop_guards)
+        context, gaps = nonempty, None
+        if loops is not None:
+            a, b = isl.align_two(loops, nonempty)
+            context, gaps = a, a.subtract(b)
         out = []
         for name in self.dim_names:
             lo, hi = dim_bounds(self.isl, name)
@@ -419,9 +419,8 @@ class IslSet(IntSet):
                 # dim_max names its output after the set dimension; the filler must match.
                 zero = zero.set_dim_id(_DT.out, 0, isl.Id(name))
                 extent = extent.union_add(zero)
-            ctx = context if context is not None else nonempty
-            out.append((pw_aff_to_expr(lo, self.names, dtype, ctx),
-                        pw_aff_to_expr(extent, self.names, dtype, ctx)))
+            out.append((pw_aff_to_expr(lo, self.names, dtype, nonempty),
+                        pw_aff_to_expr(extent, self.names, dtype, context)))
         return out
 
     def _context(self, guards: Sequence[Expr]) -> isl.Set | None:

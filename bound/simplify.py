@@ -109,6 +109,13 @@ class _Rewriter(ExprMutator):
 
     def visit_mul(self, e: Mul) -> Expr:
         a, b = self(e.a), self(e.b)
+        if isinstance(a, Select) and isinstance(b, Select) and bool(a.condition == b.condition):
+            # select(c, x, y) * select(c, u, v) == select(c, x*u, y*v)
+            return self(Select(a.condition, arith.mul(a.true_value, b.true_value),
+                               arith.mul(a.false_value, b.false_value)))
+        for sel, k in ((a, b), (b, a)):
+            if isinstance(sel, Select) and isinstance(k, IntImm):
+                return self(Select(sel.condition, arith.mul(sel.true_value, k), arith.mul(sel.false_value, k)))
         if is_int(e.dtype) and (isinstance(a, IntImm) or isinstance(b, IntImm)):
             return self._linear(arith.mul(a, b))
         return arith.mul(a, b)

@@ -106,7 +106,10 @@ def rebase_non_zero_min_loop(sch: Schedule) -> None:
             pos = next((k for k, leaf in enumerate(st.leaf_iter_vars) if leaf is iv), None)
             if pos is None:
                 continue
-            rebased = IterVar(None, Var(iv.var.name, iv.var.dtype), iv.iter_type, iv.thread_tag)
+            rebased = st._rebased.get(iv)
+            if rebased is None:
+                rebased = IterVar(None, Var(iv.var.name, iv.var.dtype), iv.iter_type, iv.thread_tag)
+                st._rebased[iv] = rebased
             st.relations.append(Rebase(iv, rebased))
             if iv in st.iter_var_attrs:
                 st.iter_var_attrs[rebased] = st.iter_var_attrs[iv]

@@ -75,6 +75,9 @@ class Stage:
         self.is_output = False
         self.group: Stage | None = None
         self._schedule = schedule
+        # The IterVar normalize rebases each root to; shared by copies of this stage, so that
+        # every normalized copy of a schedule uses the same loop variables.
+        self._rebased: dict[IterVar, IterVar] = {}
 
     @property
     def name(self) -> str:

@@ -61,6 +61,14 @@ def test_normalize_rebases_every_root_leaf_and_moves_attachments(chain):
     assert sn[B].attach_stage is sn[C]
 
 
+def test_normalizing_twice_gives_the_same_loop_variables(chain):
+    A, B, C = chain
+    s = te.create_schedule(C.op)
+    first, second = s.normalize(), s.normalize()
+    assert first[C].leaf_iter_vars == second[C].leaf_iter_vars
+    assert first[C].leaf_iter_vars != list(C.op.axis)
+
+
 def test_normalize_keeps_split_leaves_and_rebases_reduce_axes(matmul):
     A, B, C = matmul
     s = te.create_schedule(C.op)

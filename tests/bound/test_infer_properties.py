@@ -1,0 +1,112 @@
+"""InferBound on random pipelines and schedules, checked by enumerating the loop nests.
+
+(a) every element a consumer reads lies in the producer's region (both modes);
+(b) exact mode is never looser: each stage's largest region and the elements it computes over
+    all executions are at most faithful mode's, and root stages' boxes lie inside faithful's
+    (attached stages' boxes are relative to loop variables whose meaning differs by mode);
+(c) exact regions are the hull of what is read, per execution of the producer's attach loop.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+import schedule as te
+from bound import BoundError
+from bound.access import reads
+from bound.infer import infer_normalized
+from schedule.evaluate import evaluate
+from schedule.graph import attach_path
+
+from ..loopnest import body_envs, outer_envs
+from ..strategies import describe, pipelines, schedules
+
+
+def _box(bounds, T, env):
+    out = []
+    for iv in T.op.axis:
+        lo = evaluate(bounds[iv].min, env)
+        out.append((lo, lo + evaluate(bounds[iv].extent, env)))
+    return out
+
+
+def _reads_by_attach_iteration(sn, bounds, stage):
+    """For each execution of *stage* (values of its attach loops): the elements its consumers read."""
+    path = attach_path(stage)
+    outputs = [stage.op.output(k) for k in range(stage.op.num_outputs)]
+    groups = defaultdict(set)
+    for consumer in sn.stages:
+        if consumer.attach_type == te.AttachType.InlinedAlready:
+            continue
+        accesses = reads(consumer.op, outputs)
+        if not accesses:
+            continue
+        for env in body_envs(bounds, consumer):
+            key = tuple(env[iv.var] for iv in path)
+            for acc in accesses:
+                if evaluate(acc.condition, env):
+                    groups[key].add(tuple(evaluate(i, env) for i in acc.indices))
+    return path, groups
+
+
+def _check(sn, bounds, exact, fallbacks=()):
+    for stage in sn.stages:
+        if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):
+            continue
+        T = stage.op.output(0)
+        path, groups = _reads_by_attach_iteration(sn, bounds, stage)
+        for key, elements in groups.items():
+            env = {iv.var: v for iv, v in zip(path, key)}
+            box = _box(bounds, T, env)
+            for e in elements:
+                assert all(lo <= x < hi for x, (lo, hi) in zip(e, box)), (stage.name, e, box)
+            if exact and stage.name not in fallbacks:
+                hull = [(min(e[d] for e in elements), max(e[d] for e in elements) + 1) for d in range(len(box))]
+                assert box == hull, (stage.name, key, box, hull)
+        if exact and path and stage.name not in fallbacks:
+            for env in outer_envs(bounds, stage):
+                if tuple(env[iv.var] for iv in path) not in groups:  # nothing read: nothing realized
+                    assert any(hi <= lo for lo, hi in _box(bounds, T, env)), (stage.name, env)
+
+
+def _volumes(bounds, stage):
+    """(largest region, elements computed over all executions) of a stage."""
+    T = stage.op.output(0)
+    sizes = []
+    for env in outer_envs(bounds, stage):
+        size = 1
+        for lo, hi in _box(bounds, T, env):
+            size *= max(hi - lo, 0)
+        sizes.append(size)
+    return max(sizes, default=0), sum(sizes)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_regions_are_sound_exact_is_the_hull_and_inside_faithful(data):
+    p = data.draw(pipelines(max_computes=4, max_extent=4))
+    s = data.draw(schedules(p))
+    note(describe(s))
+    sn = s.normalize()
+    results, fallbacks = {}, []
+    for exact in (False, True):
+        try:
+            results[exact] = infer_normalized(sn, exact=exact, fallbacks=fallbacks if exact else None)
+        except BoundError:
+            return
+    note(f"exact mode fell back on intervals for: {fallbacks}")
+    for exact, bounds in results.items():
+        _check(sn, bounds, exact, fallbacks)
+    # (b) exact never looser than faithful
+    for stage in sn.stages:
+        if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):
+            continue
+        tight, loose = _volumes(results[True], stage), _volumes(results[False], stage)
+        assert tight[0] <= loose[0] and tight[1] <= loose[1], (stage.name, tight, loose)
+        if not attach_path(stage):
+            T = stage.op.output(0)
+            for (tlo, thi), (llo, lhi) in zip(_box(results[True], T, {}), _box(results[False], T, {})):
+                assert llo <= tlo and thi <= lhi, stage.name

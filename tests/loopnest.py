@@ -1,0 +1,64 @@
+"""The iterations a schedule's loop nests execute, enumerated from bounds (for property tests).
+
+Independent of lowering: loops come from leaf ranges, and an iteration runs when every
+IterVar above the leaves lies in its inferred range and every root in its domain, which are
+the guards a lowering must honour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import schedule as te
+from schedule.evaluate import evaluate
+from schedule.graph import attach_path
+from schedule.relation_passing import pass_up_index
+
+
+def _range(bounds, iv, env):
+    lo = evaluate(bounds[iv].min, env)
+    return range(lo, lo + evaluate(bounds[iv].extent, env))
+
+
+def outer_envs(bounds, stage: te.Stage) -> Iterator[dict]:
+    """Every assignment of the loops enclosing *stage* (its attach path), outermost first."""
+    loops = list(reversed(attach_path(stage)))
+
+    def rec(k, env):
+        if k == len(loops):
+            yield dict(env)
+            return
+        for v in _range(bounds, loops[k], env):
+            env[loops[k].var] = v
+            yield from rec(k + 1, env)
+        env.pop(loops[k].var, None)
+    yield from rec(0, {})
+
+
+def body_envs(bounds, stage: te.Stage) -> Iterator[dict]:
+    """Every executed iteration of *stage*'s body: loop variables and root axis values."""
+    leaves = stage.leaf_iter_vars
+    values = {iv: iv.var for iv in leaves}
+    pass_up_index(stage, bounds, values)
+    inner = [iv for iv in values if iv not in set(leaves)]
+    for outer in outer_envs(bounds, stage):
+        def rec(k, env):
+            if k == len(leaves):
+                yield env
+                return
+            for v in _range(bounds, leaves[k], env):
+                env[leaves[k].var] = v
+                yield from rec(k + 1, env)
+        for env in rec(0, dict(outer)):
+            vals = {iv: evaluate(values[iv], env) for iv in inner}
+            if any(not evaluate(bounds[iv].min, env) <= v < evaluate(bounds[iv].min, env)
+                   + evaluate(bounds[iv].extent, env) for iv, v in vals.items()):
+                continue
+            roots = stage.op.root_iter_vars
+            full = dict(env)
+            for iv in roots:
+                full[iv.var] = vals.get(iv, env.get(iv.var))
+            if any(iv.dom is not None and not evaluate(iv.dom.min, full) <= full[iv.var]
+                   < evaluate(iv.dom.min, full) + evaluate(iv.dom.extent, full) for iv in roots):
+                continue
+            yield full
