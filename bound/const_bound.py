@@ -49,18 +49,10 @@ def _add(a: int | None, b: int | None) -> int | None:
 
 def _mul_bounds(a: Bound, b: Bound) -> Bound:
     """Interval product; an infinite end times zero is zero."""
-    corners = []
-    for x in a:
-        for y in b:
-            if x == 0 or y == 0:
-                corners.append(0)
-            elif x is None or y is None:
-                # The sign of an infinite corner is decided by the signs of the ends involved.
-                sx = (1 if a[1] is None else -1) if x is None else (1 if x > 0 else -1)
-                sy = (1 if b[1] is None else -1) if y is None else (1 if y > 0 else -1)
-                corners.append(math.inf * sx * sy)
-            else:
-                corners.append(x * y)
+    def ends(x: Bound) -> tuple[float, float]:
+        return (-math.inf if x[0] is None else x[0], math.inf if x[1] is None else x[1])
+
+    corners = [0 if x == 0 or y == 0 else x * y for x in ends(a) for y in ends(b)]
     lo, hi = min(corners), max(corners)
     return (None if lo == -math.inf else int(lo), None if hi == math.inf else int(hi))
 

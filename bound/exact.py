@@ -112,8 +112,20 @@ def read_region(accesses: Sequence[Access], root_values: Mapping[Var, Expr], gua
     return region.renamed([f"a{d}" for d in range(ndim)])
 
 
-def region_ranges(region: IslSet, fixed: Mapping[Var, Range]) -> list[Range]:
-    """The per-dimension hull of *region* as ranges in the loop variables of *fixed*."""
+def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
+                  names: Mapping[Var, tuple[int | None, int | None]]) -> list[Range]:
+    """The per-dimension hull of *region* as ranges in the loop variables of *fixed* and the
+    named bounds of *names* (with their constant bounds)."""
     guards = [_in_range(v, r) for v, r in fixed.items()]
-    return [Range.from_min_extent(simplify(lo, fixed), simplify(extent, fixed))
+    used = set(free_vars(guards))
+    for name in region.param_names:
+        used.add(region.names.var(name))
+    for v in used & names.keys():
+        lo, hi = names[v]
+        if lo is not None:
+            guards.append(arith.ge(v, lo))
+        if hi is not None:
+            guards.append(arith.le(v, hi))
+    ranges = {**names, **fixed}
+    return [Range.from_min_extent(simplify(lo, ranges), simplify(extent, ranges))
             for lo, extent in region.box_ranges(guards)]

@@ -22,13 +22,16 @@ from bound.exact import LoopView, iteration_constraints, read_region, region_ran
 from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
 from bound.isl_bridge import IslNames
 from bound.message_passing import pass_up_domain
-from bound.simplify import Analyzer
+from bound.simplify import Analyzer, node_count
+from bound.symbols import BoundSymbols
 from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from schedule import arith
 from schedule.graph import attach_path, feed_graph, read_graph
+from schedule.expr import Expr, Var
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_down_domain
 from schedule.schedule import Schedule
+from schedule.relations import Rebase
 from schedule.stage import AttachType, Stage
 from schedule.tensor import ExternOp, Operation, PlaceholderOp, Tensor
 
@@ -41,6 +44,7 @@ class GraphContext:
     attach_path: dict[Stage, list[IterVar]]
     bind_map: dict[IterVar, IterVar]
     stage_of: dict[Operation, Stage]
+    loop_vars: set[Var]
 
     @staticmethod
     def of(s: Schedule) -> GraphContext:
@@ -50,8 +54,10 @@ class GraphContext:
             for iv, attr in st.iter_var_attrs.items():
                 if attr.bind_thread is not None:
                     bind_map[iv] = attr.bind_thread
+        loop_vars = {iv.var for st in s.stages for iv in _iter_vars(st)}
+        loop_vars |= {thread.var for thread in bind_map.values()}
         return GraphContext(feed_graph(read_graph(roots)), {st: attach_path(st) for st in s.stages},
-                            bind_map, {st.op: st for st in s.stages})
+                            bind_map, {st.op: st for st in s.stages}, loop_vars)
 
     def tag(self, iv: IterVar) -> str:
         thread = self.bind_map.get(iv)
@@ -80,8 +86,9 @@ def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | 
     ret: dict[IterVar, Range] = {}
     analyzer = Analyzer()
     names = IslNames()
+    symbols = BoundSymbols(ctx.loop_vars, analyzer) if exact else None
     for stage in reversed(s.stages):
-        if not _infer_root_bound(stage, ctx, ret, rules, exact, analyzer, names) and fallbacks is not None:
+        if not _infer_root_bound(stage, ctx, ret, rules, symbols, analyzer, names) and fallbacks is not None:
             fallbacks.append(stage.name)
         if stage.attach_type == AttachType.InlinedAlready:
             continue
@@ -95,8 +102,27 @@ def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | 
         for iv in stage.all_iter_vars + stage.leaf_iter_vars:
             if iv in ret:
                 analyzer.bind(iv, ret[iv])
-    return {iv: Range.from_min_extent(analyzer.simplify(r.min), analyzer.simplify(r.extent))
-            for iv, r in ret.items()}
+
+    def final(e: Expr) -> Expr:
+        e = analyzer.simplify(e)
+        if symbols is None:
+            return e
+        written = symbols.restore(e)
+        # Deep compute_at nests give bounds too large to be worth another pass.
+        return analyzer.simplify(written) if node_count(written) <= _SIMPLIFY_LIMIT else written
+
+    return {iv: Range.from_min_extent(final(r.min), final(r.extent)) for iv, r in ret.items()}
+
+
+_SIMPLIFY_LIMIT = 200
+
+
+def _iter_vars(stage: Stage) -> list[IterVar]:
+    ivs = dict.fromkeys(stage.all_iter_vars)
+    for rel in stage.relations:
+        if isinstance(rel, Rebase):
+            ivs.update(dict.fromkeys((rel.parent, rel.rebased)))
+    return list(ivs)
 
 
 def _storage_rank(stage: Stage, ctx: GraphContext) -> int:
@@ -114,9 +140,12 @@ def _consumers(stage: Stage, ctx: GraphContext) -> list[Operation]:
     return list(found)
 
 
-def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range], rules: Rules, exact: bool,
-                      analyzer: Analyzer, names: IslNames) -> bool:
-    """Set the ranges of *stage*'s root IterVars; False if exact mode fell back on intervals."""
+def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range], rules: Rules,
+                      symbols: BoundSymbols | None, analyzer: Analyzer, names: IslNames) -> bool:
+    """Set the ranges of *stage*'s root IterVars; False if exact mode fell back on intervals.
+
+    *symbols* (exact mode) names the loop-dependent ranges this sets.
+    """
     if stage.attach_type == AttachType.Inline:
         raise BoundError(f"stage '{stage.name}' is marked inline; normalize the schedule first")
     if stage.attach_type == AttachType.InlinedAlready:
@@ -139,6 +168,9 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     for op in _consumers(stage, ctx):
         consumer = ctx.stage_of[op]
         view = _classify(stage, consumer, ctx, ret, scope_rank)
+        cret = ret
+        if symbols is not None:
+            cret, view = _expanded(consumer, ret, view, symbols)
         if isinstance(op, ExternOp):
             for t in op.inputs:
                 if t in outputs:
@@ -148,24 +180,25 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
         accesses = reads(op, outputs)
         if not accesses:
             continue
-        if exact:
+        if symbols is not None:
             try:
-                root_values, guards = iteration_constraints(consumer, ret, view)
+                root_values, guards = iteration_constraints(consumer, cret, view)
                 regions.append(read_region(accesses, root_values, guards, list(view.all_relaxed), names))
                 fixed_all.update(view.fixed)
                 continue
             except NonAffineError:
                 all_exact = False
-        _interval_requests(consumer, op, view, accesses, ret, rules, analyzer, requests)
+        _interval_requests(consumer, op, view, accesses, cret, rules, analyzer, requests)
     axes = stage.op.axis  # type: ignore[attr-defined]
     if regions:
         region = regions[0]
         for other in regions[1:]:
             region = region.union(other)
         region = region.within_box(outputs[0].shape)
-        for d, r in enumerate(region_ranges(region, fixed_all)):
+        assert symbols is not None
+        for d, r in enumerate(region_ranges(region, fixed_all, symbols.bounds)):
             if not requests[d]:
-                ret[axes[d]] = r
+                ret[axes[d]] = symbols.name_range(r, f"{stage.name}.{axes[d].var.name}")
                 continue
             requests[d].append(IntervalSet(r.min, arith.sub(arith.add(r.min, r.extent), 1)))
     for d, iv in enumerate(axes):
@@ -174,6 +207,23 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     for iv in stage.op.reduce_axis:  # type: ignore[attr-defined]
         ret[iv] = iv.dom
     return all_exact
+
+
+def _expanded(consumer: Stage, ret: dict[IterVar, Range], view: LoopView, symbols: BoundSymbols
+              ) -> tuple[dict[IterVar, Range], LoopView]:
+    """The consumer's ranges and *view* with the named bounds that depend on a relaxed loop
+    written out: the producer's region spans the values they take over that loop."""
+    loops = frozenset(view.all_relaxed)
+    if not loops:
+        return ret, view
+    cret = dict(ret)
+    for iv in _iter_vars(consumer):
+        if iv in ret:
+            cret[iv] = symbols.expand_range(ret[iv], loops)
+    view = LoopView({iv: symbols.expand(v, loops) for iv, v in view.leaf_values.items()},
+                    *({v: symbols.expand_range(r, loops) for v, r in part.items()}
+                      for part in (view.relaxed, view.relaxed_outer, view.fixed)))
+    return cret, view
 
 
 def _classify(stage: Stage, consumer: Stage, ctx: GraphContext, ret: Mapping[IterVar, Range], scope_rank: int

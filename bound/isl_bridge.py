@@ -302,12 +302,11 @@ def pw_aff_to_expr(pa: isl.PwAff, names: IslNames, dtype: str = "int32",
     affs = [aff for _, aff in pieces]
     if len(affs) == 1:
         return aff_to_expr(affs[0], names, dtype)
-    domain = pa.domain()
-    for combine, builder in ((isl.PwAff.max, arith.max_expr), (isl.PwAff.min, arith.min_expr)):
-        whole = affs[0].to_pw_aff()
-        for a in affs[1:]:
-            whole = combine(whole, a.to_pw_aff())
-        if whole.intersect_domain(domain).is_equal(pa):
+    for dominates, builder in (("ge_set", arith.max_expr), ("le_set", arith.min_expr)):
+        # pa is the max (min) of its pieces iff each piece's function wins on the piece's domain;
+        # checking pairs stays quadratic where building the max of all pieces is exponential.
+        if all(piece_set.is_subset(_params_if(getattr(a, dominates)(b), piece_set))
+               for piece_set, a in pieces for b in affs if b is not a):
             result = aff_to_expr(affs[0], names, dtype)
             for a in affs[1:]:
                 result = builder(result, aff_to_expr(a, names, dtype))
@@ -316,6 +315,10 @@ def pw_aff_to_expr(pa: isl.PwAff, names: IslNames, dtype: str = "int32",
     for piece_set, a in reversed(pieces[:-1]):
         result = arith.select(set_to_condition(piece_set, names), aff_to_expr(a, names, dtype), result)
     return result
+
+
+def _params_if(s: isl.Set, like: isl.Set) -> isl.Set:
+    return s.params() if like.is_params() else s
 
 
 def dim_bounds(s: isl.Set, name: str) -> tuple[isl.PwAff, isl.PwAff]:

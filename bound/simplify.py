@@ -53,7 +53,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprMutator, post_order_visit
+from schedule.functor import ExprMutator, children, post_order_visit
 from schedule.itervar import IterVar, Range
 
 _MAX_PASSES = 4
@@ -408,13 +408,31 @@ def simplify(e: Expr, ranges: Mapping[Any, Any] | None = None) -> Expr:
 
 def node_count(e: Expr) -> int:
     """The number of nodes of *e* (its size as printed, roughly)."""
-    count = 0
+    sizes: dict[int, int] = {}
 
-    def visit(_: Expr) -> None:
-        nonlocal count
-        count += 1
-    post_order_visit(e, visit)
-    return count
+    def visit(x: Expr) -> None:
+        sizes[id(x)] = 1 + sum(sizes[id(c)] for c in children(x))
+    for x in _distinct_post_order(e):
+        visit(x)
+    return sizes[id(e)]
+
+
+def _distinct_post_order(e: Expr) -> list[Expr]:
+    """Each distinct node of *e* once, children before parents (shared nodes are not repeated)."""
+    order: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in children(node))
+    return order
 
 
 class Analyzer:

@@ -133,31 +133,45 @@ def structural_equal(a: Any, b: Any) -> bool:
     Variables, IterVars, tensors and operations compare by identity; two reducers compare
     up to the renaming of their own parameters.
     """
-    return _equal(a, b, {})
+    return _equal(a, b, {}, set())
 
 
-def _equal(a: Any, b: Any, binding: dict[Var, Var]) -> bool:
+def _equal(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, int]]) -> bool:
+    # *same* holds the pairs (of nodes of the two trees) already found equal outside any
+    # reducer: trees that share sub-expressions compare in time proportional to their distinct nodes.
     if a is b:
         return True
+    key = (id(a), id(b))
+    if not binding and key in same:
+        return True
+    if not _equal_nodes(a, b, binding, same):
+        return False
+    if not binding:
+        same.add(key)
+    return True
+
+
+def _equal_nodes(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, int]]) -> bool:
     if isinstance(a, Var) or isinstance(b, Var):
         return isinstance(a, Var) and binding.get(a) is b
     if isinstance(a, IterVar) or isinstance(b, IterVar):
-        return isinstance(a, IterVar) and isinstance(b, IterVar) and _equal(a.var, b.var, binding)
+        return isinstance(a, IterVar) and isinstance(b, IterVar) and _equal(a.var, b.var, binding, same)
     if type(a) is not type(b):
         return False
     if isinstance(a, tuple):
-        return len(a) == len(b) and all(_equal(x, y, binding) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_equal(x, y, binding, same) for x, y in zip(a, b))
     if isinstance(a, FloatImm):
         return a.dtype == b.dtype and (a.value == b.value or (a.value != a.value and b.value != b.value))
     if isinstance(a, Expr):
-        return all(_equal(getattr(a, f.name), getattr(b, f.name), binding) for f in fields(a))
+        return all(_equal(getattr(a, f.name), getattr(b, f.name), binding, same) for f in fields(a))
     from schedule.reduce import CommReducer
 
     if isinstance(a, CommReducer):
         if len(a.lhs) != len(b.lhs) or len(a.rhs) != len(b.rhs):
             return False
         inner = {**binding, **dict(zip(a.lhs, b.lhs)), **dict(zip(a.rhs, b.rhs))}
-        return _equal(a.result, b.result, inner) and _equal(a.identity_element, b.identity_element, binding)
+        return (_equal(a.result, b.result, inner, same)
+                and _equal(a.identity_element, b.identity_element, binding, same))
     if isinstance(a, (str, int, float)):
         return a == b
     # Tensors compare by (operation, output index); operations and anything else by identity.
