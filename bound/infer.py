@@ -26,12 +26,12 @@ from bound.simplify import Analyzer, node_count
 from bound.symbols import BoundSymbols
 from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from schedule import arith
-from schedule.graph import attach_path, feed_graph, read_graph
 from schedule.expr import Expr, Var
+from schedule.graph import attach_path, feed_graph, read_graph
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_down_domain
-from schedule.schedule import Schedule
 from schedule.relations import Rebase
+from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
 from schedule.tensor import ExternOp, Operation, PlaceholderOp, Tensor
 

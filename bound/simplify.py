@@ -53,7 +53,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprMutator, children, post_order_visit
+from schedule.functor import ExprMutator, children
 from schedule.itervar import IterVar, Range
 
 _MAX_PASSES = 4
@@ -368,26 +368,28 @@ def var_bounds_of(ranges: Mapping[Any, Any] | None) -> tuple[dict[Var, Bound], d
     """
     bounds: dict[Var, Bound] = {}
     subst: dict[Var, Expr] = {}
-    if not ranges:
-        return bounds, subst
-    cb = ConstBounds(bounds)
-    for key, r in ranges.items():
-        v = key.var if isinstance(key, IterVar) else key
-        if isinstance(r, Range):
-            if isinstance(r.extent, IntImm) and r.extent.value == 1:
-                subst[v] = r.min
-            lo, _ = cb(r.min)
-            hi_min = cb(r.min)[1]
-            hi_ext = cb(r.extent)[1]
-            hi = None if hi_min is None or hi_ext is None else hi_min + hi_ext - 1
-            bounds[v] = (lo, hi)
-        elif isinstance(r, tuple):
-            bounds[v] = (r[0], r[1])
-        else:
-            lo = cb(r.min_value)[0] if isinstance(r.min_value, Expr) else None
-            hi = cb(r.max_value)[1] if isinstance(r.max_value, Expr) else None
-            bounds[v] = (lo, hi)
+    for key, r in (ranges or {}).items():
+        _add_range(bounds, subst, key, r)
     return bounds, subst
+
+
+def _add_range(bounds: dict[Var, Bound], subst: dict[Var, Expr], key: Any, r: Any) -> None:
+    """Add one entry of :func:`var_bounds_of`, bounded by the entries before it."""
+    cb = ConstBounds(bounds)
+    v = key.var if isinstance(key, IterVar) else key
+    subst.pop(v, None)
+    if isinstance(r, Range):
+        if isinstance(r.extent, IntImm) and r.extent.value == 1:
+            subst[v] = r.min
+        lo, hi_min = cb(r.min)
+        hi_ext = cb(r.extent)[1]
+        bounds[v] = (lo, None if hi_min is None or hi_ext is None else hi_min + hi_ext - 1)
+    elif isinstance(r, tuple):
+        bounds[v] = (r[0], r[1])
+    else:
+        lo = cb(r.min_value)[0] if isinstance(r.min_value, Expr) else None
+        hi = cb(r.max_value)[1] if isinstance(r.max_value, Expr) else None
+        bounds[v] = (lo, hi)
 
 
 def simplify(e: Expr, ranges: Mapping[Any, Any] | None = None) -> Expr:
@@ -395,7 +397,10 @@ def simplify(e: Expr, ranges: Mapping[Any, Any] | None = None) -> Expr:
 
     The result equals *e* at every point of the ranges.
     """
-    bounds, subst = var_bounds_of(ranges)
+    return _simplify(e, *var_bounds_of(ranges))
+
+
+def _simplify(e: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -> Expr:
     original = current = e
     for _ in range(_MAX_PASSES):
         out = _Rewriter(bounds, subst)(current)
@@ -440,20 +445,37 @@ class Analyzer:
 
     def __init__(self, ranges: Mapping[Any, Any] | None = None) -> None:
         self._ranges: dict[Var, Any] = {}
+        # Constant bounds of the ranges so far, kept up to date as ranges are added; replacing
+        # a range recomputes them (later ranges may have been bounded through it).
+        self._bounds: dict[Var, Bound] | None = {}
+        self._subst: dict[Var, Expr] = {}
         for k, v in (ranges or {}).items():
             self.bind(k, v)
 
     def bind(self, var: Var | IterVar, r: Any) -> None:
         """Record (or replace) the range of *var*."""
-        self._ranges[var.var if isinstance(var, IterVar) else var] = r
+        v = var.var if isinstance(var, IterVar) else var
+        old = self._ranges.get(v)
+        self._ranges[v] = r
+        if old is not None and old is not r:
+            self._bounds = None
+        elif old is None and self._bounds is not None:
+            _add_range(self._bounds, self._subst, v, r)
+
+    def _var_bounds(self) -> tuple[dict[Var, Bound], dict[Var, Expr]]:
+        if self._bounds is None:
+            self._bounds, self._subst = var_bounds_of(self._ranges)
+        return self._bounds, self._subst
 
     def copy(self) -> Analyzer:
         new = Analyzer()
         new._ranges = dict(self._ranges)
+        bounds, subst = self._var_bounds()
+        new._bounds, new._subst = dict(bounds), dict(subst)
         return new
 
     def simplify(self, e: Expr) -> Expr:
-        return simplify(e, self._ranges)
+        return _simplify(e, *self._var_bounds())
 
     def can_prove(self, cond: Expr) -> bool:
         """Whether *cond* holds at every point of the known ranges (False if unknown)."""
@@ -461,5 +483,5 @@ class Analyzer:
         return isinstance(out, IntImm) and out.value != 0
 
     def const_bound(self, e: Expr) -> Bound:
-        bounds, subst = var_bounds_of(self._ranges)
+        bounds, subst = self._var_bounds()
         return ConstBounds(bounds)(_Rewriter(bounds, subst)(e))
