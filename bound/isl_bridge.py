@@ -109,7 +109,8 @@ class _ToPwAff(ExprFunctor[isl.PwAff]):
         self._zero = self._vars[0]
 
     def const(self, v: int) -> isl.PwAff:
-        return self._zero + v
+        # islpy's operator form converts the number through a slow generic path.
+        return self._zero.add_constant_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, v))
 
     def visit_int_imm(self, e: IntImm) -> isl.PwAff:
         return self.const(e.value)
@@ -180,8 +181,8 @@ class _ToSet(ExprFunctor[isl.Set]):
             raise NonAffineError(f"not an affine condition: {e}")
         return getattr(self._aff(e.a), method)(self._aff(e.b))  # type: ignore[attr-defined]
 
-    def visit_and(self, e: And) -> isl.Set: return self(e.a) & self(e.b)
-    def visit_or(self, e: Or) -> isl.Set: return self(e.a) | self(e.b)
+    def visit_and(self, e: And) -> isl.Set: return self(e.a).intersect(self(e.b))
+    def visit_or(self, e: Or) -> isl.Set: return self(e.a).union(self(e.b))
     def visit_not(self, e: Not) -> isl.Set: return self(e.a).complement()
 
     def visit_call(self, e: Call) -> isl.Set:
@@ -414,7 +415,7 @@ class IslSet(IntSet):
         out = []
         for name in self.dim_names:
             lo, hi = dim_bounds(self.isl, name)
-            extent = hi - lo + 1
+            extent = (hi - lo).add_constant_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, 1))
             if gaps is not None and not gaps.is_empty():
                 g = gaps.params().align_params(extent.space.params())
                 extent = extent.align_params(g.space)

@@ -58,6 +58,12 @@ class Linear:
         else:
             self.terms[atom] = new
 
+    def add_scaled(self, other: Linear, scale: int = 1) -> None:
+        """Add ``scale * other`` to this sum in place."""
+        self.const += scale * other.const
+        for atom, k in other.terms.items():
+            self.add_term(atom, scale * k)
+
     def plus(self, other: Linear, scale: int = 1) -> Linear:
         out = Linear(self.dtype, dict(self.terms), self.const + scale * other.const)
         for atom, k in other.terms.items():

@@ -23,6 +23,9 @@ class ExprFunctor(Generic[R]):
         raise InternalError(f"{type(self).__name__} has no visit_{e.visit_name}")
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def children(e: Expr) -> Iterator[Expr]:
     """The sub-expressions of *e* in TVM's visiting order (a Reduce's axis bounds first)."""
     if isinstance(e, Reduce):
@@ -34,8 +37,11 @@ def children(e: Expr) -> Iterator[Expr]:
         yield from e.init
         yield e.condition
         return
-    for f in fields(e):
-        value = getattr(e, f.name)
+    names = _FIELD_NAMES.get(type(e))
+    if names is None:
+        names = _FIELD_NAMES[type(e)] = tuple(f.name for f in fields(e))
+    for name in names:
+        value = getattr(e, name)
         if isinstance(value, Expr):
             yield value
         elif isinstance(value, tuple):
