@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bound.errors import BoundError
+from bound.explain import BoundReport, StageReport, explain
 from bound.infer import infer_bound
 from bound.interval import IntervalSet, eval_set
 from bound.intset import IntSet

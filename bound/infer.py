@@ -125,7 +125,8 @@ def _iter_vars(stage: Stage) -> list[IterVar]:
     return list(ivs)
 
 
-def _storage_rank(stage: Stage, ctx: GraphContext) -> int:
+def scope_rank_of(stage: Stage, ctx: GraphContext) -> int:
+    """The storage rank of *stage*: its scope, or where its attach loops put it."""
     if stage.scope:
         return storage_rank(stage.scope)
     ranks = [thread_rank(tag)[0] for iv in ctx.attach_path[stage] if (tag := ctx.tag(iv)) and tag != "pipeline"]
@@ -163,7 +164,7 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     requests: list[list[IntervalSet]] = [[] for _ in range(ndim)]
     regions = []
     fixed_all: dict = {}
-    scope_rank = _storage_rank(stage, ctx)
+    scope_rank = scope_rank_of(stage, ctx)
     all_exact = True
     for op in _consumers(stage, ctx):
         consumer = ctx.stage_of[op]

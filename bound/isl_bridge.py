@@ -391,6 +391,21 @@ class IslSet(IntSet):
         """The number of points of a bounded, parameter-free set."""
         return int(self.isl.count_val().to_python())
 
+    def points(self) -> set[tuple[int, ...]]:
+        """Every point of a bounded, parameter-free set."""
+        out: set[tuple[int, ...]] = set()
+        n = self.ndim
+
+        def add(p: isl.Point) -> None:
+            out.add(tuple(int(p.get_coordinate_val(_DT.set, k).to_python()) for k in range(n)))
+        self.isl.foreach_point(add)
+        return out
+
+    def max_of(self, name: str) -> int | None:
+        """The largest value of dimension *name* in a parameter-free set (None if empty)."""
+        v = self.isl.dim_max_val(self.isl.find_dim_by_name(_DT.set, name))
+        return None if v.is_nan() or v.is_infty() or v.is_neginfty() else int(v.to_python())
+
     def box(self) -> tuple[IntervalSet, ...]:
         from bound.interval import IntervalSet
 

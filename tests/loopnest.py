@@ -7,6 +7,7 @@ the guards a lowering must honour.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import schedule as te
@@ -62,3 +63,33 @@ def body_envs(bounds, stage: te.Stage) -> Iterator[dict]:
                    < evaluate(iv.dom.min, full) + evaluate(iv.dom.extent, full) for iv in roots):
                 continue
             yield full
+
+
+def box(bounds, T, env) -> list[tuple[int, int]]:
+    """``[lo, hi)`` per dimension of *T*'s realized region under loop values *env*."""
+    out = []
+    for iv in T.op.axis:
+        lo = evaluate(bounds[iv].min, env)
+        out.append((lo, lo + evaluate(bounds[iv].extent, env)))
+    return out
+
+
+def volumes(bounds, stage: te.Stage) -> tuple[int, int]:
+    """(largest region, elements computed over all executions) of a stage."""
+    T = stage.op.output(0)
+    sizes = []
+    for env in outer_envs(bounds, stage):
+        size = 1
+        for lo, hi in box(bounds, T, env):
+            size *= max(hi - lo, 0)
+        sizes.append(size)
+    return max(sizes, default=0), sum(sizes)
+
+
+def region_points(bounds, stage: te.Stage) -> Iterator[dict]:
+    """Every point of *stage*'s realized box of all its roots (reductions included), per execution."""
+    roots = stage.op.root_iter_vars
+    for env in outer_envs(bounds, stage):
+        ranges = [_range(bounds, iv, env) for iv in roots]
+        for point in itertools.product(*ranges):
+            yield {**env, **{iv.var: x for iv, x in zip(roots, point)}}

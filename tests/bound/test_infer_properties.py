@@ -21,16 +21,8 @@ from bound.infer import infer_normalized
 from schedule.evaluate import evaluate
 from schedule.graph import attach_path
 
-from ..loopnest import body_envs, outer_envs
+from ..loopnest import body_envs, box, outer_envs, volumes
 from ..strategies import describe, pipelines, schedules
-
-
-def _box(bounds, T, env):
-    out = []
-    for iv in T.op.axis:
-        lo = evaluate(bounds[iv].min, env)
-        out.append((lo, lo + evaluate(bounds[iv].extent, env)))
-    return out
 
 
 def _reads_by_attach_iteration(sn, bounds, stage):
@@ -60,28 +52,16 @@ def _check(sn, bounds, exact, fallbacks=()):
         path, groups = _reads_by_attach_iteration(sn, bounds, stage)
         for key, elements in groups.items():
             env = {iv.var: v for iv, v in zip(path, key)}
-            box = _box(bounds, T, env)
+            region = box(bounds, T, env)
             for e in elements:
-                assert all(lo <= x < hi for x, (lo, hi) in zip(e, box)), (stage.name, e, box)
+                assert all(lo <= x < hi for x, (lo, hi) in zip(e, region)), (stage.name, e, region)
             if exact and stage.name not in fallbacks:
-                hull = [(min(e[d] for e in elements), max(e[d] for e in elements) + 1) for d in range(len(box))]
-                assert box == hull, (stage.name, key, box, hull)
+                hull = [(min(e[d] for e in elements), max(e[d] for e in elements) + 1) for d in range(len(region))]
+                assert region == hull, (stage.name, key, region, hull)
         if exact and path and stage.name not in fallbacks:
             for env in outer_envs(bounds, stage):
                 if tuple(env[iv.var] for iv in path) not in groups:  # nothing read: nothing realized
-                    assert any(hi <= lo for lo, hi in _box(bounds, T, env)), (stage.name, env)
-
-
-def _volumes(bounds, stage):
-    """(largest region, elements computed over all executions) of a stage."""
-    T = stage.op.output(0)
-    sizes = []
-    for env in outer_envs(bounds, stage):
-        size = 1
-        for lo, hi in _box(bounds, T, env):
-            size *= max(hi - lo, 0)
-        sizes.append(size)
-    return max(sizes, default=0), sum(sizes)
+                    assert any(hi <= lo for lo, hi in box(bounds, T, env)), (stage.name, env)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -104,9 +84,9 @@ def test_regions_are_sound_exact_is_the_hull_and_inside_faithful(data):
     for stage in sn.stages:
         if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):
             continue
-        tight, loose = _volumes(results[True], stage), _volumes(results[False], stage)
+        tight, loose = volumes(results[True], stage), volumes(results[False], stage)
         assert tight[0] <= loose[0] and tight[1] <= loose[1], (stage.name, tight, loose)
         if not attach_path(stage):
             T = stage.op.output(0)
-            for (tlo, thi), (llo, lhi) in zip(_box(results[True], T, {}), _box(results[False], T, {})):
+            for (tlo, thi), (llo, lhi) in zip(box(results[True], T, {}), box(results[False], T, {})):
                 assert llo <= tlo and thi <= lhi, stage.name

@@ -1,0 +1,180 @@
+"""bound.explain: hand-counted cases, and counts checked against enumerating the loop nests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+import schedule as te
+from bound import BoundError, explain
+from bound.access import reads
+from bound.infer import infer_normalized
+from schedule.evaluate import evaluate
+
+from ..loopnest import region_points, volumes
+from ..strategies import describe, pipelines, schedules
+
+
+def _guarded(P, i, n):
+    return te.if_then_else(te.all(i >= 0, i < n), P[i], te.const(0.0))
+
+
+def stencil_pair():
+    """Two 3-point stencils on 16 elements; the first computed at the second's outer loop (by 4)."""
+    A = te.placeholder((16,), name="A")
+    B = te.compute((16,), lambda i: _guarded(A, i - 1, 16) + A[i] + _guarded(A, i + 1, 16), name="B")
+    C = te.compute((16,), lambda i: _guarded(B, i - 1, 16) + B[i] + _guarded(B, i + 1, 16), name="C")
+    s = te.create_schedule(C.op)
+    xo, _ = s[C].split(C.op.axis[0], factor=4)
+    s[B].compute_at(s[C], xo)
+    return s, B, C
+
+
+def fused_4x4(factor):
+    """The document's Example 6: C's axes fused, split by *factor*, B at the outer loop."""
+    A = te.placeholder((4, 4), name="A")
+    B = te.compute((4, 4), lambda bi, bj: A[bi, bj] + 2, name="B")
+    C = te.compute((4, 4), lambda ci, cj: B[ci, cj] * 3, name="C")
+    s = te.create_schedule(C.op)
+    xo, _ = s[C].split(s[C].fuse(*C.op.axis), factor)
+    s[B].compute_at(s[C], xo)
+    return s, B, C
+
+
+def counts(row):
+    return row.allocated, row.computed, row.needed
+
+
+@pytest.mark.parametrize("exact, expected", [
+    # faithful: [4o-1, 4o+4] at each of the 4 iterations; exact clips the borders: 5+6+6+5
+    (False, (6, 24, 16)),
+    (True, (6, 22, 16)),
+])
+def test_stencil_at_outer_loop_recomputes_the_halo(exact, expected):
+    s, B, C = stencil_pair()
+    report = explain(s, exact=exact)
+    assert counts(report[B]) == expected
+    assert counts(report[C]) == (16, 16, 16)
+    assert report[B].ratio == expected[1] / 16
+
+
+@pytest.mark.parametrize("factor, exact, expected", [
+    (4, False, (16, 64, 16)),   # the document: all of B at each of the 4 iterations
+    (4, True, (4, 16, 16)),     # one row each time
+    (3, False, (16, 96, 16)),
+    # blocks of the fused index 0-2, 3-5, 6-8, 9-11, 12-14, 15: hulls 1x3, 2x4, 2x4, 1x3, 1x3, 1x1
+    (3, True, (8, 26, 16)),
+])
+def test_example_6_fuse(factor, exact, expected):
+    s, B, _ = fused_4x4(factor)
+    assert counts(explain(s, exact=exact)[B]) == expected
+
+
+def test_table_lists_every_computed_tensor_with_its_ratio():
+    s, B, C = stencil_pair()
+    report = explain(s, exact=True)
+    assert list(report) == [B, C]
+    lines = str(report).splitlines()
+    assert lines[0] == "bounds: exact"
+    assert lines[1].split() == ["tensor", "allocated", "computed", "needed", "computed/needed"]
+    assert lines[2].split() == ["B", "6", "22", "16", "1.38"]
+    assert lines[3].split() == ["C", "16", "16", "16", "1.00"]
+
+
+def test_reduction_consumer_reads_each_input_element_once():
+    A = te.placeholder((6, 5), name="A")
+    k = te.reduce_axis((0, 5), name="k")
+    P = te.compute((6, 5), lambda i, j: A[i, j] * 2, name="P")
+    R = te.compute((6,), lambda i: te.sum(P[i, k], axis=k), name="R")
+    s = te.create_schedule(R.op)
+    s[P].compute_at(s[R], R.op.axis[0])
+    for exact in (False, True):
+        report = explain(s, exact=exact)
+        assert counts(report[P]) == (5, 30, 30)
+        assert counts(report[R]) == (6, 6, 6)
+
+
+def test_a_data_dependent_read_may_touch_the_whole_tensor():
+    idx = te.placeholder((3,), dtype="int32", name="idx")
+    P = te.compute((10,), lambda i: te.const(1.0) + i, name="P")
+    G = te.compute((3,), lambda i: P[idx[i]], name="G")
+    s = te.create_schedule(G.op)
+    assert explain(s)[P].needed == 10
+
+
+def test_unused_elements_are_not_needed():
+    A = te.placeholder((10,), name="A")
+    P = te.compute((10,), lambda i: A[i] + 1, name="P")
+    Q = te.compute((3,), lambda i: P[3 * i + 1], name="Q")
+    s = te.create_schedule(Q.op)
+    for exact in (False, True):
+        row = explain(s, exact=exact)[P]
+        assert (row.allocated, row.needed) == (7, 3)   # realizes P[1..7], reads 1, 4, 7
+
+
+def test_symbolic_shapes_are_refused():
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] + 1, name="B")
+    with pytest.raises(ValueError, match="'B' has a symbolic extent n"):
+        explain(te.create_schedule(B.op))
+
+
+def test_placeholders_have_no_row():
+    s, B, C = stencil_pair()
+    A = B.op.input_tensors[0]
+    with pytest.raises(KeyError, match="placeholders and inlined stages"):
+        explain(s)[A]
+
+
+def _needed_by_enumeration(sn, bounds, T):
+    seen = set()
+    for consumer in sn.stages:
+        if consumer.attach_type == te.AttachType.InlinedAlready:
+            continue
+        accesses = reads(consumer.op, [T])
+        for env in region_points(bounds, consumer) if accesses else ():
+            for acc in accesses:
+                if evaluate(acc.condition, env):
+                    seen.add(tuple(evaluate(i, env) for i in acc.indices))
+    return len(seen)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_counts_agree_with_enumerating_the_loop_nests(data):
+    p = data.draw(pipelines(max_computes=4, max_extent=4))
+    s = data.draw(schedules(p))
+    note(describe(s))
+    sn = s.normalize()
+    for exact in (False, True):
+        try:
+            bounds = infer_normalized(sn, exact=exact)
+        except BoundError:
+            return
+        report = explain(s, exact=exact)
+        for user_stage, stage in zip(s.stages, sn.stages):
+            if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):
+                continue
+            T = stage.op.output(0)
+            row = report[user_stage.op.output(0)]
+            largest, computed = volumes(bounds, stage)
+            assert row.computed == computed, (T.name, exact)
+            assert row.allocated >= largest, (T.name, exact)
+            if not stage.attach_type == te.AttachType.Scope:
+                assert row.allocated == largest
+            if not stage.is_output:
+                assert row.needed == _needed_by_enumeration(sn, bounds, T), (T.name, exact)
+
+
+def test_inlined_stages_have_no_row_and_their_reader_reads_the_producer():
+    A = te.placeholder((8,), name="A")
+    P = te.compute((8,), lambda i: A[i] + 1, name="P")
+    Q = te.compute((8,), lambda i: P[i] * 2, name="Q")
+    R = te.compute((4,), lambda i: Q[2 * i], name="R")
+    s = te.create_schedule(R.op)
+    s[Q].compute_inline()
+    report = explain(s)
+    assert list(report) == [P, R]
+    assert counts(report[P]) == (7, 7, 4)   # P[0..6] realized, P[0, 2, 4, 6] read
