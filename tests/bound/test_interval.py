@@ -1,0 +1,96 @@
+"""Interval sets: TVM's rules case by case (faithful and tight), and soundness on random expressions."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import schedule as te
+from bound import Analyzer, IntervalSet, eval_set
+from bound.const_bound import _mul_bounds
+from bound.interval import FAITHFUL, NEG_INF, POS_INF, TIGHT
+from schedule.evaluate import evaluate
+
+x, y = te.var("x"), te.var("y")
+
+
+def ends(s):
+    return tuple(v if v is NEG_INF or v is POS_INF else evaluate(v) for v in (s.min_value, s.max_value))
+
+
+def over(e, rules=FAITHFUL, **ranges):
+    dom = {v: IntervalSet(te.const(lo), te.const(hi)) for v, (lo, hi) in
+           ((x if k == "x" else y, r) for k, r in ranges.items())}
+    return ends(eval_set(e, dom, Analyzer(), rules))
+
+
+@pytest.mark.parametrize("rules", [FAITHFUL, TIGHT])
+def test_linear_rules(rules):
+    assert over(x + y, rules, x=(0, 3), y=(10, 12)) == (10, 15)
+    assert over(x - y, rules, x=(0, 3), y=(10, 12)) == (-12, -7)
+    assert over(x * 4 - 1, rules, x=(0, 3)) == (-1, 11)
+    assert over(x * -2, rules, x=(1, 3)) == (-6, -2)
+    assert over(te.floordiv(x, 4), rules, x=(-5, 9)) == (-2, 2)
+    assert over(te.min(x, y), rules, x=(0, 9), y=(3, 5)) == (0, 5)
+    assert over(te.max(x, y), rules, x=(0, 9), y=(3, 5)) == (3, 9)
+
+
+def test_product_of_two_ranges_is_everything_as_in_tvm():
+    assert over(x * y, x=(0, 3), y=(0, 3)) == (NEG_INF, POS_INF)
+
+
+def test_floormod_within_one_quotient_keeps_its_shape_only_in_tight_rules():
+    # TVM v0.7 tightened x % 8 for x in [9, 12] from [0, 7] to [1, 4].
+    assert over(te.floormod(x, 8), FAITHFUL, x=(9, 12)) == (0, 7)
+    assert over(te.floormod(x, 8), TIGHT, x=(9, 12)) == (1, 4)
+    assert over(te.floormod(x, 8), TIGHT, x=(6, 12)) == (0, 7)
+
+
+def test_if_then_else_is_everything_faithfully_and_both_branches_tightly():
+    e = te.if_then_else(x > 2, x, te.const(0))
+    assert over(e, FAITHFUL, x=(0, 9)) == (NEG_INF, POS_INF)
+    assert over(e, TIGHT, x=(0, 9)) == (0, 9)
+
+
+def test_unbounded_variables_stay_symbolic_points():
+    s = eval_set(x + 1, {}, Analyzer())
+    assert s.is_single_point()
+
+
+def test_union_and_intersect():
+    a, b = IntervalSet(te.const(0), te.const(3)), IntervalSet(te.const(5), te.const(9))
+    assert ends(a.union(b)) == (0, 9)
+    assert ends(a.intersect(IntervalSet(te.const(2), te.const(7)))) == (2, 3)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ((None, None), (2, 2), (None, None)),
+    ((0, None), (-3, -1), (None, 0)),
+    ((None, None), (0, 0), (0, 0)),
+    ((1, 3), (-2, 5), (-6, 15)),
+    ((-4, -1), (None, 2), (-8, None)),
+])
+def test_constant_bounds_of_products(a, b, expected):
+    assert _mul_bounds(a, b) == expected
+
+
+_leaf = st.sampled_from([x, y]) | st.integers(-6, 6).map(te.const)
+
+
+def _combine(children):
+    ops = [lambda a, b: a + b, lambda a, b: a - b, te.min, te.max,
+           lambda a, b: a * 3, lambda a, b: te.floordiv(a, 3), lambda a, b: te.floormod(a, 4)]
+    return st.tuples(st.sampled_from(ops), children, children).map(lambda t: t[0](t[1], t[2]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.recursive(_leaf, _combine, max_leaves=6), st.integers(-5, 5), st.integers(0, 4),
+       st.integers(-5, 5), st.integers(0, 4), st.sampled_from([FAITHFUL, TIGHT]))
+def test_every_value_lies_in_the_interval(e, xlo, xn, ylo, yn, rules):
+    lo, hi = over(e, rules, x=(xlo, xlo + xn), y=(ylo, ylo + yn))
+    for vx, vy in itertools.product(range(xlo, xlo + xn + 1), range(ylo, ylo + yn + 1)):
+        v = evaluate(e, {x: vx, y: vy})
+        assert (lo is NEG_INF or lo <= v) and (hi is POS_INF or v <= hi), (str(e), vx, vy, v, lo, hi)
