@@ -1,1 +1,23 @@
 """Lowering: ScheduleOps, statement IR, printer, storage flattening, execution."""
+
+from __future__ import annotations
+
+from lower.loop_nest import LoweringError
+from lower.schedule_ops import schedule_ops
+from lower.stmt import (
+    Allocate,
+    AttrStmt,
+    Buffer,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    Load,
+    ProducerConsumer,
+    Provide,
+    Realize,
+    SeqStmt,
+    Stmt,
+    Store,
+)

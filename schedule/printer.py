@@ -87,6 +87,8 @@ class ExprPrinter(ExprFunctor[str]):
             if kind in _CALL_LIKE:
                 return f"{_CALL_LIKE[kind]}({self(e.a)}, {self(e.b)})"
             return f"({self(e.a)}{_INFIX[kind]}{self(e.b)})"
+        if hasattr(e, "print_with"):  # nodes of later layers (flat loads) print themselves
+            return e.print_with(self)
         return super().visit_default(e)
 
     def visit_not(self, e: Not) -> str:

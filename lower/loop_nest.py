@@ -1,0 +1,181 @@
+"""One stage's loop nest (TVM's MakeLoopNest and MakeBoundCheck).
+
+A nest is a list of levels, one per leaf IterVar, outermost first; each level holds the
+statements that open it (a ``for`` or a thread attribute), and the value of every IterVar in
+terms of the loop variables. Loops of extent 1 disappear (their value is the range minimum)
+unless *keep_trivial*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from bound import Analyzer, IntervalSet, eval_set
+from lower.stmt import AttrStmt, For, ForKind, Stmt
+from schedule import arith
+from schedule.expr import Expr, StringImm, Var
+from schedule.itervar import IterVar, IterVarType, Range
+from schedule.relation_passing import pass_up_index
+from schedule.relations import Fuse, Rebase, Split
+from schedule.graph import attach_path
+from schedule.stage import AttachType, Stage
+
+Wrap = Callable[[Stmt], Stmt]
+
+_KINDS = {IterVarType.Parallelized: ForKind.PARALLEL, IterVarType.Vectorized: ForKind.VECTORIZED,
+          IterVarType.Unrolled: ForKind.UNROLLED}
+
+
+class LoweringError(ValueError):
+    """A schedule that cannot be turned into loops; the message names the stage."""
+
+
+@dataclass
+class LoopNest:
+    """Per leaf (outermost first) the wrappers that open its level, and every IterVar's value."""
+
+    leaves: list[IterVar]
+    levels: list[list[Wrap]]
+    values: dict[IterVar, Expr]
+
+
+def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequence[IterVar],
+                   keep_trivial: bool, rename: str = "") -> LoopNest:
+    """Loops over *leaves* of *stage*; with *rename*, loop variables are fresh ``<name><rename>``."""
+    levels: list[list[Wrap]] = []
+    values: dict[IterVar, Expr] = {}
+    for iv in leaves:
+        r = bounds[iv]
+        attr = stage.iter_var_attrs.get(iv)
+        thread = attr.bind_thread if attr is not None else None
+        level: list[Wrap] = []
+        if thread is not None:
+            if arith.value_of(r.min) != 0:
+                raise LoweringError(f"stage '{stage.name}': thread-bound loop '{iv.name}' starts at "
+                                    f"{r.min}, not 0")
+            key = "virtual_thread" if thread.thread_tag.startswith("vthread") else "thread_extent"
+            level.append(_attr(thread, key, r.extent))
+            values[iv] = thread.var
+        elif arith.value_of(r.extent) == 1 and not keep_trivial:
+            values[iv] = r.min
+        else:
+            var = Var(iv.var.name + rename, iv.var.dtype) if rename else iv.var
+            kind = _KINDS.get(attr.iter_type if attr is not None else iv.iter_type, ForKind.SERIAL)
+            if arith.value_of(r.min) == 0:
+                level.append(_for(var, arith.const(0, r.extent.dtype), r.extent, kind))
+                values[iv] = var
+            else:
+                level.append(_for(var, arith.const(0, r.extent.dtype), r.extent, kind))
+                values[iv] = arith.add(r.min, var)
+        levels.append(level)
+    pass_up_index(stage, bounds, values, allow_missing=True)
+    return LoopNest(list(leaves), levels, values)
+
+
+def _for(var: Var, lo: Expr, extent: Expr, kind: ForKind) -> Wrap:
+    return lambda body: For(var, lo, extent, kind, body)
+
+
+def _attr(node: object, key: str, value: Expr) -> Wrap:
+    return lambda body: AttrStmt(node, key, value, body)
+
+
+def scope_attr(node: object, key: str, value: str) -> Wrap:
+    """An attribute with a string value around the body."""
+    return _attr(node, key, StringImm(value))
+
+
+def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[IterVar, Expr],
+                 skip: set[IterVar], skip_root_domain: bool) -> list[Expr]:
+    """The conditions an iteration must meet (TVM's MakeBoundCheck, provable equality for roots).
+
+    An IterVar above a split whose parts overshoot it must stay in its range; a root whose
+    inferred range may leave its domain must stay in the domain. Conditions that interval
+    arithmetic over the loop ranges proves are left out.
+    """
+    flagged = _overshooting(stage, bounds)
+    # The loops around the stage (its attach path) have known ranges too.
+    enclosing = [*attach_path(stage), *stage.leaf_iter_vars]
+    loops = {iv.var: IntervalSet.from_range(bounds[iv]) for iv in enclosing if iv in bounds}
+    thread_loops = {}
+    for st in {id(st): st for st in [stage, *_attach_stages(stage)]}.values():
+        for iv, a in st.iter_var_attrs.items():
+            if a.bind_thread is not None and iv in bounds:
+                thread_loops[a.bind_thread.var] = IntervalSet.from_range(bounds[iv])
+    analyzer = Analyzer()
+    for v, s in {**loops, **thread_loops}.items():
+        analyzer.bind(v, Range.from_min_extent(s.min_value, arith.add(arith.sub(s.max_value, s.min_value), 1)))
+    dom = {**loops, **thread_loops}
+    preds: list[Expr] = []
+    for iv in stage.all_iter_vars:
+        if iv in skip or iv not in flagged or iv.iter_type == IterVarType.Opaque or iv not in values:
+            continue
+        r = bounds[iv]
+        v = arith.sub(values[iv], r.min)
+        if not _provably_below(v, r.extent, dom, analyzer):
+            preds.append(arith.lt(v, r.extent))
+    if skip_root_domain:
+        return preds
+    for iv in stage.op.root_iter_vars:
+        if iv in skip or iv.dom is None or iv not in values:
+            continue
+        r = bounds[iv]
+        if analyzer.can_prove(arith.equal(r.min, iv.dom.min)) and analyzer.can_prove(arith.equal(r.extent, iv.dom.extent)):
+            continue
+        v = arith.sub(values[iv], iv.dom.min)
+        s = eval_set(v, dom, analyzer)
+        if not (s.has_lower_bound() and analyzer.can_prove(arith.ge(s.min_value, 0))):
+            preds.append(arith.ge(v, 0))
+        if not _provably_below(v, iv.dom.extent, dom, analyzer):
+            preds.append(arith.lt(v, iv.dom.extent))
+    return preds
+
+
+def _attach_stages(stage: Stage) -> list[Stage]:
+    out, st = [], stage
+    while st.attach_type == AttachType.Scope and st.attach_stage is not None and st.attach_stage not in out:
+        st = st.attach_stage
+        out.append(st)
+    return out
+
+
+def _provably_below(v: Expr, extent: Expr, dom: Mapping[Var, IntervalSet], analyzer: Analyzer) -> bool:
+    s = eval_set(v, dom, analyzer)
+    return s.has_upper_bound() and analyzer.can_prove(arith.lt(s.max_value, extent))
+
+
+def _overshooting(stage: Stage, bounds: Mapping[IterVar, Range]) -> set[IterVar]:
+    """IterVars whose children's loops may run past them (TVM's PassUpBoundCheck)."""
+    flagged: set[IterVar] = set()
+    analyzer = Analyzer()
+    for rel in reversed(stage.relations):
+        match rel:
+            case Split(parent=p, outer=o, inner=i):
+                if o in flagged or i in flagged:
+                    flagged.add(p)
+                elif p in bounds and o in bounds and i in bounds:
+                    whole = arith.mul(bounds[o].extent, bounds[i].extent)
+                    if not analyzer.can_prove(arith.equal(bounds[p].extent, whole)):
+                        flagged.add(p)
+            case Fuse(outer=o, inner=i, fused=f):
+                if f in flagged:
+                    flagged.update((o, i))
+            case Rebase(parent=p, rebased=r):
+                if r in flagged:
+                    flagged.add(p)
+    return flagged
+
+
+def reduction_flags(stage: Stage) -> dict[IterVar, int]:
+    """1 for IterVars derived from data axes, 2 from reduce axes, 3 from both (a fuse)."""
+    flags = {iv: (2 if iv.iter_type == IterVarType.CommReduce else 1) for iv in stage.op.root_iter_vars}
+    for rel in stage.relations:
+        match rel:
+            case Split(parent=p, outer=o, inner=i):
+                flags[o] = flags[i] = flags.get(p, 0)
+            case Fuse(outer=o, inner=i, fused=f):
+                flags[f] = flags.get(o, 0) | flags.get(i, 0)
+            case Rebase(parent=p, rebased=r):
+                flags[r] = flags.get(p, 0)
+    return flags

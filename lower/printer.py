@@ -1,0 +1,128 @@
+"""Statements as TVM's legacy text (DESIGN.md "Printed IR"; 2-space indent)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lower.stmt import (
+    Allocate,
+    AttrStmt,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    ProducerConsumer,
+    Provide,
+    Realize,
+    SeqStmt,
+    Stmt,
+    Store,
+)
+from lower.stmt_functor import StmtFunctor
+from schedule.expr import Expr
+from schedule.itervar import IterVar
+from schedule.printer import expr_str
+from schedule.tensor import Operation
+
+
+def node_str(node: Any) -> str:
+    """An attribute's node: a buffer or tensor by name, an IterVar as ``iter_var(...)``."""
+    if isinstance(node, IterVar):
+        dom = f"range(min={expr_str(node.dom.min)}, ext={expr_str(node.dom.extent)})" if node.dom else ""
+        return f"iter_var({node.var.name}, {dom}, {node.thread_tag})"
+    if isinstance(node, Expr):
+        return expr_str(node)
+    if isinstance(node, Operation):
+        return node.name
+    return getattr(node, "name", str(node))
+
+
+class _Printer(StmtFunctor[None]):
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.indent = 0
+
+    def emit(self, text: str) -> None:
+        self.lines.append("  " * self.indent + text)
+
+    def block(self, head: str, body: Stmt) -> None:
+        self.emit(head + " {")
+        self.indent += 1
+        self(body)
+        self.indent -= 1
+        self.emit("}")
+
+    def visit_attr_stmt(self, s: AttrStmt) -> None:
+        self.emit(f"// attr [{node_str(s.node)}] {s.key} = {expr_str(s.value)}")
+        self(s.body)
+
+    def visit_allocate(self, s: Allocate) -> None:
+        dims = " * ".join(expr_str(e) for e in s.buffer.extents)
+        self.emit(f"allocate {s.buffer.name}[{s.buffer.dtype} * {dims}]")
+        self(s.body)
+
+    def visit_realize(self, s: Realize) -> None:
+        dims = ", ".join(f"[{expr_str(r.min)}, {expr_str(r.extent)}]" for r in s.bounds)
+        suffix = f".value[{s.value_index}]" if s.op.num_outputs > 1 else ""
+        self.block(f"realize {s.op.name}({dims}){suffix}", s.body)
+
+    def visit_producer_consumer(self, s: ProducerConsumer) -> None:
+        if s.is_producer:
+            self.block(f"produce {s.op.name}", s.body)
+        else:
+            self(s.body)
+
+    def visit_for(self, s: For) -> None:
+        self.block(f"{s.kind.value} ({s.loop_var.name}, {expr_str(s.min)}, {expr_str(s.extent)})", s.body)
+
+    def visit_provide(self, s: Provide) -> None:
+        suffix = f".value[{s.value_index}]" if s.op.num_outputs > 1 else ""
+        index = ", ".join(expr_str(i) for i in s.indices)
+        self.emit(f"{s.op.name}({index}){suffix} ={expr_str(s.value)}")
+
+    def visit_store(self, s: Store) -> None:
+        self.emit(f"{s.buffer.name}[{expr_str(s.index)}] = {expr_str(s.value)}")
+
+    def visit_if_then_else(self, s: IfThenElse) -> None:
+        self.emit(f"if ({expr_str(s.condition)}) {{")
+        current: IfThenElse = s
+        while True:
+            self.indent += 1
+            self(current.then_case)
+            self.indent -= 1
+            other = current.else_case
+            if other is None:
+                self.emit("}")
+                return
+            if isinstance(other, IfThenElse):
+                self.emit(f"}} else if ({expr_str(other.condition)}) {{")
+                current = other
+                continue
+            self.emit("} else {")
+            self.indent += 1
+            self(other)
+            self.indent -= 1
+            self.emit("}")
+            return
+
+    def visit_let_stmt(self, s: LetStmt) -> None:
+        self.emit(f"let {s.var.name} = {expr_str(s.value)}")
+        self(s.body)
+
+    def visit_seq_stmt(self, s: SeqStmt) -> None:
+        for x in s.seq:
+            self(x)
+
+    def visit_evaluate(self, s: Evaluate) -> None:
+        self.emit(expr_str(s.value))
+
+
+def stmt_str(s: Stmt) -> str:
+    """The legacy text of *s*, one statement per line."""
+    p = _Printer()
+    p(s)
+    return "\n".join(p.lines) + "\n"
+
+
+__all__ = ["ForKind", "node_str", "stmt_str"]

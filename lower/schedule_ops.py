@@ -1,0 +1,170 @@
+"""ScheduleOps: the realize/produce form of a schedule, stages placed at their attach points.
+
+Each stage becomes a pipeline ``realize T(region) { produce T { loops { T(...) =value } } rest }``:
+root stages nest in stage order at the top, and a stage attached at a loop is placed inside
+that loop before the rest of its body, as TVM does. Reductions are an init nest and an update
+nest sharing the loops outside the first reduction loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bound import infer_bound
+from bound.infer import infer_normalized
+from lower.loop_nest import LoweringError, LoopNest, bound_checks, make_loop_nest, reduction_flags
+from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
+from schedule import arith
+from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
+from schedule.functor import substitute
+from schedule.graph import attach_ivar
+from schedule.itervar import IterVar, Range
+from schedule.schedule import Schedule
+from schedule.stage import AttachType, Stage
+from schedule.tensor import ComputeOp, PlaceholderOp
+
+
+def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
+                 debug_keep_trivial_loop: bool = False, exact: bool = True) -> Stmt:
+    """The loop nests of *s* in realize/produce form.
+
+    :arg bounds: from :func:`bound.infer_bound` (computed with *exact* if not given).
+    :raises LoweringError: for a stage that cannot be placed (naming it).
+    """
+    sn = s.normalize()
+    if bounds is None:
+        bounds = infer_normalized(sn, exact=exact)
+    return _Builder(sn, bounds, debug_keep_trivial_loop).build()
+
+
+class _Builder:
+    def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool) -> None:
+        self.s = s
+        self.bounds = bounds
+        self.keep_trivial = keep_trivial
+        self.attached: dict[IterVar, list[Stage]] = {}
+        self.roots: list[Stage] = []
+        for st in s.stages:
+            if isinstance(st.op, PlaceholderOp) or st.attach_type == AttachType.InlinedAlready:
+                continue
+            if st.attach_type == AttachType.Scope:
+                self.attached.setdefault(attach_ivar(st), []).append(st)
+            elif st.attach_type == AttachType.GroupRoot:
+                self.roots.append(st)
+            else:
+                raise LoweringError(f"stage '{st.name}': attach type {st.attach_type.name} is not supported")
+        self.placed: set[Stage] = set()
+
+    def build(self) -> Stmt:
+        body = self.pipelines(self.roots, None)
+        missing = [st.name for ivs in self.attached.values() for st in ivs if st not in self.placed]
+        if missing:
+            raise LoweringError(f"stage '{missing[0]}' is attached at a loop that does not exist in "
+                                "the loop nest")
+        return body
+
+    def pipelines(self, stages: list[Stage], rest: Stmt | None) -> Stmt:
+        """The pipelines of *stages* (stage order, first outermost) around *rest*."""
+        body = rest
+        for st in reversed(stages):
+            body = self.pipeline(st, body)
+        return body if body is not None else NO_OP
+
+    def pipeline(self, st: Stage, rest: Stmt | None) -> Stmt:
+        self.placed.add(st)
+        if not isinstance(st.op, ComputeOp):
+            raise LoweringError(f"stage '{st.name}': {type(st.op).__name__} cannot be lowered to loops")
+        body = seq(ProducerConsumer(st.op, True, self.compute(st)), rest)
+        region = tuple(self.bounds[iv] for iv in st.op.axis)
+        for k in reversed(range(st.op.num_outputs)):
+            body = Realize(st.op, k, st.op.output(k).dtype, region, body)
+        return body
+
+    # -- one stage's loops --------------------------------------------------------------------
+    def wrap(self, nest: LoopNest, inner: Stmt, start: int, stop: int, attach: bool) -> Stmt:
+        """*inner* inside the levels [start, stop) of *nest*, with stages attached there."""
+        body = inner
+        for k in reversed(range(start, stop)):
+            iv = nest.leaves[k]
+            if attach and iv in self.attached:
+                body = self.pipelines(self.attached[iv], body)
+            for w in reversed(nest.levels[k]):
+                body = w(body)
+        return body
+
+    def compute(self, st: Stage) -> Stmt:
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        leaves = st.leaf_iter_vars
+        nest = make_loop_nest(st, self.bounds, leaves, self.keep_trivial)
+        preds = bound_checks(st, self.bounds, nest.values, set(), False)
+        if not isinstance(op.body[0], Reduce):
+            provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
+            return self.wrap(nest, _guard(preds, seq(*provides)), 0, len(leaves), True)
+        flags = reduction_flags(st)
+        begin = next((k for k, iv in enumerate(leaves) if flags.get(iv, 0) & 2), len(leaves))
+        update = _guard(preds, self.update(op, nest.values))
+        update = self.wrap(nest, update, begin, len(leaves), True)
+        if self.keep_trivial:  # TVM drops the init in this debugging mode
+            return self.wrap(nest, update, 0, begin, True)
+        init_leaves = [iv for iv in leaves[begin:] if flags.get(iv, 0) != 2]
+        init_nest = make_loop_nest(st, self.bounds, init_leaves, self.keep_trivial, rename=".init")
+        values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
+        skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
+        values = _values_above(st, self.bounds, values, skipped)
+        init_preds = bound_checks(st, self.bounds, values, skipped, True)
+        init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
+        init = self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
+        return self.wrap(nest, seq(init, update), 0, begin, True)
+
+    def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:
+        vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
+        return Provide(op, k, substitute(value, vmap), tuple(vmap[iv.var] for iv in op.axis))
+
+    def update(self, op: ComputeOp, values: Mapping[IterVar, Expr]) -> Stmt:
+        red = op.body[0]
+        assert isinstance(red, Reduce)
+        vmap = {iv.var: values[iv] for iv in op.root_iter_vars}
+        axes = tuple(vmap[iv.var] for iv in op.axis)
+        lhs = [ProducerLoad(op.output(k), axes) for k in range(op.num_outputs)]
+        rhs = [substitute(x, vmap) for x in red.source]
+        results = red.combiner.combine(lhs, rhs)
+        if len(results) == 1:
+            body: Stmt = Provide(op, 0, results[0], axes)
+        else:
+            # Every output's new value is computed from the old ones before any is written.
+            temps = [Var(f"{op.name}.v{k}", r.dtype) for k, r in enumerate(results)]
+            body = seq(*(Provide(op, k, t, axes) for k, t in enumerate(temps)))
+            for t, r in reversed(list(zip(temps, results))):
+                body = LetStmt(t, r, body)
+        cond = substitute(red.condition, vmap)
+        if arith.value_of(cond) != 1:
+            body = IfThenElse(cond, body)
+        return body
+
+
+def _values_above(st: Stage, bounds: Mapping[IterVar, Range], values: dict[IterVar, Expr],
+                  skipped: set[IterVar]) -> dict[IterVar, Expr]:
+    """*values* re-derived above the leaves, with skipped (reduction) leaves at their minimum."""
+    from schedule.relation_passing import pass_up_index
+
+    leaf_values = {iv: (bounds[iv].min if iv in skipped else values[iv]) for iv in st.leaf_iter_vars}
+    pass_up_index(st, bounds, leaf_values, allow_missing=True)
+    return leaf_values
+
+
+def _identity(op: ComputeOp, k: int) -> Expr:
+    red = op.body[0]
+    assert isinstance(red, Reduce)
+    if red.init:
+        return red.init[k]
+    return red.combiner.identity_element[k]
+
+
+def _guard(preds: list[Expr], body: Stmt) -> Stmt:
+    for p in reversed(preds):
+        body = IfThenElse(Call("bool", "likely", (p,)), body)
+    return body
+
+
+__all__ = ["LoweringError", "infer_bound", "schedule_ops"]

@@ -1,0 +1,187 @@
+"""The statement IR of lowered loop nests (TVM's legacy ``Stmt`` nodes) and flat buffers.
+
+Nodes are immutable. Before storage flattening, tensors are written with :class:`Provide`
+inside :class:`Realize` regions and read with ``ProducerLoad``; afterwards every tensor is a
+:class:`Buffer`, written with :class:`Store` and read with :class:`Load` at flat indices.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedule.expr import Expr, Var
+from schedule.itervar import Range
+from schedule.tensor import Operation, Tensor
+
+
+class Stmt:
+    """Base of all statements; ``str()`` is TVM's legacy text (see :mod:`lower.printer`)."""
+
+    visit_name = "stmt"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        import re
+
+        cls.visit_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
+
+    def __str__(self) -> str:
+        from lower.printer import stmt_str
+
+        return stmt_str(self)
+
+
+class ForKind(enum.Enum):
+    SERIAL = "for"
+    PARALLEL = "parallel"
+    VECTORIZED = "vectorized"
+    UNROLLED = "unrolled"
+
+
+@dataclass(frozen=True, eq=False)
+class Buffer:
+    """A flat array: *extents* are the realized (allocated) shape, row-major."""
+
+    name: str
+    dtype: str
+    extents: tuple[Expr, ...]
+    scope: str = "global"
+    tensor: Tensor | None = field(default=None, compare=False)
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.name})"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Load(Expr):
+    """``B[index]``: one element of a flat buffer.
+
+    *checks* holds ``index, min, extent`` for each logical dimension in turn, so execution can
+    report an access outside the realized region in the user's terms; they do not print.
+    """
+
+    buffer: Buffer
+    index: Expr
+    checks: tuple[Expr, ...] = ()
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.buffer.dtype
+
+    def print_with(self, printer: Any) -> str:
+        return f"{self.buffer.name}[{printer(self.index)}]"
+
+
+@dataclass(frozen=True, eq=False)
+class For(Stmt):
+    loop_var: Var
+    min: Expr
+    extent: Expr
+    kind: ForKind
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class Realize(Stmt):
+    """The region *bounds* of output *value_index* of *op* exists inside *body*."""
+
+    op: Operation
+    value_index: int
+    dtype: str
+    bounds: tuple[Range, ...]
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class ProducerConsumer(Stmt):
+    """``produce op { body }`` when *is_producer*; otherwise the body alone (the consumer part)."""
+
+    op: Operation
+    is_producer: bool
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class Provide(Stmt):
+    """``T(indices) =value`` on output *value_index* of *op*."""
+
+    op: Operation
+    value_index: int
+    value: Expr
+    indices: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Allocate(Stmt):
+    buffer: Buffer
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class Store(Stmt):
+    """``B[index] = value``; *checks* as for :class:`Load`."""
+
+    buffer: Buffer
+    value: Expr
+    index: Expr
+    checks: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class AttrStmt(Stmt):
+    """``// attr [node] key = value`` annotating *body* (printed at the same indent)."""
+
+    node: Any
+    key: str
+    value: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class IfThenElse(Stmt):
+    condition: Expr
+    then_case: Stmt
+    else_case: Stmt | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class LetStmt(Stmt):
+    var: Var
+    value: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class SeqStmt(Stmt):
+    seq: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluate(Stmt):
+    value: Expr
+
+
+def seq(*stmts: Stmt | None) -> Stmt:
+    """The statements in order, nested sequences flattened and no-ops dropped."""
+    flat: list[Stmt] = []
+    for s in stmts:
+        if s is None or is_no_op(s):
+            continue
+        flat.extend(s.seq if isinstance(s, SeqStmt) else (s,))
+    if len(flat) == 1:
+        return flat[0]
+    return SeqStmt(tuple(flat))
+
+
+def is_no_op(s: Stmt) -> bool:
+    """An empty sequence or the evaluation of a constant."""
+    from schedule.expr import FloatImm, IntImm
+
+    if isinstance(s, SeqStmt):
+        return all(is_no_op(x) for x in s.seq)
+    return isinstance(s, Evaluate) and isinstance(s.value, (IntImm, FloatImm))
+
+
+NO_OP = SeqStmt(())

@@ -1,0 +1,71 @@
+"""Traversal of statements: functor, visitor and mutator bases (expressions through a hook)."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Any, Generic, TypeVar
+
+from lower.stmt import Stmt
+from schedule.errors import InternalError
+from schedule.expr import Expr
+from schedule.itervar import Range
+
+R = TypeVar("R")
+
+
+class StmtFunctor(Generic[R]):
+    """Dispatch ``s`` to ``visit_<s.visit_name>``; others go to :meth:`visit_default`."""
+
+    def __call__(self, s: Stmt) -> R:
+        return getattr(self, "visit_" + s.visit_name, self.visit_default)(s)
+
+    def visit_default(self, s: Stmt) -> R:
+        raise InternalError(f"{type(self).__name__} has no visit_{s.visit_name}")
+
+
+class StmtVisitor(StmtFunctor[None]):
+    """Visit every statement; :meth:`visit_expr` sees each expression field."""
+
+    def visit_default(self, s: Stmt) -> None:
+        for f in fields(s):  # type: ignore[arg-type]
+            value = getattr(s, f.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if isinstance(item, Stmt):
+                    self(item)
+                elif isinstance(item, Expr):
+                    self.visit_expr(item)
+                elif isinstance(item, Range):
+                    self.visit_expr(item.min)
+                    self.visit_expr(item.extent)
+
+    def visit_expr(self, e: Expr) -> None:
+        pass
+
+
+class StmtMutator(StmtFunctor[Stmt]):
+    """Rebuild only what changed; :meth:`mutate_expr` rewrites each expression field."""
+
+    def visit_default(self, s: Stmt) -> Stmt:
+        changed: dict[str, Any] = {}
+        for f in fields(s):  # type: ignore[arg-type]
+            old = getattr(s, f.name)
+            new = self._field(old)
+            if new is not old:
+                changed[f.name] = new
+        return replace(s, **changed) if changed else s  # type: ignore[type-var]
+
+    def _field(self, value: Any) -> Any:
+        if isinstance(value, Stmt):
+            return self(value)
+        if isinstance(value, Expr):
+            return self.mutate_expr(value)
+        if isinstance(value, Range):
+            lo, ext = self.mutate_expr(value.min), self.mutate_expr(value.extent)
+            return value if lo is value.min and ext is value.extent else Range.from_min_extent(lo, ext)
+        if isinstance(value, tuple):
+            items = tuple(self._field(v) for v in value)
+            return value if all(a is b for a, b in zip(items, value)) else items
+        return value
+
+    def mutate_expr(self, e: Expr) -> Expr:
+        return e
