@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lower.loop_nest import LoweringError
+from lower.lower import LoweredFunc, lower
 from lower.schedule_ops import schedule_ops
 from lower.stmt import (
     Allocate,

@@ -15,10 +15,10 @@ from bound import Analyzer, IntervalSet, eval_set
 from lower.stmt import AttrStmt, For, ForKind, Stmt
 from schedule import arith
 from schedule.expr import Expr, StringImm, Var
+from schedule.graph import attach_path
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split
-from schedule.graph import attach_path
 from schedule.stage import AttachType, Stage
 
 Wrap = Callable[[Stmt], Stmt]
@@ -121,7 +121,9 @@ def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[
         if iv in skip or iv.dom is None or iv not in values:
             continue
         r = bounds[iv]
-        if analyzer.can_prove(arith.equal(r.min, iv.dom.min)) and analyzer.can_prove(arith.equal(r.extent, iv.dom.extent)):
+        same = (analyzer.can_prove(arith.equal(r.min, iv.dom.min))
+                and analyzer.can_prove(arith.equal(r.extent, iv.dom.extent)))
+        if same:
             continue
         v = arith.sub(values[iv], iv.dom.min)
         s = eval_set(v, dom, analyzer)

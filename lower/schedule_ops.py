@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bound import infer_bound
 from bound.infer import infer_normalized
-from lower.loop_nest import LoweringError, LoopNest, bound_checks, make_loop_nest, reduction_flags
+from lower.loop_nest import LoopNest, LoweringError, bound_checks, make_loop_nest, reduction_flags
 from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
 from schedule import arith
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
@@ -34,7 +33,12 @@ def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
     sn = s.normalize()
     if bounds is None:
         bounds = infer_normalized(sn, exact=exact)
-    return _Builder(sn, bounds, debug_keep_trivial_loop).build()
+    return build_pipeline(sn, bounds, debug_keep_trivial_loop)
+
+
+def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool) -> Stmt:
+    """ScheduleOps on a normalized schedule with its bounds."""
+    return _Builder(sn, bounds, keep_trivial).build()
 
 
 class _Builder:
@@ -167,4 +171,4 @@ def _guard(preds: list[Expr], body: Stmt) -> Stmt:
     return body
 
 
-__all__ = ["LoweringError", "infer_bound", "schedule_ops"]
+__all__ = ["LoweringError", "build_pipeline", "schedule_ops"]

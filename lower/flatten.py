@@ -1,0 +1,152 @@
+"""Storage flattening: tensors become flat row-major buffers.
+
+Argument tensors bind to compact buffers of their full shape (their realize disappears);
+every other realize becomes ``// attr [T] storage_scope = "..."`` and ``allocate T[...]`` of
+its realized size, hoisted to the top of the function as TVM's storage rewrite does. Provides
+and reads become stores and loads at ``sum((index_k - min_k) * stride_k)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from bound import Analyzer
+from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
+from lower.loop_nest import LoweringError
+from lower.stmt import Allocate, AttrStmt, Buffer, For, Load, Provide, Realize, Stmt, Store
+from lower.stmt_functor import StmtMutator
+from schedule import arith
+from schedule.expr import Expr, ProducerLoad, StringImm
+from schedule.functor import ExprMutator
+from schedule.itervar import IterVar, Range
+from schedule.schedule import Schedule
+from schedule.tensor import Tensor
+
+
+def buffer_name(t: Tensor) -> str:
+    """A tensor's buffer name: its op's name, with ``.v<k>`` for outputs of a multi-output op."""
+    return t.op.name if t.op.num_outputs == 1 else f"{t.op.name}.v{t.value_index}"
+
+
+def arg_buffers(args: Sequence[Tensor]) -> dict[Tensor, Buffer]:
+    """One compact buffer per argument tensor."""
+    out: dict[Tensor, Buffer] = {}
+    for t in args:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"lower: arguments must be tensors, not {type(t).__name__}")
+        if t in out:
+            raise ValueError(f"lower: tensor '{t.name}' is given twice as an argument")
+        out[t] = Buffer(buffer_name(t), t.dtype, tuple(t.shape), "global", t)
+    return out
+
+
+class _Region:
+    """Where a tensor's buffer lives and how logical indices map into it."""
+
+    def __init__(self, buffer: Buffer, mins: Sequence[Expr], extents: Sequence[Expr]) -> None:
+        self.buffer = buffer
+        self.mins = tuple(mins)
+        self.extents = tuple(extents)
+
+    def flat(self, indices: Sequence[Expr]) -> tuple[Expr, tuple[Expr, ...]]:
+        index: Expr = arith.const(0, "int32")
+        checks: list[Expr] = []
+        for k, (i, lo, ext) in enumerate(zip(indices, self.mins, self.extents)):
+            stride: Expr = arith.const(1, "int32")
+            for e in self.extents[k + 1:]:
+                stride = arith.mul(stride, e)
+            index = arith.add(index, arith.mul(arith.sub(i, lo), stride))
+            checks += [i, lo, ext]
+        return index, tuple(checks)
+
+
+class _Flatten(StmtMutator):
+    def __init__(self, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> None:
+        self.stages = {st.op: st for st in s.stages}
+        self.regions: dict[Tensor, _Region] = {
+            t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape) for t, b in buffers.items()}
+        self.bound_args = set(buffers)
+        self.hoisted: list[tuple[Buffer, str]] = []
+        self.analyzer = Analyzer()
+        self.thread_ranks: list[int] = []
+        self.loads = _Loads(self)
+
+    def visit_for(self, s: For) -> Stmt:
+        self.analyzer.bind(s.loop_var, Range.from_min_extent(s.min, s.extent))
+        return super().visit_default(s)
+
+    def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
+        if s.key not in ("thread_extent", "virtual_thread") or not isinstance(s.node, IterVar):
+            return super().visit_default(s)
+        self.analyzer.bind(s.node.var, Range.from_min_extent(0, s.value))
+        self.thread_ranks.append(thread_rank(s.node.thread_tag)[0])
+        try:
+            return super().visit_default(s)
+        finally:
+            self.thread_ranks.pop()
+
+    def visit_realize(self, s: Realize) -> Stmt:
+        t = s.op.output(s.value_index)
+        if t in self.bound_args:
+            return self(s.body)
+        stage = self.stages.get(s.op)
+        scope = stage.scope if stage is not None and stage.scope else \
+            RANK_NAME[default_storage_rank(max(self.thread_ranks, default=-1))]
+        size = self._allocation(t, s.bounds)
+        buf = Buffer(buffer_name(t), t.dtype, (arith.const(size, "int32"),), scope, t)
+        self.hoisted.append((buf, scope))
+        old = self.regions.get(t)
+        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds])
+        try:
+            return self(s.body)
+        finally:
+            if old is None:
+                self.regions.pop(t)
+            else:
+                self.regions[t] = old
+
+    def _allocation(self, t: Tensor, bounds: Sequence[Range]) -> int:
+        sizes = []
+        for d, r in enumerate(bounds):
+            hi = self.analyzer.const_bound(r.extent)[1]
+            if hi is None:
+                raise LoweringError(f"stage '{t.op.name}': the extent {r.extent} of dimension {d} of "
+                                    "its region has no constant upper bound to allocate")
+            sizes.append(max(hi, 0))
+        return math.prod(sizes)
+
+    def visit_provide(self, s: Provide) -> Stmt:
+        t = s.op.output(s.value_index)
+        region = self._region(t)
+        index, checks = region.flat([self.mutate_expr(i) for i in s.indices])
+        return Store(region.buffer, self.mutate_expr(s.value), index, checks)
+
+    def _region(self, t: Tensor) -> _Region:
+        region = self.regions.get(t)
+        if region is None:
+            raise LoweringError(f"tensor '{t.name}' is used but neither realized nor an argument of "
+                                "lower; pass every input placeholder in args")
+        return region
+
+    def mutate_expr(self, e: Expr) -> Expr:
+        return self.loads(e)
+
+
+class _Loads(ExprMutator):
+    def __init__(self, owner: _Flatten) -> None:
+        self.owner = owner
+
+    def visit_producer_load(self, e: ProducerLoad) -> Expr:
+        region = self.owner._region(e.producer)
+        index, checks = region.flat([self(i) for i in e.indices])
+        return Load(region.buffer, index, checks)
+
+
+def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> Stmt:
+    """*stmt* with flat buffers; allocations hoisted to the top, in the order they appear."""
+    f = _Flatten(s, buffers)
+    body = f(stmt)
+    for buf, scope in reversed(f.hoisted):
+        body = AttrStmt(buf, "storage_scope", StringImm(scope), Allocate(buf, body))
+    return body

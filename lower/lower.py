@@ -1,0 +1,43 @@
+"""``lower``: ScheduleOps, storage flattening and simplification, as TVM's ``lower`` in simple mode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bound.infer import infer_normalized
+from lower.flatten import arg_buffers, flatten
+from lower.schedule_ops import build_pipeline
+from lower.simplify_stmt import simplify_stmt
+from lower.stmt import Buffer, Stmt
+from schedule.schedule import Schedule
+from schedule.tensor import Tensor
+
+
+class LoweredFunc:
+    """A lowered function: its argument buffers and body; ``str()`` is the body's text."""
+
+    def __init__(self, args: list[Tensor], buffers: dict[Tensor, Buffer], body: Stmt, exact: bool) -> None:
+        self.args = args
+        self.buffers = buffers
+        self.body = body
+        self.exact = exact
+
+    def __str__(self) -> str:
+        return str(self.body)
+
+
+def lower(s: Schedule, args: Sequence[Tensor], *, simple_mode: bool = True, exact: bool = True,
+          debug_keep_trivial_loop: bool = False) -> LoweredFunc:
+    """The flattened, simplified loop nests of *s*, reading and writing the tensors in *args*.
+
+    :arg simple_mode: accepted for TVM compatibility; the result is always the statement form.
+    :raises LoweringError: if the schedule cannot be lowered (naming the stage or tensor).
+    """
+    args = list(args)
+    buffers = arg_buffers(args)
+    sn = s.normalize()
+    bounds = infer_normalized(sn, exact=exact)
+    body = build_pipeline(sn, bounds, debug_keep_trivial_loop)
+    body = flatten(body, sn, buffers)
+    body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
+    return LoweredFunc(args, buffers, body, exact)
