@@ -25,6 +25,7 @@ from schedule.evaluate import evaluate
 from schedule.expr import Expr, IntImm, ProducerLoad, Var
 from schedule.functor import post_order_visit, substitute
 from schedule.itervar import IterVar, Range
+from schedule.normalize import tensor_map
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
 from schedule.tensor import ComputeOp, PlaceholderOp, Tensor
@@ -94,8 +95,8 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     ctx = GraphContext.of(s)
     names = IslNames()
     rows: dict[Tensor, StageReport] = {}
-    # normalize keeps the stages in order but gives stages that read inlined ones new ops.
-    for user_stage, stage in zip(sch.stages, s.stages):
+    user_tensor = {new: old for old, new in tensor_map(sch, s).items()}
+    for stage in s.stages:
         if isinstance(stage.op, PlaceholderOp) or stage.attach_type == AttachType.InlinedAlready:
             continue
         tensors = [stage.op.output(k) for k in range(stage.op.num_outputs)]
@@ -107,9 +108,9 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
             computed = _count(nest, names)
         else:
             allocated = computed = _size(tensors[0])
-        for k, t in enumerate(tensors):
+        for t in tensors:
             needed = _size(t) if stage.is_output else _needed(t, ctx, bounds, names)
-            rows[user_stage.op.output(k)] = StageReport(t.name, allocated, computed, needed)
+            rows[user_tensor[t]] = StageReport(t.name, allocated, computed, needed)
     return BoundReport(rows, exact)
 
 

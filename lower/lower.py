@@ -9,6 +9,7 @@ from lower.flatten import arg_buffers, flatten
 from lower.schedule_ops import build_pipeline
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
+from schedule.normalize import tensor_map
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
 
@@ -36,8 +37,9 @@ def lower(s: Schedule, args: Sequence[Tensor], *, simple_mode: bool = True, exac
     args = list(args)
     buffers = arg_buffers(args)
     sn = s.normalize()
+    renamed = tensor_map(s, sn)
     bounds = infer_normalized(sn, exact=exact)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop)
-    body = flatten(body, sn, buffers)
+    body = flatten(body, sn, {renamed.get(t, t): b for t, b in buffers.items()})
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     return LoweredFunc(args, buffers, body, exact)

@@ -48,32 +48,32 @@ Number = int | float
 LoadFn = Callable[[Any, tuple[int, ...]], Number]
 
 
-def _trunc_div(a: Number, b: Number) -> Number:
+def trunc_div(a: Number, b: Number) -> Number:
     if isinstance(a, float) or isinstance(b, float):
         return a / b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
 
 
-def _trunc_mod(a: Number, b: Number) -> Number:
+def trunc_mod(a: Number, b: Number) -> Number:
     if isinstance(a, float) or isinstance(b, float):
         return math.fmod(a, b)
-    return a - _trunc_div(a, b) * b
+    return a - trunc_div(a, b) * b
 
 
-def _floor_div(a: Number, b: Number) -> Number:
+def floor_div(a: Number, b: Number) -> Number:
     return math.floor(a / b) if isinstance(a, float) or isinstance(b, float) else a // b
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     Add: lambda a, b: a + b, Sub: lambda a, b: a - b, Mul: lambda a, b: a * b,
-    Div: _trunc_div, Mod: _trunc_mod, FloorDiv: _floor_div, FloorMod: lambda a, b: a % b,
+    Div: trunc_div, Mod: trunc_mod, FloorDiv: floor_div, FloorMod: lambda a, b: a % b,
     Min: min, Max: max,
     EQ: lambda a, b: a == b, NE: lambda a, b: a != b, LT: lambda a, b: a < b,
     LE: lambda a, b: a <= b, GT: lambda a, b: a > b, GE: lambda a, b: a >= b,
 }
 
-_MATH: dict[str, Callable[..., float]] = {
+MATH_FUNCS: dict[str, Callable[..., float]] = {
     "exp": math.exp, "exp2": lambda x: 2.0 ** x, "exp10": lambda x: 10.0 ** x, "log": math.log,
     "log2": math.log2, "log10": math.log10, "log1p": math.log1p, "sqrt": math.sqrt,
     "rsqrt": lambda x: 1.0 / math.sqrt(x), "sin": math.sin, "cos": math.cos, "tan": math.tan,
@@ -133,7 +133,7 @@ class _Evaluator(ExprFunctor[Any]):
             return self(t) if self(c) else self(f)
         if e.name == "likely":
             return self(e.args[0])
-        fn = _MATH.get(e.name)
+        fn = MATH_FUNCS.get(e.name)
         if fn is None:
             raise InternalError(f"evaluate: unknown intrinsic '{e.name}'")
         return fn(*(self(a) for a in e.args))
