@@ -1,9 +1,8 @@
 """Why a schedule recomputes: per stage, the elements it allocates, computes and is asked for.
 
 Counts come from the inferred bounds, never from running the schedule. A stage's executions
-are the iterations of the loops enclosing it (its attach path); at each, it produces every
-point of its realized box, as TVM's loops do, even where the box leaves its shape (faithful
-mode). Thread loops across which its storage
+are the iterations of the loops enclosing it (its attach path); at each, it produces the
+points of its realized box inside its shape (lowering guards the rest off). Thread loops across which its storage
 is shared do not multiply the work: those threads compute the region together. Sets are
 counted with isl where the bounds are quasi-affine and enumerated otherwise.
 """
@@ -132,12 +131,14 @@ class _Nest:
     loops: list[tuple[Var, Range]]
     shared: list[tuple[Var, Range]]
     region: list[tuple[Var, Range]]  # root variables and their realized ranges
+    domains: list[Range | None]  # each root's domain, where the region may leave it
 
     def dims(self) -> list[tuple[Var, Range]]:
         return [*self.loops, *self.shared, *self.region]
 
     def conditions(self) -> list[Expr]:
-        return [_in_range(v, r) for v, r in self.dims()]
+        out = [_in_range(v, r) for v, r in self.dims()]
+        return out + [_in_range(v, d) for (v, _), d in zip(self.region, self.domains) if d is not None]
 
 
 def _in_range(v: Expr, r: Range) -> Expr:
@@ -164,7 +165,7 @@ def _stage_nest(stage: Stage, ctx: GraphContext, bounds: Mapping[IterVar, Range]
     def own(r: Range) -> Range:
         return Range.from_min_extent(substitute(r.min, to_loop_var), substitute(r.extent, to_loop_var))
     return _Nest([(v, own(r)) for v, r in loops], [(v, own(r)) for v, r in shared],
-                 [(iv.var, own(bounds[iv])) for iv in roots])
+                 [(iv.var, own(bounds[iv])) for iv in roots], [iv.dom for iv in roots])
 
 
 # -- counting --------------------------------------------------------------------------------
@@ -188,7 +189,7 @@ def _max_extents(nest: _Nest, names: IslNames) -> list[int]:
     """The largest realized extent of each region dimension over the executions."""
     out = []
     for _, r in nest.region:
-        loops_only = _Nest(nest.loops, nest.shared, [])
+        loops_only = _Nest(nest.loops, nest.shared, [], [])
         try:
             name = names.fresh("extent")
             b = _builder(loops_only, names, [name])
@@ -244,7 +245,13 @@ def _enumerated_reads(nest: _Nest, acc: Access) -> Iterator[tuple[int, ...]]:
 def _enumerate(nest: _Nest) -> Iterator[tuple[dict, tuple[int, ...]]]:
     """Every (environment, region point) of the nest, by brute force."""
     for env in _loop_envs([*nest.loops, *nest.shared], {}):
-        ranges = [range(*_bounds(r, env)) for _, r in nest.region]
+        ranges = []
+        for (_, r), dom in zip(nest.region, nest.domains):
+            lo, hi = _bounds(r, env)
+            if dom is not None:
+                dlo, dhi = _bounds(dom, env)
+                lo, hi = max(lo, dlo), min(hi, dhi)
+            ranges.append(range(lo, hi))
         for point in product(*ranges):
             full = {**env, **{v: x for (v, _), x in zip(nest.region, point)}}
             yield full, point

@@ -75,21 +75,24 @@ def box(bounds, T, env) -> list[tuple[int, int]]:
 
 
 def volumes(bounds, stage: te.Stage) -> tuple[int, int]:
-    """(largest region, elements computed over all executions) of a stage."""
+    """(largest region, elements computed over all executions: the region inside the shape)."""
     T = stage.op.output(0)
-    sizes = []
+    sizes, computed = [], 0
     for env in outer_envs(bounds, stage):
-        size = 1
-        for lo, hi in box(bounds, T, env):
+        size = inside = 1
+        for (lo, hi), n in zip(box(bounds, T, env), T.shape):
             size *= max(hi - lo, 0)
+            inside *= max(min(hi, int(n)) - max(lo, 0), 0)
         sizes.append(size)
-    return max(sizes, default=0), sum(sizes)
+        computed += inside
+    return max(sizes, default=0), computed
 
 
 def region_points(bounds, stage: te.Stage) -> Iterator[dict]:
-    """Every point of *stage*'s realized box of all its roots (reductions included), per execution."""
+    """Every point of *stage*'s realized box inside its domain, all roots (reductions too), per execution."""
     roots = stage.op.root_iter_vars
     for env in outer_envs(bounds, stage):
-        ranges = [_range(bounds, iv, env) for iv in roots]
+        ranges = [range(max(r.start, 0), min(r.stop, evaluate(iv.dom.extent, env)))
+                  for iv, r in ((iv, _range(bounds, iv, env)) for iv in roots)]
         for point in itertools.product(*ranges):
             yield {**env, **{iv.var: x for iv, x in zip(roots, point)}}
