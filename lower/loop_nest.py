@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bound import Analyzer, IntervalSet, eval_set
+from bound import Analyzer, IntervalSet, eval_set, simplify
+from bound.isl_bridge import free_vars
+from bound.linear import Linear
 from lower.stmt import AttrStmt, For, ForKind, Stmt
 from schedule import arith
-from schedule.expr import Expr, StringImm, Var
+from schedule.expr import LT, Expr, StringImm, Var
 from schedule.graph import attach_path
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_up_index
@@ -33,23 +35,47 @@ class LoweringError(ValueError):
 
 @dataclass
 class LoopNest:
-    """Per leaf (outermost first) the wrappers that open its level, and every IterVar's value."""
+    """Per leaf (outermost first) the wrappers that open its level, and every IterVar's value.
+
+    *loops* gives, per level, its ``for`` as ``(var, extent, kind)`` (None for a vanished loop
+    or a thread), so a level's extent can be tightened.
+    """
 
     leaves: list[IterVar]
     levels: list[list[Wrap]]
     values: dict[IterVar, Expr]
+    loops: list[tuple[Var, Expr, ForKind] | None]
+
+    def tighten(self, preds: list[Expr], outer: set[Var]) -> list[Expr]:
+        """Turn each ``v + rest < e`` on a loop variable *v* (rest from loops outside it or
+        *outer*) into the loop extent ``min(extent, e - rest)``; the other predicates remain."""
+        position = {loop[0]: k for k, loop in enumerate(self.loops) if loop is not None}
+        kept = []
+        for p in preds:
+            k = _tail_level(p, position, outer)
+            if k is None:
+                kept.append(p)
+                continue
+            var, extent, kind = self.loops[k]  # type: ignore[misc]
+            lin = Linear.of(simplify(arith.sub(p.a, var)))  # type: ignore[attr-defined]
+            new = arith.min_expr(extent, arith.sub(p.b, lin.to_expr()))  # type: ignore[attr-defined]
+            self.loops[k] = (var, new, kind)
+            self.levels[k] = [_for(var, arith.const(0, new.dtype), new, kind)]
+        return kept
 
 
 def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequence[IterVar],
                    keep_trivial: bool, rename: str = "") -> LoopNest:
     """Loops over *leaves* of *stage*; with *rename*, loop variables are fresh ``<name><rename>``."""
     levels: list[list[Wrap]] = []
+    loops: list[tuple[Var, Expr, ForKind] | None] = []
     values: dict[IterVar, Expr] = {}
     for iv in leaves:
         r = bounds[iv]
         attr = stage.iter_var_attrs.get(iv)
         thread = attr.bind_thread if attr is not None else None
         level: list[Wrap] = []
+        loop = None
         if thread is not None:
             if arith.value_of(r.min) != 0:
                 raise LoweringError(f"stage '{stage.name}': thread-bound loop '{iv.name}' starts at "
@@ -62,15 +88,36 @@ def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequen
         else:
             var = Var(iv.var.name + rename, iv.var.dtype) if rename else iv.var
             kind = _KINDS.get(attr.iter_type if attr is not None else iv.iter_type, ForKind.SERIAL)
-            if arith.value_of(r.min) == 0:
-                level.append(_for(var, arith.const(0, r.extent.dtype), r.extent, kind))
-                values[iv] = var
-            else:
-                level.append(_for(var, arith.const(0, r.extent.dtype), r.extent, kind))
-                values[iv] = arith.add(r.min, var)
+            level.append(_for(var, arith.const(0, r.extent.dtype), r.extent, kind))
+            loop = (var, r.extent, kind)
+            values[iv] = var if arith.value_of(r.min) == 0 else arith.add(r.min, var)
         levels.append(level)
+        loops.append(loop)
     pass_up_index(stage, bounds, values, allow_missing=True)
-    return LoopNest(list(leaves), levels, values)
+    return LoopNest(list(leaves), levels, values, loops)
+
+
+def _tail_level(p: Expr, position: dict[Var, int], outer: set[Var]) -> int | None:
+    """The level of the innermost loop variable of ``p`` if ``p`` is ``var + rest < e`` with
+    *rest* and *e* free of it and of every loop inside it."""
+    if not isinstance(p, LT):
+        return None
+    lin = Linear.of(simplify(p.a))
+    levels = []
+    for atom, k in lin.terms.items():
+        used = free_vars([atom])
+        if any(v not in position and v not in outer for v in used):
+            return None
+        levels += [(position[v], atom, k) for v in used if v in position]
+    if not levels:
+        return None
+    k, atom, coeff = max(levels, key=lambda t: t[0])
+    inner = [v for v, lv in position.items() if lv >= k]
+    if coeff != 1 or not isinstance(atom, Var) or sum(1 for lv, _, _ in levels if lv == k) != 1:
+        return None
+    if any(v in free_vars([p.b]) for v in inner):
+        return None
+    return k
 
 
 def _for(var: Var, lo: Expr, extent: Expr, kind: ForKind) -> Wrap:

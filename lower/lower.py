@@ -39,7 +39,7 @@ def lower(s: Schedule, args: Sequence[Tensor], *, simple_mode: bool = True, exac
     sn = s.normalize()
     renamed = tensor_map(s, sn)
     bounds = infer_normalized(sn, exact=exact)
-    body = build_pipeline(sn, bounds, debug_keep_trivial_loop)
+    body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
     body = flatten(body, sn, {renamed.get(t, t): b for t, b in buffers.items()})
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     return LoweredFunc(args, buffers, body, exact)

@@ -16,7 +16,7 @@ from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Re
 from schedule import arith
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
 from schedule.functor import substitute
-from schedule.graph import attach_ivar
+from schedule.graph import attach_ivar, attach_path
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
@@ -33,17 +33,22 @@ def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
     sn = s.normalize()
     if bounds is None:
         bounds = infer_normalized(sn, exact=exact)
-    return build_pipeline(sn, bounds, debug_keep_trivial_loop)
+    return build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
 
 
-def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool) -> Stmt:
-    """ScheduleOps on a normalized schedule with its bounds."""
-    return _Builder(sn, bounds, keep_trivial).build()
+def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool) -> Stmt:
+    """ScheduleOps on a normalized schedule with its bounds.
+
+    With *exact* bounds, regions lie inside their tensors, so roots need no domain guard, and
+    a split tail shortens its loop instead of guarding the body.
+    """
+    return _Builder(sn, bounds, keep_trivial, exact).build()
 
 
 class _Builder:
-    def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool) -> None:
+    def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool) -> None:
         self.s = s
+        self.exact = exact
         self.bounds = bounds
         self.keep_trivial = keep_trivial
         self.attached: dict[IterVar, list[Stage]] = {}
@@ -101,7 +106,7 @@ class _Builder:
         assert isinstance(op, ComputeOp)
         leaves = st.leaf_iter_vars
         nest = make_loop_nest(st, self.bounds, leaves, self.keep_trivial)
-        preds = bound_checks(st, self.bounds, nest.values, set(), False)
+        preds = self.checks(st, nest, nest.values, set(), False)
         if not isinstance(op.body[0], Reduce):
             provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
             return self.wrap(nest, _guard(preds, seq(*provides)), 0, len(leaves), True)
@@ -116,10 +121,20 @@ class _Builder:
         values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
         skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
         values = _values_above(st, self.bounds, values, skipped)
-        init_preds = bound_checks(st, self.bounds, values, skipped, True)
+        init_preds = self.checks(st, init_nest, values, skipped, True)
         init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
         init = self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
         return self.wrap(nest, seq(init, update), 0, begin, True)
+
+    def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
+               skip_root_domain: bool) -> list[Expr]:
+        preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact)
+        if not self.exact:
+            return preds
+        outer = {iv.var for iv in attach_path(st)}
+        outer |= {a.bind_thread.var for s_ in self.s.stages for a in s_.iter_var_attrs.values()
+                  if a.bind_thread is not None}
+        return nest.tighten(preds, outer)
 
     def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:
         vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
