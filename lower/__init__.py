@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lower.build import BuiltFunc, build
 from lower.codegen import OutOfBoundsError
-from lower.loop_nest import LoweringError
+from lower.errors import LoweringError
 from lower.lower import LoweredFunc, lower
 from lower.reference import reference
 from lower.schedule_ops import schedule_ops

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from lower.loop_nest import LoweringError
+from lower.errors import LoweringError
 from lower.stmt import (
     Allocate,
     AttrStmt,

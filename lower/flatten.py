@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from bound import Analyzer
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
-from lower.loop_nest import LoweringError
+from lower.errors import LoweringError
 from lower.stmt import Allocate, AttrStmt, Buffer, For, Load, Provide, Realize, Stmt, Store
 from lower.stmt_functor import StmtMutator
 from schedule import arith

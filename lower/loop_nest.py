@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.isl_bridge import free_vars
 from bound.linear import Linear
+from lower.errors import LoweringError
 from lower.stmt import AttrStmt, For, ForKind, Stmt
 from schedule import arith
 from schedule.expr import LT, Expr, StringImm, Var
@@ -27,10 +28,6 @@ Wrap = Callable[[Stmt], Stmt]
 
 _KINDS = {IterVarType.Parallelized: ForKind.PARALLEL, IterVarType.Vectorized: ForKind.VECTORIZED,
           IterVarType.Unrolled: ForKind.UNROLLED}
-
-
-class LoweringError(ValueError):
-    """A schedule that cannot be turned into loops; the message names the stage."""
 
 
 @dataclass

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bound.infer import infer_normalized
 from lower.flatten import arg_buffers, flatten
-from lower.schedule_ops import build_pipeline
+from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
 from schedule.normalize import tensor_map
@@ -38,7 +37,7 @@ def lower(s: Schedule, args: Sequence[Tensor], *, simple_mode: bool = True, exac
     buffers = arg_buffers(args)
     sn = s.normalize()
     renamed = tensor_map(s, sn)
-    bounds = infer_normalized(sn, exact=exact)
+    bounds = inferred(sn, exact)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
     body = flatten(body, sn, {renamed.get(t, t): b for t, b in buffers.items()})
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bound import BoundError
 from bound.infer import infer_normalized
-from lower.loop_nest import LoopNest, LoweringError, bound_checks, make_loop_nest, reduction_flags
+from lower.errors import LoweringError
+from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags
 from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
 from schedule import arith
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
@@ -32,8 +34,16 @@ def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
     """
     sn = s.normalize()
     if bounds is None:
-        bounds = infer_normalized(sn, exact=exact)
+        bounds = inferred(sn, exact)
     return build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
+
+
+def inferred(sn: Schedule, exact: bool) -> dict[IterVar, Range]:
+    """The bounds of a normalized schedule; a schedule no loop nest can realize is a LoweringError."""
+    try:
+        return infer_normalized(sn, exact=exact)
+    except BoundError as err:
+        raise LoweringError(str(err)) from err
 
 
 def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool) -> Stmt:

@@ -178,3 +178,14 @@ def test_out_of_region_writes_and_negative_reads_are_reported():
                Store(out, Load(src, i - 1, (i - 1, te.const(0), te.const(4))), i, (i, te.const(0), te.const(4))))
     with pytest.raises(OutOfBoundsError, match=r"read of A at index \(-1,\)"):
         _run(read, [src, out], [[0.0] * 4, [0.0] * 4])
+
+
+def test_a_producer_attached_outside_its_consumers_loops_is_a_lowering_error():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1, name="B")
+    C = te.compute((8,), lambda i: B[i] * 2, name="C")
+    D = te.compute((8,), lambda i: B[i] + C[i], name="D")
+    s = te.create_schedule(D.op)
+    s[B].compute_at(s[C], C.op.axis[0])   # D reads B too, outside C's loop
+    with pytest.raises(LoweringError, match="stage 'B' is attached at 'i', but its consumer 'D'"):
+        lower(s, [A, D])
