@@ -1,0 +1,231 @@
+"""Indexing maps as XLA prints and parses them.
+
+``(d0, d1)[s0]{rt0} -> (d0 + s0, d1), domain: d0 in [0, 9], d1 in [0, 4], s0 in [0, 3],
+rt0 in [0, 7], d0 + s0 in [0, 12]``: default names are ``d{i}``, ``s{i}`` and ``rt{i}``;
+constraints print sorted by their text. ``UNDEFINED`` and ``KNOWN EMPTY`` are the two
+special states.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bound.affine_expr import AffineExpr, Const, Dim, Kind, Symbol, build, print_expr
+from bound.indexing_map import AffineMap, IndexingMap, Variable
+from bound.xla_interval import Interval
+
+
+def names_of(m: IndexingMap) -> tuple[list[str], list[str], list[str]]:
+    """The printed names of dims, range and runtime variables."""
+    return ([v.name or f"d{k}" for k, v in enumerate(m.dims)],
+            [v.name or f"s{k}" for k, v in enumerate(m.ranges)],
+            [v.name or f"rt{k}" for k, v in enumerate(m.rts)])
+
+
+def expr_text(e: AffineExpr, m: IndexingMap) -> str:
+    dims, ranges, rts = names_of(m)
+    symbols = [*ranges, *rts]
+    return print_expr(e, lambda k: dims[k], lambda k: symbols[k])
+
+
+def print_indexing_map(m: IndexingMap) -> str:
+    if m.affine_map is None:
+        return "UNDEFINED"
+    if m.is_known_empty:
+        return "KNOWN EMPTY"
+    dims, ranges, rts = names_of(m)
+    head = f"({', '.join(dims)})"
+    if ranges:
+        head += f"[{', '.join(ranges)}]"
+    if rts:
+        head += f"{{{', '.join(rts)}}}"
+    head += f" -> ({', '.join(expr_text(r, m) for r in m.results)})"
+    domain = [f"{n} in {v.bounds}" for n, v in zip([*dims, *ranges, *rts], [*m.dims, *m.ranges, *m.rts])]
+    domain += sorted(f"{expr_text(e, m)} in {iv}" for e, iv in m.constraints.items())
+    if not domain:
+        return head
+    return head + ", domain: " + ", ".join(domain)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+class IndexingMapSyntaxError(ValueError):
+    """Text that is not an indexing map; the message quotes the position."""
+
+
+_TOKEN = re.compile(r"\s*(->|-?\d+|[A-Za-z_][A-Za-z0-9_.]*|[()\[\]{},+\-*:])")
+_MUL_OPS = {"*": Kind.MUL, "floordiv": Kind.FLOORDIV, "ceildiv": Kind.CEILDIV, "mod": Kind.MOD}
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, int]] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            m = _TOKEN.match(text, pos)
+            if m is None:
+                raise IndexingMapSyntaxError(f"unexpected character {text[pos]!r} at {pos} in {text!r}")
+            self.tokens.append((m.group(1), m.start(1)))
+            pos = m.end()
+        self.k = 0
+        self.names: dict[str, AffineExpr] = {}
+
+    def peek(self) -> str | None:
+        return self.tokens[self.k][0] if self.k < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (expected is not None and tok != expected):
+            where = self.tokens[self.k][1] if self.k < len(self.tokens) else len(self.text)
+            want = f"{expected!r}" if expected else "more input"
+            raise IndexingMapSyntaxError(f"expected {want} at {where} in {self.text!r}, found {tok!r}")
+        self.k += 1
+        return tok
+
+    def name_list(self, open_: str, close: str) -> list[str]:
+        self.take(open_)
+        names = []
+        while self.peek() != close:
+            names.append(self.identifier())
+            if self.peek() == ",":
+                self.take(",")
+        self.take(close)
+        return names
+
+    def identifier(self) -> str:
+        tok = self.take()
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", tok):
+            raise IndexingMapSyntaxError(f"expected a name in {self.text!r}, found {tok!r}")
+        return tok
+
+    def integer(self) -> int:
+        tok = self.take()
+        if not re.fullmatch(r"-?\d+", tok):
+            raise IndexingMapSyntaxError(f"expected an integer in {self.text!r}, found {tok!r}")
+        return int(tok)
+
+    # expr := term (('+' | '-') term)* ; term := unary (op unary)* ; unary := '-' unary | atom
+    def expr(self) -> AffineExpr:
+        e = self.term()
+        while self.peek() in ("+", "-") or (self.peek() or "").startswith("-") and self._negative_literal():
+            tok = self.peek()
+            if tok in ("+", "-"):
+                self.take()
+                rhs = self.term()
+                e = e + rhs if tok == "+" else e - rhs
+            else:  # "d0 -5" lexes the minus into the literal
+                e = e + self.term()
+        return e
+
+    def _negative_literal(self) -> bool:
+        tok = self.peek()
+        return tok is not None and re.fullmatch(r"-\d+", tok) is not None
+
+    def term(self) -> AffineExpr:
+        e = self.unary()
+        while self.peek() in _MUL_OPS:
+            op = _MUL_OPS[self.take()]
+            e = build(op, e, self.unary())
+        return e
+
+    def unary(self) -> AffineExpr:
+        tok = self.peek()
+        if tok == "-":
+            self.take()
+            return -self.unary()
+        if tok is not None and re.fullmatch(r"-\d+", tok):
+            self.take()
+            return Const(int(tok))
+        return self.atom()
+
+    def atom(self) -> AffineExpr:
+        tok = self.take()
+        if tok == "(":
+            e = self.expr()
+            self.take(")")
+            return e
+        if re.fullmatch(r"\d+", tok):
+            return Const(int(tok))
+        if tok in self.names:
+            return self.names[tok]
+        raise IndexingMapSyntaxError(f"unknown name {tok!r} in {self.text!r}")
+
+    def interval(self) -> Interval:
+        self.take("[")
+        lo = self.integer()
+        self.take(",")
+        hi = self.integer()
+        self.take("]")
+        return Interval(lo, hi)
+
+
+def _stored(name: str, default: str) -> str:
+    return "" if name == default else name
+
+
+def parse_indexing_map(text: str) -> IndexingMap:
+    """The map *text* prints (see the module docstring); constraints go through AddConstraint."""
+    if text.strip() == "UNDEFINED":
+        return IndexingMap.undefined()
+    p = _Parser(text)
+    dims = p.name_list("(", ")")
+    ranges = p.name_list("[", "]") if p.peek() == "[" else []
+    rts = p.name_list("{", "}") if p.peek() == "{" else []
+    for k, n in enumerate(dims):
+        p.names[n] = Dim(k)
+    for k, n in enumerate([*ranges, *rts]):
+        p.names[n] = Symbol(k)
+    p.take("->")
+    p.take("(")
+    results: list[AffineExpr] = []
+    while p.peek() != ")":
+        results.append(p.expr())
+        if p.peek() == ",":
+            p.take(",")
+    p.take(")")
+    bounds: dict[str, Interval] = {}
+    constraints: list[tuple[AffineExpr, Interval]] = []
+    if p.peek() == ",":
+        p.take(",")
+        p.take("domain")
+        p.take(":")
+        for n in [*dims, *ranges, *rts]:
+            got = p.identifier()
+            if got != n:
+                raise IndexingMapSyntaxError(f"the domain must list {n!r} next, not {got!r}, in {text!r}")
+            p.take("in")
+            bounds[n] = p.interval()
+            if p.peek() == ",":
+                p.take(",")
+        while p.peek() is not None:
+            e = p.expr()
+            p.take("in")
+            constraints.append((e, p.interval()))
+            if p.peek() == ",":
+                p.take(",")
+    elif dims or ranges or rts:
+        raise IndexingMapSyntaxError(f"missing the domain in {text!r}")
+    missing = [n for n in [*dims, *ranges, *rts] if n not in bounds]
+    if missing:
+        raise IndexingMapSyntaxError(f"no bounds for {missing[0]!r} in {text!r}")
+    amap = AffineMap(len(dims), len(ranges) + len(rts), tuple(results))
+    return IndexingMap.create(
+        amap,
+        [Variable(bounds[n], _stored(n, f"d{k}")) for k, n in enumerate(dims)],
+        [Variable(bounds[n], _stored(n, f"s{k}")) for k, n in enumerate(ranges)],
+        [Variable(bounds[n], _stored(n, f"rt{k}")) for k, n in enumerate(rts)],
+        constraints)
+
+
+def parse_affine_expr(text: str, dims: Sequence[str] = (), symbols: Sequence[str] = ()) -> AffineExpr:
+    """One expression over named dims and symbols."""
+    p = _Parser(text)
+    p.names = {**{n: Dim(k) for k, n in enumerate(dims)}, **{n: Symbol(k) for k, n in enumerate(symbols)}}
+    e = p.expr()
+    if p.peek() is not None:
+        raise IndexingMapSyntaxError(f"unexpected {p.peek()!r} after the expression in {text!r}")
+    return e
