@@ -12,7 +12,6 @@ import enum
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 
 class Kind(enum.IntEnum):
@@ -101,7 +100,7 @@ class Binary(AffineExpr):
         return self.op
 
 
-ExprLike = Union[AffineExpr, int]
+ExprLike = AffineExpr | int
 
 
 def lift(x: ExprLike) -> AffineExpr:
