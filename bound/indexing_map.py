@@ -70,9 +70,11 @@ class IndexingMap:
 
     @staticmethod
     def from_tensor_sizes(results: Sequence[AffineExpr], dim_sizes: Sequence[int],
-                          symbol_sizes: Sequence[int] = ()) -> IndexingMap:
-        """Dims and range variables bounded by ``[0, size - 1]``."""
-        amap = AffineMap(len(dim_sizes), len(symbol_sizes), tuple(results))
+                          symbol_sizes: Sequence[int] = (), num_dims: int | None = None) -> IndexingMap:
+        """Dims and range variables bounded by ``[0, size - 1]`` (*num_dims*: of the affine map,
+        if it differs from the number of sizes; :meth:`verify` then says so)."""
+        dims = len(dim_sizes) if num_dims is None else num_dims
+        amap = AffineMap(dims, len(symbol_sizes), tuple(results))
         return IndexingMap.create(amap, [Variable(Interval(0, n - 1)) for n in dim_sizes],
                                   [Variable(Interval(0, n - 1)) for n in symbol_sizes])
 
@@ -147,6 +149,24 @@ class IndexingMap:
 
     def symbol_variable(self, k: int) -> Variable:
         return self.ranges[k] if k < len(self.ranges) else self.rts[k - len(self.ranges)]
+
+    def verify(self) -> str:
+        """Why the variables do not fit the affine map ("" when they do)."""
+        if self.affine_map is None:
+            return ""
+        if len(self.dims) != self.affine_map.num_dims:
+            return (f"number of dim vars ({len(self.dims)}) must match the number of dimensions in "
+                    f"the affine map ({self.affine_map.num_dims})")
+        if self.num_symbols != self.affine_map.num_symbols:
+            return (f"number of range ({len(self.ranges)}) + runtime ({len(self.rts)}) variables must "
+                    f"match the number of symbols in the affine map ({self.affine_map.num_symbols})")
+        return ""
+
+    def rescale_symbols(self) -> IndexingMap:
+        """Symbols constrained to one residue ``s mod c in [r, r]`` replaced by ``s*c + r``."""
+        from bound.indexing_simplify import rescale_symbols
+
+        return rescale_symbols(self)[0]
 
     def evaluate(self, dims: Sequence[int], symbols: Sequence[int] = ()) -> list[int]:
         """The results at a point (the domain is not checked)."""

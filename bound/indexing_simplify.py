@@ -21,6 +21,7 @@ from bound.affine_expr import (
     floordiv,
     mod,
     mul,
+    replace,
 )
 from bound.indexing_map import AffineMap, IndexingMap, Variable
 from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
@@ -468,3 +469,31 @@ def _set_bounds(m: IndexingMap, x: AffineExpr, bounds: Interval) -> None:
             m.rts = tuple(rts)
     if not bounds.is_feasible:
         m._reset_to_known_empty()
+
+
+def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
+    """A copy of *m* where each symbol with a constraint ``s mod c in [r, r]`` is replaced by
+    ``s*c + r`` over a smaller range, the constraint gone (XLA's ``RescaleSymbols``)."""
+    out = m._copy()
+    if out.affine_map is None or out.is_known_empty:
+        return out, False
+    changed = merge_mod_constraints(out)
+    done: set[int] = set()
+    for e, iv in list(out.constraints.items()):
+        if not (isinstance(e, Binary) and e.op == Kind.MOD and isinstance(e.lhs, Symbol)
+                and isinstance(e.rhs, Const) and e.rhs.value > 0 and iv.is_point):
+            continue
+        k, c, r = e.lhs.position, e.rhs.value, iv.lower
+        if k in done or e not in out.constraints:
+            continue
+        done.add(k)
+        del out.constraints[e]
+        syms = [Symbol(j) for j in range(out.num_symbols)]
+        syms[k] = Symbol(k) * c + r
+        results = tuple(replace(x, None, syms) for x in out.results)
+        out.affine_map = AffineMap(out.affine_map.num_dims, out.affine_map.num_symbols, results)
+        out.constraints = {replace(x, None, syms): v for x, v in out.constraints.items()}
+        b = out.symbol_variable(k).bounds
+        _set_bounds(out, Symbol(k), Interval(_trunc_div(b.lower - r, c), _trunc_div(b.upper - r, c)))
+        changed = True
+    return out, changed
