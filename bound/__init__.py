@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bound.errors import BoundError
 from bound.explain import BoundReport, StageReport, explain
+from bound.indexing_analysis import output_to_input
+from bound.indexing_map import IndexingMap, compose
 from bound.infer import infer_bound
 from bound.interval import IntervalSet, eval_set
 from bound.intset import IntSet

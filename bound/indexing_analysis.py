@@ -1,0 +1,203 @@
+"""Indexing maps derived from compute bodies: which elements of its inputs a tensor reads.
+
+For one compute and one tensor it reads, every read ``P[indices]`` under its condition gives a
+map from the compute's index (dims) and reduction axes (range variables) to ``indices``; a
+sub-expression that is not affine (a value loaded from another tensor, a ``min``) becomes a
+runtime variable bounded by what the expression can take. The read's condition gives the
+constraints it can express (conjunctions of comparisons). Maps through a chain of computes
+are composed along every path, simplified and deduplicated, as XLA does for fusions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bound.access import Access, reads
+from bound.affine_expr import AffineExpr, Const, Dim, Symbol, floordiv, mod
+from bound.const_bound import ConstBounds
+from bound.errors import NonAffineError
+from bound.indexing_map import AffineMap, IndexingMap, Variable, compose
+from bound.indexing_simplify import simplified
+from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
+from schedule import arith
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    Add,
+    And,
+    Cast,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Mul,
+    Not,
+    Sub,
+    Var,
+)
+from schedule.graph import post_dfs_order, read_graph
+from schedule.tensor import ComputeOp, Operation, Tensor
+
+
+class _Converter:
+    """Expressions over a compute's axes -> affine expressions, collecting runtime variables."""
+
+    def __init__(self, op: ComputeOp) -> None:
+        self.positions: dict[Var, AffineExpr] = {}
+        self.bounds: dict[Var, tuple[int | None, int | None]] = {}
+        for k, iv in enumerate(op.axis):
+            self.positions[iv.var] = Dim(k)
+            self.bounds[iv.var] = _dom(iv)
+        for k, iv in enumerate(op.reduce_axis):
+            self.positions[iv.var] = Symbol(k)
+            self.bounds[iv.var] = _dom(iv)
+        self.num_ranges = len(op.reduce_axis)
+        self.rt_exprs: list[Expr] = []
+        self.rt_bounds: list[Interval] = []
+        self.cb = ConstBounds(self.bounds)
+
+    def __call__(self, e: Expr) -> AffineExpr:
+        try:
+            return self.affine(e)
+        except NonAffineError:
+            return self.runtime(e)
+
+    def affine(self, e: Expr) -> AffineExpr:
+        if isinstance(e, IntImm):
+            return Const(e.value)
+        if isinstance(e, Var):
+            if e not in self.positions:
+                raise NonAffineError(f"free variable {e.name}")
+            return self.positions[e]
+        if isinstance(e, Cast) and e.dtype.startswith("int") and e.value.dtype.startswith("int"):
+            return self(e.value)
+        if isinstance(e, Add):
+            return self(e.a) + self(e.b)
+        if isinstance(e, Sub):
+            return self(e.a) - self(e.b)
+        if isinstance(e, Mul):
+            return self(e.a) * self(e.b)
+        if isinstance(e, (FloorDiv, FloorMod)) and isinstance(e.b, IntImm) and e.b.value > 0:
+            a = self(e.a)
+            return floordiv(a, Const(e.b.value)) if isinstance(e, FloorDiv) else mod(a, Const(e.b.value))
+        raise NonAffineError(f"not affine: {e}")
+
+    def runtime(self, e: Expr) -> AffineExpr:
+        for k, x in enumerate(self.rt_exprs):
+            if bool(x == e):
+                return Symbol(self.num_ranges + k)
+        lo, hi = self.cb(e)
+        self.rt_exprs.append(e)
+        self.rt_bounds.append(Interval(INT64_MIN if lo is None else lo, INT64_MAX if hi is None else hi))
+        return Symbol(self.num_ranges + len(self.rt_exprs) - 1)
+
+    def constraints(self, cond: Expr) -> list[tuple[AffineExpr, Interval]]:
+        """The conjuncts of *cond* an interval on an affine expression can say; others are dropped
+        (the map then covers more than is read, never less)."""
+        out: list[tuple[AffineExpr, Interval]] = []
+        stack = [cond]
+        while stack:
+            c = stack.pop()
+            if isinstance(c, And):
+                stack.extend((c.b, c.a))
+                continue
+            negate = isinstance(c, Not)
+            if negate:
+                c = c.a  # type: ignore[attr-defined]
+            kind = type(c)
+            if kind not in (LT, LE, GT, GE, EQ) or (negate and kind is EQ):
+                continue
+            if negate:
+                kind = {LT: GE, LE: GT, GT: LE, GE: LT}[kind]
+            try:
+                diff = self.affine(arith.sub(c.a, c.b))  # type: ignore[attr-defined]
+            except NonAffineError:
+                continue
+            lo, hi = {LT: (INT64_MIN, -1), LE: (INT64_MIN, 0), GT: (1, INT64_MAX),
+                      GE: (0, INT64_MAX), EQ: (0, 0)}[kind]
+            out.append((diff, Interval(lo, hi)))
+        return out
+
+
+def _dom(iv) -> tuple[int | None, int | None]:
+    lo, ext = arith.value_of(iv.dom.min), arith.value_of(iv.dom.extent)
+    if lo is None or ext is None:
+        return (None, None)
+    return (lo, lo + ext - 1)
+
+
+def _size(op: ComputeOp, k: int) -> int:
+    n = arith.value_of(op.axis[k].dom.extent)
+    if n is None:
+        raise ValueError(f"indexing maps need concrete shapes: '{op.name}' has extent "
+                         f"{op.axis[k].dom.extent} in dimension {k}")
+    return n
+
+
+def access_map(op: ComputeOp, acc: Access) -> IndexingMap:
+    """The map of one read: the compute's index and reduction axes -> the read's indices."""
+    conv = _Converter(op)
+    results = tuple(conv(i) for i in acc.indices)
+    constraints = conv.constraints(acc.condition)
+    dims = [Variable(Interval(0, _size(op, k) - 1)) for k in range(len(op.axis))]
+    ranges = [Variable(Interval(*(b if b[0] is not None else (INT64_MIN, INT64_MAX))))
+              for b in (_dom(iv) for iv in op.reduce_axis)]
+    rts = [Variable(b) for b in conv.rt_bounds]
+    amap = AffineMap(len(dims), len(ranges) + len(rts), results)
+    return IndexingMap.create(amap, dims, ranges, rts, constraints)
+
+
+def operand_maps(op: Operation, operand: Tensor) -> list[IndexingMap]:
+    """The distinct maps of the reads of *operand* in *op*, simplified without folding point
+    ranges (XLA's kPreserve), unused symbols removed (undefined for an op that is not a
+    compute: its reads are unknown)."""
+    if not isinstance(op, ComputeOp):
+        return [IndexingMap.undefined()]
+    out: dict[IndexingMap, None] = {}
+    for acc in reads(op, [operand]):
+        m = simplified(access_map(op, acc), replace_points=False)
+        out.setdefault(m.remove_unused_symbols()[0], None)
+    return list(out)
+
+
+def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
+    """Every distinct map from *tensor*'s index to the elements of *operand* it reads, composed
+    through every path of computes in between; sorted by their text."""
+    _require_tensor(tensor, "tensor")
+    _require_tensor(operand, "operand")
+    roots = [tensor.op]
+    graph = read_graph(roots)
+    if operand.op not in graph and operand.op is not tensor.op:
+        raise ValueError(f"output_to_input: '{tensor.name}' does not read '{operand.name}'")
+    # A tensor's own reads keep XLA's op maps; every further step is composed and simplified
+    # (folding point ranges), as XLA does inside a fusion.
+    grouped: dict[Tensor, dict[IndexingMap, None]] = {}
+    for op in reversed(post_dfs_order(roots, graph)):
+        for k in range(op.num_outputs):
+            t = op.output(k)
+            consumers = grouped.get(t)
+            start = t.op is tensor.op and t.value_index == tensor.value_index
+            if (not start and not consumers) or (t.op is operand.op and t.value_index == operand.value_index):
+                continue
+            for p in dict.fromkeys(op.input_tensors):
+                for pm in operand_maps(op, p):
+                    if start:
+                        grouped.setdefault(p, {})[pm] = None
+                        continue
+                    for cm in consumers or ():
+                        m = simplified(compose(cm, pm)).remove_unused_symbols()[0]
+                        grouped.setdefault(p, {})[m] = None
+    maps = grouped.get(operand, {})
+    return sorted(maps, key=str)
+
+
+def _require_tensor(t: object, what: str) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"output_to_input: {what} must be a Tensor, not {type(t).__name__}")
+
+
+def distinct(maps: Iterable[IndexingMap]) -> list[IndexingMap]:
+    return list(dict.fromkeys(maps))

@@ -1,0 +1,417 @@
+"""An XLA-like op library built with ``compute``: HLO op names in snake_case, shapes as tuples.
+
+Every op is an ordinary compute (its ``tag`` is the HLO name), so schedules, bounds, lowering
+and indexing maps work on them as on any user compute. Runtime offsets (dynamic slices,
+gather indices) are clamped into range as XLA does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from schedule import arith
+from schedule import intrinsics as _intr
+from schedule.errors import ScheduleError
+from schedule.expr import Expr
+from schedule.itervar import IterVar, IterVarType, Range
+from schedule.reduce import Reducer, comm_reducer
+from schedule.reduce import max as _max
+from schedule.reduce import min as _min
+from schedule.reduce import sum as _sum
+from schedule.tensor import Tensor, compute
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _shape(t: Tensor) -> list[int]:
+    out = []
+    for k, e in enumerate(t.shape):
+        v = arith.value_of(e)
+        if v is None:
+            raise ScheduleError(f"ops: '{t.name}' has a symbolic extent in dimension {k}; the op "
+                                "library needs concrete shapes")
+        out.append(v)
+    return out
+
+
+def _check_dims(op: str, dims: Sequence[int], rank: int) -> list[int]:
+    dims = list(dims)
+    if any(not isinstance(d, int) or not 0 <= d < rank for d in dims) or len(set(dims)) != len(dims):
+        raise ScheduleError(f"ops.{op}: dimensions {dims} must be distinct integers in [0, {rank})")
+    return dims
+
+
+def _load(t: Tensor, index: Sequence[Any]) -> Expr:
+    return t[tuple(index)] if index else t[()]
+
+
+def _reduce_axes(sizes: Sequence[int], prefix: str) -> list[IterVar]:
+    from schedule.expr import Var
+
+    return [IterVar(Range(0, n), Var(f"{prefix}{k}", "int32"), IterVarType.CommReduce) for k, n in enumerate(sizes)]
+
+
+_REDUCERS: dict[str, Reducer] = {"add": _sum, "max": _max, "min": _min,
+                                 "mul": comm_reducer(lambda x, y: x * y, lambda t: arith.const(1, t), name="mul")}
+
+
+def _reducer(combiner: str | Reducer) -> Reducer:
+    if isinstance(combiner, Reducer):
+        return combiner
+    try:
+        return _REDUCERS[combiner]
+    except KeyError:
+        raise ScheduleError(f"ops: unknown combiner {combiner!r}; use add, max, min, mul or a "
+                            "te.comm_reducer") from None
+
+
+def _scalar(value: Any) -> Any:
+    return value[()] if isinstance(value, Tensor) else value
+
+
+# -- elementwise ---------------------------------------------------------------------------------
+
+def _elementwise(name: str, fn: Callable[..., Any], *xs: Tensor) -> Tensor:
+    ranked = [x for x in xs if len(x.shape) > 0]
+    shape = _shape(ranked[0]) if ranked else []
+    for x in ranked:
+        if _shape(x) != shape:
+            raise ScheduleError(f"ops.{name}: shapes {[_shape(y) for y in ranked]} differ")
+    return compute(shape, lambda *i: fn(*(_load(x, i if len(x.shape) else ()) for x in xs)),
+                   name=name, tag=name)
+
+
+def _unary(name: str, fn: Callable[[Any], Any]) -> Callable[[Tensor], Tensor]:
+    def op(x: Tensor) -> Tensor:
+        return _elementwise(name, fn, x)
+    op.__name__ = name
+    op.__doc__ = f"Elementwise ``{name}``."
+    return op
+
+
+def _binary(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[Tensor, Tensor], Tensor]:
+    def op(a: Tensor, b: Tensor) -> Tensor:
+        return _elementwise(name, fn, a, b)
+    op.__name__ = name
+    op.__doc__ = f"Elementwise ``{name}`` (a rank-0 operand is broadcast)."
+    return op
+
+
+exponential = exp = _unary("exponential", _intr.exp)
+log = _unary("log", _intr.log)
+sqrt = _unary("sqrt", _intr.sqrt)
+tanh = _unary("tanh", _intr.tanh)
+negate = _unary("negate", lambda x: -x)
+abs = _unary("abs", _intr.abs)  # noqa: A001
+copy = _unary("copy", lambda x: x)
+add = _binary("add", lambda a, b: a + b)
+subtract = _binary("subtract", lambda a, b: a - b)
+multiply = _binary("multiply", lambda a, b: a * b)
+divide = _binary("divide", lambda a, b: a / b)
+maximum = _binary("maximum", arith.max_expr)
+minimum = _binary("minimum", arith.min_expr)
+
+
+def select(pred: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """``pred ? a : b`` elementwise (a rank-0 predicate is broadcast)."""
+    return _elementwise("select", lambda p, x, y: arith.select(p, x, y), pred, a, b)
+
+
+# -- data movement -------------------------------------------------------------------------------
+
+def constant(value: Any, shape: Sequence[int] = (), dtype: str = "float32") -> Tensor:
+    """A tensor of *shape* filled with *value*."""
+    return compute(list(shape), lambda *i: arith.const(value, dtype), name="constant", tag="constant")
+
+
+def iota(shape: Sequence[int], dimension: int, dtype: str = "int32") -> Tensor:
+    """``T[i...] = i[dimension]``."""
+    _check_dims("iota", [dimension], len(shape))
+    return compute(list(shape), lambda *i: arith.cast(dtype, i[dimension]), name="iota", tag="iota")
+
+
+def broadcast(x: Tensor, shape: Sequence[int], dimensions: Sequence[int]) -> Tensor:
+    """``out[i] = x[i[dimensions[0]], i[dimensions[1]], ...]``."""
+    dims = _check_dims("broadcast", dimensions, len(shape))
+    if len(dims) != len(x.shape) or any(shape[d] != n for d, n in zip(dims, _shape(x))):
+        raise ScheduleError(f"ops.broadcast: {x.name}{_shape(x)} does not fit dimensions {dims} of {list(shape)}")
+    return compute(list(shape), lambda *i: _load(x, [i[d] for d in dims]), name="broadcast", tag="broadcast")
+
+
+def transpose(x: Tensor, dimensions: Sequence[int]) -> Tensor:
+    """``out`` dimension ``k`` is ``x`` dimension ``dimensions[k]``."""
+    shape = _shape(x)
+    perm = _check_dims("transpose", dimensions, len(shape))
+    if len(perm) != len(shape):
+        raise ScheduleError(f"ops.transpose: {perm} is not a permutation of {len(shape)} dimensions")
+
+    def body(*i: Any) -> Expr:
+        index: list[Any] = [None] * len(shape)
+        for k, p in enumerate(perm):
+            index[p] = i[k]
+        return _load(x, index)
+    return compute([shape[p] for p in perm], body, name="transpose", tag="transpose")
+
+
+def reverse(x: Tensor, dimensions: Sequence[int]) -> Tensor:
+    shape = _shape(x)
+    dims = set(_check_dims("reverse", dimensions, len(shape)))
+    return compute(shape, lambda *i: _load(x, [shape[k] - 1 - v if k in dims else v for k, v in enumerate(i)]),
+                   name="reverse", tag="reverse")
+
+
+def slice(x: Tensor, starts: Sequence[int], limits: Sequence[int],  # noqa: A001
+          strides: Sequence[int] | None = None) -> Tensor:
+    shape = _shape(x)
+    strides = list(strides or [1] * len(shape))
+    if not len(starts) == len(limits) == len(strides) == len(shape):
+        raise ScheduleError(f"ops.slice: starts, limits and strides need {len(shape)} entries each")
+    out = []
+    for k, (a, b, s) in enumerate(zip(starts, limits, strides)):
+        if not (0 <= a <= b <= shape[k]) or s < 1:
+            raise ScheduleError(f"ops.slice: dimension {k}: [{a}, {b}) by {s} is not inside [0, {shape[k]})")
+        out.append(-((a - b) // s))
+    return compute(out, lambda *i: _load(x, [v * s + a for v, s, a in zip(i, strides, starts)]),
+                   name="slice", tag="slice")
+
+
+def concatenate(xs: Sequence[Tensor], dimension: int) -> Tensor:
+    shapes = [_shape(x) for x in xs]
+    _check_dims("concatenate", [dimension], len(shapes[0]))
+    for s in shapes[1:]:
+        if len(s) != len(shapes[0]) or any(a != b for k, (a, b) in enumerate(zip(s, shapes[0])) if k != dimension):
+            raise ScheduleError(f"ops.concatenate: shapes {shapes} differ outside dimension {dimension}")
+    offsets = [0]
+    for s in shapes:
+        offsets.append(offsets[-1] + s[dimension])
+    out = list(shapes[0])
+    out[dimension] = offsets[-1]
+
+    def body(*i: Any) -> Expr:
+        k = len(xs) - 1
+        idx = list(i)
+        idx[dimension] = i[dimension] - offsets[k]
+        result = _load(xs[k], idx)
+        for k in range(len(xs) - 2, -1, -1):
+            idx = list(i)
+            idx[dimension] = i[dimension] - offsets[k] if offsets[k] else i[dimension]
+            result = _intr_if(i[dimension] < offsets[k + 1], _load(xs[k], idx), result)
+        return result
+    return compute(out, body, name="concatenate", tag="concatenate")
+
+
+def _intr_if(cond: Any, a: Any, b: Any) -> Expr:
+    return arith.if_then_else(cond, a, b)
+
+
+def pad(x: Tensor, value: Any, config: Sequence[tuple[int, int, int]]) -> Tensor:
+    """Padding ``(low, high, interior)`` per dimension; *value* is a scalar or a rank-0 tensor."""
+    shape = _shape(x)
+    if len(config) != len(shape):
+        raise ScheduleError(f"ops.pad: {len(config)} padding entries for rank {len(shape)}")
+    out = [lo + hi + n + max(n - 1, 0) * p for n, (lo, hi, p) in zip(shape, config)]
+
+    def body(*i: Any) -> Expr:
+        conds, idx = [], []
+        for v, n, (lo, _, p) in zip(i, shape, config):
+            shifted = v - lo
+            conds += [shifted >= 0, shifted <= (n - 1) * (p + 1)]
+            if p:
+                conds.append(arith.floormod(shifted, p + 1) == 0)
+                idx.append(arith.floordiv(shifted, p + 1))
+            else:
+                idx.append(shifted)
+        inside = conds[0]
+        for c in conds[1:]:
+            inside = arith.logical_and(inside, c)
+        return _intr_if(inside, _load(x, idx), _scalar(value))
+    return compute(out, body, name="pad", tag="pad")
+
+
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """Row-major reshape; indices follow XLA's groups of dimensions with equal sizes."""
+    src = _shape(x)
+    if math.prod(src) != math.prod(shape):
+        raise ScheduleError(f"ops.reshape: {src} and {list(shape)} hold different numbers of elements")
+    return compute(list(shape), lambda *i: _load(x, reshape_indices(src, list(shape), list(i))),
+                   name="reshape", tag="reshape")
+
+
+def reshape_indices(src: list[int], dst: list[int], out_index: list[Any]) -> list[Any]:
+    """The index into *src* of element *out_index* of *dst* (XLA's minimal-reshape groups)."""
+    result: list[Any] = []
+    i = j = 0
+    while i < len(src) or j < len(dst):
+        in_group, out_group = [], []
+        in_elems = out_elems = 1
+        while True:
+            if i < len(src) and (not in_group or in_elems < out_elems):
+                in_group.append(i)
+                in_elems *= src[i]
+                i += 1
+            elif j < len(dst) and (not out_group or out_elems < in_elems):
+                out_group.append(j)
+                out_elems *= dst[j]
+                j += 1
+            else:
+                break
+        if not in_group:
+            break
+        linear: Any = arith.const(0)
+        for k in out_group:
+            linear = linear * dst[k] + out_index[k]
+        for k in in_group:
+            stride = math.prod(src[m] for m in in_group if m > k)
+            part = arith.floordiv(linear, stride) if stride > 1 else linear
+            if k != in_group[0]:
+                part = arith.floormod(part, src[k])
+            result.append(part if out_group else arith.const(0))
+    return result
+
+
+bitcast = reshape
+
+
+# -- reductions and contractions -----------------------------------------------------------------
+
+def reduce(inputs: Tensor | Sequence[Tensor], inits: Any, dimensions: Sequence[int],  # noqa: A001
+           combiner: str | Reducer = "add") -> Any:
+    """Reduce *inputs* over *dimensions* (variadic with a tuple combiner); returns a tensor or a list."""
+    xs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    init_list = list(inits) if isinstance(inits, (list, tuple)) else [inits]
+    shape = _shape(xs[0])
+    dims = sorted(_check_dims("reduce", dimensions, len(shape)))
+    axes = _reduce_axes([shape[d] for d in dims], "r")
+    red = _reducer(combiner)
+    out = [n for k, n in enumerate(shape) if k not in dims]
+
+    def body(*i: Any) -> Any:
+        it, rt = iter(i), iter(axes)
+        index = [next(rt).var if k in dims else next(it) for k in range(len(shape))]
+        sources = [_load(x, index) for x in xs]
+        init = [_scalar(v) for v in init_list] if inits is not None else None
+        if len(xs) == 1:
+            return red(sources[0], axis=axes, init=init[0] if init else None)
+        return red(sources, axis=axes, init=init)
+    result = compute(out, body, name="reduce", tag="reduce")
+    return result
+
+
+def reduce_sum(x: Tensor, dimensions: Sequence[int]) -> Tensor:
+    return reduce(x, None, dimensions, "add")
+
+
+def reduce_max(x: Tensor, dimensions: Sequence[int]) -> Tensor:
+    return reduce(x, None, dimensions, "max")
+
+
+def dot(a: Tensor, b: Tensor, lhs_batch: Sequence[int] = (), rhs_batch: Sequence[int] = (),
+        lhs_contracting: Sequence[int] = (), rhs_contracting: Sequence[int] = ()) -> Tensor:
+    """XLA's dot: batch dims, then lhs free dims, then rhs free dims; sums over contracting pairs."""
+    sa, sb = _shape(a), _shape(b)
+    lb, rb = list(lhs_batch), list(rhs_batch)
+    lc, rc = list(lhs_contracting), list(rhs_contracting)
+    if len(lb) != len(rb) or len(lc) != len(rc) or any(sa[x] != sb[y] for x, y in (*zip(lb, rb), *zip(lc, rc))):
+        raise ScheduleError(f"ops.dot: batch {lb}/{rb} and contracting {lc}/{rc} dims of {sa} and {sb} do not pair")
+    lfree = [k for k in range(len(sa)) if k not in lb and k not in lc]
+    rfree = [k for k in range(len(sb)) if k not in rb and k not in rc]
+    axes = _reduce_axes([sa[k] for k in lc], "k")
+    out = [sa[k] for k in lb] + [sa[k] for k in lfree] + [sb[k] for k in rfree]
+
+    def body(*i: Any) -> Expr:
+        ia: list[Any] = [None] * len(sa)
+        ib: list[Any] = [None] * len(sb)
+        pos = 0
+        for x, y in zip(lb, rb):
+            ia[x] = ib[y] = i[pos]
+            pos += 1
+        for k in lfree:
+            ia[k] = i[pos]
+            pos += 1
+        for k in rfree:
+            ib[k] = i[pos]
+            pos += 1
+        for ax, x, y in zip(axes, lc, rc):
+            ia[x] = ib[y] = ax.var
+        product = _load(a, ia) * _load(b, ib)
+        return _sum(product, axis=axes) if axes else product
+    return compute(out, body, name="dot", tag="dot")
+
+
+def reduce_window(x: Tensor, init: Any, size: Sequence[int], stride: Sequence[int] | None = None,
+                  padding: Sequence[tuple[int, int]] | None = None, dilation: Sequence[int] | None = None,
+                  combiner: str | Reducer = "add") -> Tensor:
+    """A window reduction; padded positions contribute nothing (the init value)."""
+    shape = _shape(x)
+    rank = len(shape)
+    stride = list(stride or [1] * rank)
+    padding = list(padding or [(0, 0)] * rank)
+    dilation = list(dilation or [1] * rank)
+    out = []
+    for n, w, s, (lo, hi), d in zip(shape, size, stride, padding, dilation):
+        span = (w - 1) * d + 1
+        out.append((n + lo + hi - span) // s + 1)
+    axes = _reduce_axes(list(size), "w")
+    red = _reducer(combiner)
+
+    def body(*i: Any) -> Expr:
+        index, conds = [], []
+        for v, ax, s, (lo, _), d, n in zip(i, axes, stride, padding, dilation, shape):
+            e = v * s + ax.var * d - lo
+            index.append(e)
+            conds += [e >= 0, e < n]
+        where = conds[0]
+        for c in conds[1:]:
+            where = arith.logical_and(where, c)
+        return red(_load(x, index), axis=axes, where=where, init=_scalar(init))
+    return compute(out, body, name="reduce-window", tag="reduce-window")
+
+
+# -- dynamic indexing ----------------------------------------------------------------------------
+
+def _clamped(offset: Tensor, hi: int) -> Expr:
+    return arith.min_expr(arith.max_expr(offset[()], 0), hi)
+
+
+def dynamic_slice(x: Tensor, offsets: Sequence[Tensor], sizes: Sequence[int]) -> Tensor:
+    """``out[i] = x[i + clamp(offsets, 0, shape - sizes)]``."""
+    shape = _shape(x)
+    if len(offsets) != len(shape) or len(sizes) != len(shape):
+        raise ScheduleError(f"ops.dynamic_slice: give {len(shape)} offsets and sizes")
+    def body(*i: Any) -> Expr:
+        return _load(x, [v + _clamped(o, n - s) for v, o, n, s in zip(i, offsets, shape, sizes)])
+    return compute(list(sizes), body, name="dynamic-slice", tag="dynamic-slice")
+
+
+def dynamic_update_slice(x: Tensor, update: Tensor, offsets: Sequence[Tensor]) -> Tensor:
+    """*x* with *update* written at the clamped offsets."""
+    shape, ushape = _shape(x), _shape(update)
+
+    def body(*i: Any) -> Expr:
+        starts = [_clamped(o, n - u) for o, n, u in zip(offsets, shape, ushape)]
+        inside = arith.const(True)
+        for v, s, u in zip(i, starts, ushape):
+            inside = arith.logical_and(inside, arith.logical_and(v >= s, v < s + u))
+        return _intr_if(inside, _load(update, [v - s for v, s in zip(i, starts)]), _load(x, i))
+    return compute(shape, body, name="dynamic-update-slice", tag="dynamic-update-slice")
+
+
+def gather(operand: Tensor, indices: Tensor, slice_sizes: Sequence[int],
+           start_index_map: Sequence[int]) -> Tensor:
+    """XLA's simplified gather: ``indices`` is ``[batch, len(start_index_map)]``; the output is
+    ``[batch, *slice_sizes]``, operand dim ``start_index_map[j]`` offset by ``indices[b, j]``."""
+    shape, ishape = _shape(operand), _shape(indices)
+    if len(ishape) != 2 or ishape[1] != len(start_index_map) or len(slice_sizes) != len(shape):
+        raise ScheduleError("ops.gather: indices must be [batch, len(start_index_map)] and slice_sizes "
+                            f"have {len(shape)} entries")
+
+    def body(*i: Any) -> Expr:
+        b, o = i[0], i[1:]
+        index = list(o)
+        for j, d in enumerate(start_index_map):
+            start = arith.min_expr(arith.max_expr(indices[b, j], 0), shape[d] - slice_sizes[d])
+            index[d] = o[d] + start
+        return _load(operand, index)
+    return compute([ishape[0], *slice_sizes], body, name="gather", tag="gather")
