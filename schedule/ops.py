@@ -73,29 +73,29 @@ def _scalar(value: Any) -> Any:
 
 # -- elementwise ---------------------------------------------------------------------------------
 
-def _elementwise(name: str, fn: Callable[..., Any], *xs: Tensor) -> Tensor:
+def _elementwise(kind: str, fn: Callable[..., Any], *xs: Tensor, name: str | None = None) -> Tensor:
     ranked = [x for x in xs if len(x.shape) > 0]
     shape = _shape(ranked[0]) if ranked else []
     for x in ranked:
         if _shape(x) != shape:
-            raise ScheduleError(f"ops.{name}: shapes {[_shape(y) for y in ranked]} differ")
+            raise ScheduleError(f"ops.{kind}: shapes {[_shape(y) for y in ranked]} differ")
     return compute(shape, lambda *i: fn(*(_load(x, i if len(x.shape) else ()) for x in xs)),
-                   name=name, tag=name)
+                   name=name or kind, tag=kind)
 
 
-def _unary(name: str, fn: Callable[[Any], Any]) -> Callable[[Tensor], Tensor]:
-    def op(x: Tensor) -> Tensor:
-        return _elementwise(name, fn, x)
-    op.__name__ = name
-    op.__doc__ = f"Elementwise ``{name}``."
+def _unary(kind: str, fn: Callable[[Any], Any]) -> Callable[..., Tensor]:
+    def op(x: Tensor, name: str | None = None) -> Tensor:
+        return _elementwise(kind, fn, x, name=name)
+    op.__name__ = kind
+    op.__doc__ = f"Elementwise ``{kind}``."
     return op
 
 
-def _binary(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[Tensor, Tensor], Tensor]:
-    def op(a: Tensor, b: Tensor) -> Tensor:
-        return _elementwise(name, fn, a, b)
-    op.__name__ = name
-    op.__doc__ = f"Elementwise ``{name}`` (a rank-0 operand is broadcast)."
+def _binary(kind: str, fn: Callable[[Any, Any], Any]) -> Callable[..., Tensor]:
+    def op(a: Tensor, b: Tensor, name: str | None = None) -> Tensor:
+        return _elementwise(kind, fn, a, b, name=name)
+    op.__name__ = kind
+    op.__doc__ = f"Elementwise ``{kind}`` (a rank-0 operand is broadcast)."
     return op
 
 
@@ -114,33 +114,33 @@ maximum = _binary("maximum", arith.max_expr)
 minimum = _binary("minimum", arith.min_expr)
 
 
-def select(pred: Tensor, a: Tensor, b: Tensor) -> Tensor:
+def select(pred: Tensor, a: Tensor, b: Tensor, name: str | None = None) -> Tensor:
     """``pred ? a : b`` elementwise (a rank-0 predicate is broadcast)."""
-    return _elementwise("select", lambda p, x, y: arith.select(p, x, y), pred, a, b)
+    return _elementwise("select", lambda p, x, y: arith.select(p, x, y), pred, a, b, name=name)
 
 
 # -- data movement -------------------------------------------------------------------------------
 
-def constant(value: Any, shape: Sequence[int] = (), dtype: str = "float32") -> Tensor:
+def constant(value: Any, shape: Sequence[int] = (), dtype: str = "float32", name: str | None = None) -> Tensor:
     """A tensor of *shape* filled with *value*."""
-    return compute(list(shape), lambda *i: arith.const(value, dtype), name="constant", tag="constant")
+    return compute(list(shape), lambda *i: arith.const(value, dtype), name=name or "constant", tag="constant")
 
 
-def iota(shape: Sequence[int], dimension: int, dtype: str = "int32") -> Tensor:
+def iota(shape: Sequence[int], dimension: int, dtype: str = "int32", name: str | None = None) -> Tensor:
     """``T[i...] = i[dimension]``."""
     _check_dims("iota", [dimension], len(shape))
-    return compute(list(shape), lambda *i: arith.cast(dtype, i[dimension]), name="iota", tag="iota")
+    return compute(list(shape), lambda *i: arith.cast(dtype, i[dimension]), name=name or "iota", tag="iota")
 
 
-def broadcast(x: Tensor, shape: Sequence[int], dimensions: Sequence[int]) -> Tensor:
+def broadcast(x: Tensor, shape: Sequence[int], dimensions: Sequence[int], name: str | None = None) -> Tensor:
     """``out[i] = x[i[dimensions[0]], i[dimensions[1]], ...]``."""
     dims = _check_dims("broadcast", dimensions, len(shape))
     if len(dims) != len(x.shape) or any(shape[d] != n for d, n in zip(dims, _shape(x))):
         raise ScheduleError(f"ops.broadcast: {x.name}{_shape(x)} does not fit dimensions {dims} of {list(shape)}")
-    return compute(list(shape), lambda *i: _load(x, [i[d] for d in dims]), name="broadcast", tag="broadcast")
+    return compute(list(shape), lambda *i: _load(x, [i[d] for d in dims]), name=name or "broadcast", tag="broadcast")
 
 
-def transpose(x: Tensor, dimensions: Sequence[int]) -> Tensor:
+def transpose(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
     """``out`` dimension ``k`` is ``x`` dimension ``dimensions[k]``."""
     shape = _shape(x)
     perm = _check_dims("transpose", dimensions, len(shape))
@@ -152,18 +152,18 @@ def transpose(x: Tensor, dimensions: Sequence[int]) -> Tensor:
         for k, p in enumerate(perm):
             index[p] = i[k]
         return _load(x, index)
-    return compute([shape[p] for p in perm], body, name="transpose", tag="transpose")
+    return compute([shape[p] for p in perm], body, name=name or "transpose", tag="transpose")
 
 
-def reverse(x: Tensor, dimensions: Sequence[int]) -> Tensor:
+def reverse(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
     shape = _shape(x)
     dims = set(_check_dims("reverse", dimensions, len(shape)))
     return compute(shape, lambda *i: _load(x, [shape[k] - 1 - v if k in dims else v for k, v in enumerate(i)]),
-                   name="reverse", tag="reverse")
+                   name=name or "reverse", tag="reverse")
 
 
 def slice(x: Tensor, starts: Sequence[int], limits: Sequence[int],  # noqa: A001
-          strides: Sequence[int] | None = None) -> Tensor:
+          strides: Sequence[int] | None = None, name: str | None = None) -> Tensor:
     shape = _shape(x)
     strides = list(strides or [1] * len(shape))
     if not len(starts) == len(limits) == len(strides) == len(shape):
@@ -174,10 +174,10 @@ def slice(x: Tensor, starts: Sequence[int], limits: Sequence[int],  # noqa: A001
             raise ScheduleError(f"ops.slice: dimension {k}: [{a}, {b}) by {s} is not inside [0, {shape[k]})")
         out.append(-((a - b) // s))
     return compute(out, lambda *i: _load(x, [v * s + a for v, s, a in zip(i, strides, starts)]),
-                   name="slice", tag="slice")
+                   name=name or "slice", tag="slice")
 
 
-def concatenate(xs: Sequence[Tensor], dimension: int) -> Tensor:
+def concatenate(xs: Sequence[Tensor], dimension: int, name: str | None = None) -> Tensor:
     shapes = [_shape(x) for x in xs]
     _check_dims("concatenate", [dimension], len(shapes[0]))
     for s in shapes[1:]:
@@ -199,14 +199,14 @@ def concatenate(xs: Sequence[Tensor], dimension: int) -> Tensor:
             idx[dimension] = i[dimension] - offsets[k] if offsets[k] else i[dimension]
             result = _intr_if(i[dimension] < offsets[k + 1], _load(xs[k], idx), result)
         return result
-    return compute(out, body, name="concatenate", tag="concatenate")
+    return compute(out, body, name=name or "concatenate", tag="concatenate")
 
 
 def _intr_if(cond: Any, a: Any, b: Any) -> Expr:
     return arith.if_then_else(cond, a, b)
 
 
-def pad(x: Tensor, value: Any, config: Sequence[tuple[int, int, int]]) -> Tensor:
+def pad(x: Tensor, value: Any, config: Sequence[tuple[int, int, int]], name: str | None = None) -> Tensor:
     """Padding ``(low, high, interior)`` per dimension; *value* is a scalar or a rank-0 tensor."""
     shape = _shape(x)
     if len(config) != len(shape):
@@ -227,16 +227,16 @@ def pad(x: Tensor, value: Any, config: Sequence[tuple[int, int, int]]) -> Tensor
         for c in conds[1:]:
             inside = arith.logical_and(inside, c)
         return _intr_if(inside, _load(x, idx), _scalar(value))
-    return compute(out, body, name="pad", tag="pad")
+    return compute(out, body, name=name or "pad", tag="pad")
 
 
-def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+def reshape(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
     """Row-major reshape; indices follow XLA's groups of dimensions with equal sizes."""
     src = _shape(x)
     if math.prod(src) != math.prod(shape):
         raise ScheduleError(f"ops.reshape: {src} and {list(shape)} hold different numbers of elements")
     return compute(list(shape), lambda *i: _load(x, reshape_indices(src, list(shape), list(i))),
-                   name="reshape", tag="reshape")
+                   name=name or "reshape", tag="reshape")
 
 
 def reshape_indices(src: list[int], dst: list[int], out_index: list[Any]) -> list[Any]:
@@ -277,7 +277,7 @@ bitcast = reshape
 # -- reductions and contractions -----------------------------------------------------------------
 
 def reduce(inputs: Tensor | Sequence[Tensor], inits: Any, dimensions: Sequence[int],  # noqa: A001
-           combiner: str | Reducer = "add") -> Any:
+           combiner: str | Reducer = "add", name: str | None = None) -> Any:
     """Reduce *inputs* over *dimensions* (variadic with a tuple combiner); returns a tensor or a list."""
     xs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     init_list = list(inits) if isinstance(inits, (list, tuple)) else [inits]
@@ -295,20 +295,21 @@ def reduce(inputs: Tensor | Sequence[Tensor], inits: Any, dimensions: Sequence[i
         if len(xs) == 1:
             return red(sources[0], axis=axes, init=init[0] if init else None)
         return red(sources, axis=axes, init=init)
-    result = compute(out, body, name="reduce", tag="reduce")
+    result = compute(out, body, name=name or "reduce", tag="reduce")
     return result
 
 
-def reduce_sum(x: Tensor, dimensions: Sequence[int]) -> Tensor:
-    return reduce(x, None, dimensions, "add")
+def reduce_sum(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
+    return reduce(x, None, dimensions, "add", name=name)
 
 
-def reduce_max(x: Tensor, dimensions: Sequence[int]) -> Tensor:
-    return reduce(x, None, dimensions, "max")
+def reduce_max(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
+    return reduce(x, None, dimensions, "max", name=name)
 
 
 def dot(a: Tensor, b: Tensor, lhs_batch: Sequence[int] = (), rhs_batch: Sequence[int] = (),
-        lhs_contracting: Sequence[int] = (), rhs_contracting: Sequence[int] = ()) -> Tensor:
+        lhs_contracting: Sequence[int] = (), rhs_contracting: Sequence[int] = (),
+        name: str | None = None) -> Tensor:
     """XLA's dot: batch dims, then lhs free dims, then rhs free dims; sums over contracting pairs."""
     sa, sb = _shape(a), _shape(b)
     lb, rb = list(lhs_batch), list(rhs_batch)
@@ -337,12 +338,12 @@ def dot(a: Tensor, b: Tensor, lhs_batch: Sequence[int] = (), rhs_batch: Sequence
             ia[x] = ib[y] = ax.var
         product = _load(a, ia) * _load(b, ib)
         return _sum(product, axis=axes) if axes else product
-    return compute(out, body, name="dot", tag="dot")
+    return compute(out, body, name=name or "dot", tag="dot")
 
 
 def reduce_window(x: Tensor, init: Any, size: Sequence[int], stride: Sequence[int] | None = None,
                   padding: Sequence[tuple[int, int]] | None = None, dilation: Sequence[int] | None = None,
-                  combiner: str | Reducer = "add") -> Tensor:
+                  combiner: str | Reducer = "add", name: str | None = None) -> Tensor:
     """A window reduction; padded positions contribute nothing (the init value)."""
     shape = _shape(x)
     rank = len(shape)
@@ -366,7 +367,7 @@ def reduce_window(x: Tensor, init: Any, size: Sequence[int], stride: Sequence[in
         for c in conds[1:]:
             where = arith.logical_and(where, c)
         return red(_load(x, index), axis=axes, where=where, init=_scalar(init))
-    return compute(out, body, name="reduce-window", tag="reduce-window")
+    return compute(out, body, name=name or "reduce-window", tag="reduce-window")
 
 
 # -- dynamic indexing ----------------------------------------------------------------------------
@@ -375,17 +376,17 @@ def _clamped(offset: Tensor, hi: int) -> Expr:
     return arith.min_expr(arith.max_expr(offset[()], 0), hi)
 
 
-def dynamic_slice(x: Tensor, offsets: Sequence[Tensor], sizes: Sequence[int]) -> Tensor:
+def dynamic_slice(x: Tensor, offsets: Sequence[Tensor], sizes: Sequence[int], name: str | None = None) -> Tensor:
     """``out[i] = x[i + clamp(offsets, 0, shape - sizes)]``."""
     shape = _shape(x)
     if len(offsets) != len(shape) or len(sizes) != len(shape):
         raise ScheduleError(f"ops.dynamic_slice: give {len(shape)} offsets and sizes")
     def body(*i: Any) -> Expr:
         return _load(x, [v + _clamped(o, n - s) for v, o, n, s in zip(i, offsets, shape, sizes)])
-    return compute(list(sizes), body, name="dynamic-slice", tag="dynamic-slice")
+    return compute(list(sizes), body, name=name or "dynamic-slice", tag="dynamic-slice")
 
 
-def dynamic_update_slice(x: Tensor, update: Tensor, offsets: Sequence[Tensor]) -> Tensor:
+def dynamic_update_slice(x: Tensor, update: Tensor, offsets: Sequence[Tensor], name: str | None = None) -> Tensor:
     """*x* with *update* written at the clamped offsets."""
     shape, ushape = _shape(x), _shape(update)
 
@@ -395,11 +396,11 @@ def dynamic_update_slice(x: Tensor, update: Tensor, offsets: Sequence[Tensor]) -
         for v, s, u in zip(i, starts, ushape):
             inside = arith.logical_and(inside, arith.logical_and(v >= s, v < s + u))
         return _intr_if(inside, _load(update, [v - s for v, s in zip(i, starts)]), _load(x, i))
-    return compute(shape, body, name="dynamic-update-slice", tag="dynamic-update-slice")
+    return compute(shape, body, name=name or "dynamic-update-slice", tag="dynamic-update-slice")
 
 
 def gather(operand: Tensor, indices: Tensor, slice_sizes: Sequence[int],
-           start_index_map: Sequence[int]) -> Tensor:
+           start_index_map: Sequence[int], name: str | None = None) -> Tensor:
     """XLA's simplified gather: ``indices`` is ``[batch, len(start_index_map)]``; the output is
     ``[batch, *slice_sizes]``, operand dim ``start_index_map[j]`` offset by ``indices[b, j]``."""
     shape, ishape = _shape(operand), _shape(indices)
@@ -414,4 +415,4 @@ def gather(operand: Tensor, indices: Tensor, slice_sizes: Sequence[int],
             start = arith.min_expr(arith.max_expr(indices[b, j], 0), shape[d] - slice_sizes[d])
             index[d] = o[d] + start
         return _load(operand, index)
-    return compute([ishape[0], *slice_sizes], body, name="gather", tag="gather")
+    return compute([ishape[0], *slice_sizes], body, name=name or "gather", tag="gather")
