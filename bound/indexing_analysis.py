@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bound.access import Access, reads
-from bound.affine_expr import AffineExpr, Const, Dim, Symbol, floordiv, mod
+from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod
 from bound.const_bound import ConstBounds
 from bound.errors import NonAffineError
 from bound.indexing_map import AffineMap, IndexingMap, Variable, compose
@@ -113,13 +113,36 @@ class _Converter:
             if negate:
                 kind = {LT: GE, LE: GT, GT: LE, GE: LT}[kind]
             try:
-                diff = self.affine(arith.sub(c.a, c.b))  # type: ignore[attr-defined]
+                diff = self.strict(arith.sub(c.a, c.b))  # type: ignore[attr-defined]
             except NonAffineError:
                 continue
             lo, hi = {LT: (INT64_MIN, -1), LE: (INT64_MIN, 0), GT: (1, INT64_MAX),
                       GE: (0, INT64_MAX), EQ: (0, 0)}[kind]
+            if isinstance(diff, Binary) and diff.op == Kind.ADD and isinstance(diff.rhs, Const):
+                # e + c in [lo, hi] is e in [lo - c, hi - c]: comparisons of one expression meet.
+                c_ = diff.rhs.value
+                diff, lo, hi = diff.lhs, _shift(lo, -c_), _shift(hi, -c_)
             out.append((diff, Interval(lo, hi)))
         return out
+
+    def strict(self, e: Expr) -> AffineExpr:
+        """*e* as an affine expression of the axes only (no runtime variables)."""
+        saved = self.runtime
+        self.runtime = _refuse  # type: ignore[method-assign]
+        try:
+            return self.affine(e)
+        finally:
+            self.runtime = saved  # type: ignore[method-assign]
+
+
+def _refuse(e: Expr) -> AffineExpr:
+    raise NonAffineError(f"not affine: {e}")
+
+
+def _shift(x: int, c: int) -> int:
+    if x in (INT64_MIN, INT64_MAX):
+        return x
+    return max(INT64_MIN, min(INT64_MAX, x + c))
 
 
 def _dom(iv) -> tuple[int | None, int | None]:
@@ -157,8 +180,10 @@ def operand_maps(op: Operation, operand: Tensor) -> list[IndexingMap]:
     if not isinstance(op, ComputeOp):
         return [IndexingMap.undefined()]
     out: dict[IndexingMap, None] = {}
+    # XLA folds point ranges in the maps of windowed ops and keeps them elsewhere.
+    replace_points = op.tag in ("reduce-window", "convolution")
     for acc in reads(op, [operand]):
-        m = simplified(access_map(op, acc), replace_points=False)
+        m = simplified(access_map(op, acc), replace_points=replace_points)
         out.setdefault(m.remove_unused_symbols()[0], None)
     return list(out)
 
