@@ -113,14 +113,14 @@ def _parse_shape(text: str, line: int) -> tuple[Shape, str]:
             if depth == 0:
                 inner = [_parse_shape(p, line)[0] for p in _split_top(text[1:k])]
                 return Shape("tuple", [], None, inner), text[k + 1:]
-    m = re.match(r"(\w+)\[([^\]]*)\](\{[^}]*\})?", text)
+    m = re.match(r"(\w+)\[([^\]]*)\](\s*\{[^}]*\})?", text)
     if m is None or m.group(1) not in _DTYPES:
         token = text.split()[0] if text.split() else text
         raise HloParseError(f"line {line}: unsupported shape {token!r}")
     dims = [int(d) for d in m.group(2).replace(" ", "").split(",") if d]
     layout = None
     if m.group(3):
-        body = m.group(3)[1:-1].split(":")[0]
+        body = m.group(3).strip()[1:-1].split(":")[0]
         layout = [int(d) for d in body.replace(" ", "").split(",") if d]
     return Shape(_DTYPES[m.group(1)], dims, layout), text[m.end():]
 
@@ -204,6 +204,7 @@ class _Builder:
     def __init__(self, comps: list[Computation]) -> None:
         self.comps = {c.name: c for c in comps}
         self.module = HloModule()
+        self.layouts: dict[int, list[int]] = {}
 
     def build_entry(self) -> HloModule:
         entries = [c for c in self.comps.values() if c.is_entry] or list(self.comps.values())[-1:]
@@ -233,7 +234,10 @@ class _Builder:
             k = int(ins.literal)
             if args is not None:
                 return args[k]
-            return placeholder(ins.shape.dims, ins.shape.dtype, ins.name)
+            t = placeholder(ins.shape.dims, ins.shape.dtype, ins.name)
+            if ins.shape.layout is not None:
+                self.layouts[id(t.op)] = ins.shape.layout
+            return t
         builder = _OPS.get(ins.opcode)
         if builder is None:
             raise HloParseError(f"line {ins.line}: unsupported op {ins.opcode!r}")
@@ -245,6 +249,8 @@ class _Builder:
             raise HloParseError(f"line {ins.line}: {ins.opcode} {ins.name!r}: {err}") from None
         if isinstance(out, Tensor):
             self.module._operands[id(out.op)] = [o for o in operands if isinstance(o, Tensor)]
+            if ins.shape.layout is not None:
+                self.layouts[id(out.op)] = ins.shape.layout
         return out
 
     def scalar_function(self, name: str, line: int) -> Callable[..., Any]:
@@ -365,6 +371,51 @@ def _dot(b: _Builder, ins: Instruction, xs: list) -> Any:
                    name=ins.name)
 
 
+def _bitcast(b: _Builder, ins: Instruction, xs: list) -> Any:
+    """A bitcast keeps the physical bytes: out index -> physical position -> input index."""
+    from schedule.tensor import compute
+
+    x = xs[0]
+    src = [int(arith.value_of(e)) for e in x.shape]  # type: ignore[arg-type]
+    dst = ins.shape.dims
+    src_layout = b.layouts.get(id(x.op)) or list(range(len(src) - 1, -1, -1))
+    dst_layout = ins.shape.layout or list(range(len(dst) - 1, -1, -1))
+    src_major, dst_major = list(reversed(src_layout)), list(reversed(dst_layout))
+    if src_major == sorted(src_major) and dst_major == sorted(dst_major):
+        return ops.reshape(x, dst, name=ins.name)
+
+    def body(*i: Any) -> Any:
+        physical = ops.reshape_indices([dst[d] for d in dst_major], [src[d] for d in src_major],
+                                       [i[d] for d in dst_major])
+        index: list[Any] = [None] * len(src)
+        for k, d in enumerate(src_major):
+            index[d] = physical[k]
+        return x[tuple(index)] if index else x[()]
+    return compute(dst, body, name=ins.name, tag="bitcast")
+
+
+def _gather(b: _Builder, ins: Instruction, xs: list) -> Any:
+    a = ins.attrs
+    operand, indices = xs
+    rank = len(operand.shape)
+    if (_ints(a.get("collapsed_slice_dims", "")) or _ints(a.get("index_vector_dim", "1")) != [1]
+            or _ints(a.get("offset_dims", "")) != list(range(1, rank + 1))):
+        raise HloParseError(f"line {ins.line}: only the simplified gather is supported (2-D indices, "
+                            "index_vector_dim=1, no collapsed dims, offset_dims=1..rank)")
+    return ops.gather(operand, indices, _ints(a.get("slice_sizes", "")), _ints(a.get("start_index_map", "")),
+                      name=ins.name)
+
+
+def _opaque(b: _Builder, ins: Instruction, xs: list) -> Any:
+    """An op whose reads are unknown here: an extern over its operands (undefined maps)."""
+    from schedule.tensor import extern
+
+    def unsupported(ins_: list, outs: list) -> None:
+        raise HloParseError(f"line {ins.line}: {ins.opcode} cannot run")
+    return extern(ins.shape.dims, [x for x in xs if isinstance(x, Tensor)], unsupported, name=ins.name,
+                  dtype=ins.shape.dtype, tag=ins.opcode)
+
+
 def _fusion(b: _Builder, ins: Instruction, xs: list) -> Any:
     comp = b.comps.get(ins.attrs.get("calls", "").lstrip("%"))
     if comp is None:
@@ -428,6 +479,10 @@ _OPS: dict[str, Callable[[_Builder, Instruction, list], Any]] = {
                                                           name=ins.name),
     "dynamic-update-slice": lambda b, ins, xs: ops.dynamic_update_slice(xs[0], xs[1], xs[2:], name=ins.name),
     "fusion": _fusion,
+    "bitcast": _bitcast,
+    "gather": _gather,
+    **{k: _opaque for k in ("triangular-solve", "convolution", "scaled-dot", "all-gather", "custom-call",
+                            "sort", "scatter", "cholesky", "fft", "rng")},
     "tuple": lambda b, ins, xs: tuple(xs),
     "get-tuple-element": lambda b, ins, xs: xs[0][int(ins.attrs.get("index", "0"))],
 }
