@@ -1,0 +1,124 @@
+"""Indexing maps on random inputs: the simplifier keeps every value, and maps derived from
+compute bodies give exactly the elements the reference evaluator reads."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+import schedule as te
+from bound import output_to_input
+from bound.affine_expr import Const, Dim, Symbol, floordiv, mod
+from bound.indexing_map import AffineMap, IndexingMap, Variable
+from bound.xla_interval import Interval
+from schedule import ops
+from schedule.evaluate import evaluate
+
+_leaf = st.sampled_from([Dim(0), Dim(1), Symbol(0)]) | st.integers(-5, 5).map(Const)
+
+
+def _combine(children):
+    return st.one_of(
+        st.tuples(children, children).map(lambda t: t[0] + t[1]),
+        st.tuples(children, st.integers(-4, 4)).map(lambda t: t[0] * t[1]),
+        st.tuples(children, st.integers(1, 6)).map(lambda t: floordiv(t[0], Const(t[1]))),
+        st.tuples(children, st.integers(1, 6)).map(lambda t: mod(t[0], Const(t[1]))),
+    )
+
+
+_box = st.tuples(st.integers(-6, 6), st.integers(0, 5)).map(lambda t: Interval(t[0], t[0] + t[1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.recursive(_leaf, _combine, max_leaves=8), min_size=1, max_size=2), _box, _box, _box)
+def test_simplify_keeps_every_value_on_the_domain(results, b0, b1, b2):
+    m = IndexingMap.create(AffineMap(2, 1, tuple(results)), [Variable(b0), Variable(b1)], [Variable(b2)])
+    note(str(m))
+    s = m.simplify()
+    note(str(s))
+    for d0, d1, s0 in itertools.product(range(b0.lower, b0.upper + 1), range(b1.lower, b1.upper + 1),
+                                        range(b2.lower, b2.upper + 1)):
+        assert s.evaluate([d0, d1], [s0]) == m.evaluate([d0, d1], [s0])
+
+
+def _chains(draw, x):
+    """A random chain of data-movement ops on a 2-D tensor, with the ops applied."""
+    t = x
+    for _ in range(draw(st.integers(1, 3))):
+        shape = [int(n) for n in t.shape]
+        kind = draw(st.sampled_from(["exp", "transpose", "reverse", "slice", "pad", "broadcast", "reshape",
+                                     "concat", "reduce"]))
+        if kind == "exp" or (kind == "reduce" and len(shape) < 2):
+            t = ops.exp(t)
+        elif kind == "transpose":
+            t = ops.transpose(t, list(reversed(range(len(shape)))))
+        elif kind == "reverse":
+            t = ops.reverse(t, [draw(st.integers(0, len(shape) - 1))])
+        elif kind == "slice":
+            starts = [draw(st.integers(0, n - 1)) for n in shape]
+            t = ops.slice(t, starts, [n for n in shape], [draw(st.integers(1, 2)) for _ in shape])
+        elif kind == "pad":
+            t = ops.pad(t, 0.0, [(draw(st.integers(-1, 2)), draw(st.integers(0, 2)), draw(st.integers(0, 1)))
+                                 for _ in shape])
+        elif kind == "broadcast":
+            t = ops.broadcast(t, [2, *shape], list(range(1, len(shape) + 1)))
+        elif kind == "reshape":
+            total = int(np.prod(shape))
+            t = ops.reshape(t, [total] if len(shape) > 1 else [1, total])
+        elif kind == "concat":
+            t = ops.concatenate([t, t], 0)
+        else:
+            t = ops.reduce_sum(t, [draw(st.integers(0, len(shape) - 1))])
+    return t
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_maps_give_exactly_the_elements_read(data):
+    x = te.placeholder((data.draw(st.integers(2, 4)), data.draw(st.integers(2, 4))), name="x")
+    out = _chains(data.draw, x)
+    if any(int(n) == 0 for n in out.shape):
+        return
+    maps = output_to_input(out, x)
+    note("\n".join(map(str, maps)))
+    read = _reads_by_element(out, x)
+    for index in itertools.product(*(range(int(n)) for n in out.shape)):
+        from_maps = set()
+        for m in maps:
+            ranges = [range(v.bounds.lower, v.bounds.upper + 1) for v in (*m.ranges, *m.rts)]
+            if not all(v.bounds.lower <= i <= v.bounds.upper for v, i in zip(m.dims, index)):
+                continue
+            for syms in itertools.product(*ranges):
+                if m.constraints_satisfied(list(index), list(syms)):
+                    from_maps.add(tuple(m.evaluate(list(index), list(syms))))
+        assert from_maps == read.get(index, set()), (index, from_maps, read.get(index))
+
+
+def _reads_by_element(out, x):
+    """For each element of *out*: the elements of *x* that computing it reads (by evaluation)."""
+    from schedule.graph import post_dfs_order, read_graph
+    from schedule.tensor import ComputeOp
+
+    roots = [out.op]
+    deps: dict = {}
+    for op in post_dfs_order(roots, read_graph(roots)):
+        if not isinstance(op, ComputeOp):
+            continue
+        t = op.output(0)
+        table = {}
+        for index in itertools.product(*(range(int(n)) for n in t.shape)):
+            touched: set = set()
+
+            def load(tensor, idx, touched=touched):
+                if tensor.op is x.op:
+                    touched.add(tuple(idx))
+                else:
+                    touched.update(deps[tensor][tuple(idx)])
+                return 1.0
+            evaluate(op.body[0], {iv.var: i for iv, i in zip(op.axis, index)}, load)
+            table[index] = touched
+        deps[t] = table
+    return deps[out]
