@@ -73,3 +73,29 @@ def test_unsupported_hlo_names_the_line_and_the_token():
         hlo.parse("ENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT x = f32[4] frobnicate(p0)\n}\n")
     with pytest.raises(hlo.HloParseError, match=r"line 2: unsupported shape 'q9\[4\]'"):
         hlo.parse("ENTRY e {\n  p0 = q9[4] parameter(0)\n}\n")
+
+
+def _i2o_cases():
+    """XLA's input-to-output cases, with the input each one is about (in the order listed)."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in CASES["op_cases"]:
+        if c["direction"] != "input_to_output" or c.get("use_physical_layout"):
+            continue
+        if c["name"] not in ("BroadcastOp", "ReduceOp", "SliceOp", "TransposeOp"):
+            continue
+        k = seen.get(c["name"], 0)
+        seen[c["name"]] = k + 1
+        out.append((c, k))
+    return out
+
+
+@pytest.mark.parametrize("case, input_id", _i2o_cases(), ids=lambda c: c["name"] if isinstance(c, dict) else str(c))
+def test_input_to_output_case_prints_as_xla(case, input_id):
+    from bound import input_to_output
+
+    mod = hlo.parse(case["hlo"])
+    root = mod.root
+    operand = mod.operands(root)[input_id]
+    (m,) = input_to_output(root, operand)
+    assert squeeze(str(m)) == squeeze(case["expected"])

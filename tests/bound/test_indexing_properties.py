@@ -122,3 +122,41 @@ def _reads_by_element(out, x):
             table[index] = touched
         deps[t] = table
     return deps[out]
+
+
+_SINGLE_OPS = {
+    "transpose": lambda x: ops.transpose(x, [1, 0]),
+    "reverse": lambda x: ops.reverse(x, [0]),
+    "slice": lambda x: ops.slice(x, [1, 0], [int(x.shape[0]), int(x.shape[1])], [2, 1]),
+    "broadcast": lambda x: ops.broadcast(x, [3, int(x.shape[0]), int(x.shape[1])], [1, 2]),
+    "reshape": lambda x: ops.reshape(x, [int(x.shape[0]) * int(x.shape[1])]),
+    "reduce": lambda x: ops.reduce_sum(x, [0]),
+    "concat": lambda x: ops.concatenate([x, x], 1),
+    "exp": lambda x: ops.exp(x),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(_SINGLE_OPS)), st.integers(2, 4), st.integers(2, 4))
+def test_input_to_output_is_the_exact_inverse(kind, n0, n1):
+    from bound import input_to_output
+
+    x = te.placeholder((n0, n1), name="x")
+    out = _SINGLE_OPS[kind](x)
+    forward = _relation(output_to_input(out, x))
+    backward = {(o, i) for i, o in _relation(input_to_output(out, x))}
+    assert backward == forward
+
+
+def _relation(maps):
+    """Every (from-index, to-index) pair of a list of maps, by enumeration."""
+    pairs = set()
+    for m in maps:
+        assert not m.is_undefined, "undefined map"
+        dims = [range(v.bounds.lower, v.bounds.upper + 1) for v in m.dims]
+        syms = [range(v.bounds.lower, v.bounds.upper + 1) for v in (*m.ranges, *m.rts)]
+        for d in itertools.product(*dims):
+            for s in itertools.product(*syms):
+                if m.constraints_satisfied(list(d), list(s)):
+                    pairs.add((tuple(d), tuple(m.evaluate(list(d), list(s)))))
+    return pairs

@@ -1,0 +1,143 @@
+"""Input-to-output maps: each read's map inverted.
+
+For a read ``x = f(d, s)``, output dim ``d_j`` is recovered from an input result that depends
+on ``d_j`` alone, ``x_i = a*d_j + c``, as ``(x_i - c) floordiv a`` (``a = +-1`` needs no
+division), which holds only on ``x_i`` in ``c + a*[lo, hi]`` with ``(x_i - c) mod a == 0``; an
+output dim no result depends on may be anything (a range variable over its bounds). Reshapes
+and bitcasts, whose results mix dims, are inverted by the reverse reshape. A read that fits
+none of these has an undefined inverse. The result is exact: every test checks it against the
+forward map.
+"""
+
+from __future__ import annotations
+
+from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod, walk
+from bound.indexing_analysis import operand_maps
+from bound.indexing_map import AffineMap, IndexingMap, Variable
+from bound.xla_interval import Interval
+from schedule import arith
+from schedule.tensor import ComputeOp, Tensor
+
+
+def _linear_in_one_dim(e: AffineExpr) -> tuple[int, int, int] | None:
+    """``(j, a, c)`` if *e* is ``a*d_j + c`` with ``a != 0``."""
+    nodes = walk(e)
+    dims = {x.position for x in nodes if isinstance(x, Dim)}
+    if len(dims) != 1 or any(isinstance(x, Symbol) for x in nodes):
+        return None
+    (j,) = dims
+    a = _coefficient(e, j)
+    if a is None or a == 0:
+        return None
+    c = _constant(e)
+    return (j, a, c) if c is not None else None
+
+
+def _coefficient(e: AffineExpr, j: int) -> int | None:
+    if isinstance(e, Dim):
+        return 1 if e.position == j else 0
+    if isinstance(e, Const):
+        return 0
+    if isinstance(e, Binary) and e.op == Kind.ADD:
+        a, b = _coefficient(e.lhs, j), _coefficient(e.rhs, j)
+        return None if a is None or b is None else a + b
+    if isinstance(e, Binary) and e.op == Kind.MUL and isinstance(e.rhs, Const):
+        a = _coefficient(e.lhs, j)
+        return None if a is None else a * e.rhs.value
+    return None
+
+
+def _constant(e: AffineExpr) -> int | None:
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, Dim):
+        return 0
+    if isinstance(e, Binary) and e.op == Kind.ADD:
+        a, b = _constant(e.lhs), _constant(e.rhs)
+        return None if a is None or b is None else a + b
+    if isinstance(e, Binary) and e.op == Kind.MUL and isinstance(e.rhs, Const):
+        a = _constant(e.lhs)
+        return None if a is None else a * e.rhs.value
+    return None
+
+
+def invert(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
+    """The input-to-output map of the read *m* (output index -> input index)."""
+    if m.is_undefined or m.rts:
+        return IndexingMap.undefined()
+    x = [Dim(i) for i in range(len(in_sizes))]
+    out_exprs: list[AffineExpr | None] = [None] * len(m.dims)
+    constraints: list[tuple[AffineExpr, Interval]] = []
+    used_results: set[int] = set()
+    for i, r in enumerate(m.results):
+        found = _linear_in_one_dim(r)
+        if found is None:
+            continue
+        j, a, c = found
+        if out_exprs[j] is not None:
+            continue
+        lo, hi = m.dims[j].bounds.lower, m.dims[j].bounds.upper
+        shifted = x[i] - c
+        if a == 1:
+            out_exprs[j] = shifted
+        elif a == -1:
+            out_exprs[j] = -x[i] + c
+        elif a > 0:
+            out_exprs[j] = floordiv(shifted, Const(a))
+            constraints.append((mod(shifted, Const(a)), Interval(0, 0)))
+        else:
+            return IndexingMap.undefined()
+        first, last = c + a * lo, c + a * hi
+        constraints.insert(0, (x[i], Interval(min(first, last), max(first, last))))
+        used_results.add(i)
+    ranges: list[Variable] = []
+    results: list[AffineExpr] = []
+    for j, e in enumerate(out_exprs):
+        if e is not None:
+            results.append(e)
+            continue
+        if any(any(isinstance(n, Dim) and n.position == j for n in walk(r)) for r in m.results):
+            return IndexingMap.undefined()  # the dim is mixed with others: not invertible here
+        results.append(Symbol(len(ranges)))
+        ranges.append(Variable(m.dims[j].bounds))
+    for i, r in enumerate(m.results):
+        if i in used_results:
+            continue
+        if isinstance(r, Const):
+            constraints.append((x[i], Interval(r.value, r.value)))
+        elif any(isinstance(n, Dim) for n in walk(r)):
+            return IndexingMap.undefined()
+    out_dims = [Variable(Interval(0, n - 1)) for n in in_sizes]
+    amap = AffineMap(len(in_sizes), len(ranges), tuple(results))
+    return IndexingMap.create(amap, out_dims, ranges, (), constraints)
+
+
+def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
+    """The distinct maps from an element of *operand* to the elements of *tensor* that read it
+    (*tensor* must read *operand* directly); sorted by their text."""
+    if not isinstance(tensor, Tensor) or not isinstance(operand, Tensor):
+        raise TypeError("input_to_output: tensor and operand must be Tensors")
+    if not any(t.op is operand.op and t.value_index == operand.value_index for t in tensor.op.input_tensors):
+        raise ValueError(f"input_to_output: '{tensor.name}' does not read '{operand.name}' directly")
+    in_sizes = [int(arith.value_of(n)) for n in operand.shape]  # type: ignore[arg-type]
+    op = tensor.op
+    if isinstance(op, ComputeOp) and op.tag == "reshape":
+        return _reverse_reshape(tensor, operand, in_sizes)
+    maps = {invert(m, in_sizes): None for m in operand_maps(op, operand)}
+    return sorted(maps, key=str)
+
+
+def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int]) -> list[IndexingMap]:
+    from bound.indexing_analysis import access_map
+    from bound.indexing_simplify import simplified
+    from schedule import ops
+    from schedule.tensor import compute, placeholder
+
+    out_sizes = [int(arith.value_of(n)) for n in tensor.shape]  # type: ignore[arg-type]
+    probe = placeholder(out_sizes, tensor.dtype, tensor.name)
+    back = compute(in_sizes, lambda *i: probe[tuple(ops.reshape_indices(out_sizes, in_sizes, list(i)))],
+                   name=operand.name, tag="reshape")
+    from bound.access import reads
+
+    (acc,) = reads(back.op, [probe])
+    return [simplified(access_map(back.op, acc), replace_points=False)]
