@@ -247,10 +247,12 @@ class _Builder:
             raise
         except (TeError, ValueError, TypeError, KeyError) as err:
             raise HloParseError(f"line {ins.line}: {ins.opcode} {ins.name!r}: {err}") from None
-        if isinstance(out, Tensor):
-            self.module._operands[id(out.op)] = [o for o in operands if isinstance(o, Tensor)]
-            if ins.shape.layout is not None:
-                self.layouts[id(out.op)] = ins.shape.layout
+        produced = out if isinstance(out, tuple) and ins.opcode != "tuple" else (out,)
+        for t in produced:
+            if isinstance(t, Tensor) and id(t.op) not in self.module._operands:
+                self.module._operands[id(t.op)] = [o for o in operands if isinstance(o, Tensor)]
+                if ins.shape.layout is not None:
+                    self.layouts[id(t.op)] = ins.shape.layout
         return out
 
     def scalar_function(self, name: str, line: int) -> Callable[..., Any]:

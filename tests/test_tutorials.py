@@ -45,3 +45,27 @@ def test_inferbound_tutorial_prints_the_chain_listing():
     assert squeeze(C_AT_D_AT_E) in out
     assert squeeze(EXAMPLE_4) in out
     assert "C:[dj,1]x[dk,1]" in out
+
+
+DOCUMENT_MAPS = [
+    "(d0, d1) -> (d0, d1), domain: d0 in [0, 9], d1 in [0, 19]",
+    "(d0)[s0, s1] -> (s0, d0, s1), domain: d0 in [0, 19], s0 in [0, 9], s1 in [0, 29]",
+    "(d0, d1, d2, d3) -> (d0, d3, d1, d2), domain: d0 in [0, 2], d1 in [0, 5], d2 in [0, 127], d3 in [0, 12287]",
+    "(d0, d1, d2, d3) -> (d0, -d1 + 16, -d2 + 8, d3), domain: d0 in [0, 0], d1 in [0, 16], d2 in [0, 8], d3 in [0, 8]",
+    "(d0)[s0] -> (s0, d0), domain: d0 in [0, 9], s0 in [0, 255]",
+    "()[s0] -> (s0), domain: s0 in [0, 9]",
+    "(d0, d1, d2) -> (d0 - 5, (d1 - 3) floordiv 7, d2 floordiv 2), domain: d0 in [5, 9], d1 in [3, 17], "
+    "d2 in [0, 48], (d1 - 3) mod 7 in [0, 0], d2 mod 2 in [0, 0]",
+    "(d0, d1, d2) -> (d0, d1 - 5, d2), domain: d0 in [0, 1], d1 in [5, 15], d2 in [0, 6]",
+    "(d0, d1, d2)[s0] -> (d0, s0, d2), domain: d0 in [0, 3], d1 in [0, 127], d2 in [0, 63], s0 in [0, 255]",
+    "(d0, d1) -> ((d0 - 1) floordiv 2, d1 - 4), domain: d0 in [1, 7], d1 in [4, 7], (d0 - 1) mod 2 in [0, 0]",
+    "(d0, d1, d2) -> (d2, d0, d1), domain: d0 in [0, 9], d1 in [0, 49], d2 in [0, 19]",
+    "(d0, d1, d2)[s0] -> (d0, d1, s0), domain: d0 in [0, 1], d1 in [0, 64], d2 in [0, 124], s0 in [0, 124]",
+    "(d0, d1, d2) -> (d0, d1, d2), domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]",
+]
+
+
+def test_indexing_tutorial_prints_the_documents_maps():
+    out = squeeze(run(TUTORIALS / "indexing_maps.py"))
+    for m in DOCUMENT_MAPS:
+        assert squeeze(m) in out, m
