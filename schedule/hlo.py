@@ -249,7 +249,7 @@ class _Builder:
             raise HloParseError(f"line {ins.line}: {ins.opcode} {ins.name!r}: {err}") from None
         produced = out if isinstance(out, tuple) and ins.opcode != "tuple" else (out,)
         for t in produced:
-            if isinstance(t, Tensor) and id(t.op) not in self.module._operands:
+            if isinstance(t, Tensor):  # a fusion's operands replace those of its root
                 self.module._operands[id(t.op)] = [o for o in operands if isinstance(o, Tensor)]
                 if ins.shape.layout is not None:
                     self.layouts[id(t.op)] = ins.shape.layout
