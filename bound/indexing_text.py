@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bound.affine_expr import AffineExpr, Const, Dim, Kind, Symbol, build, print_expr
+from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, build, print_expr
 from bound.indexing_map import AffineMap, IndexingMap, Variable
 from bound.xla_interval import Interval
 
@@ -229,3 +229,47 @@ def parse_affine_expr(text: str, dims: Sequence[str] = (), symbols: Sequence[str
     if p.peek() is not None:
         raise IndexingMapSyntaxError(f"unexpected {p.peek()!r} after the expression in {text!r}")
     return e
+
+
+def isl_text(m: IndexingMap) -> str:
+    """*m* as an isl relation ``{ [d...] -> [results...] : domain }``; symbols are existential.
+
+    :raises ValueError: for undefined maps and products of variables (not quasi-affine).
+    """
+    if m.affine_map is None:
+        raise ValueError("an undefined map has no relation")
+    dims = [f"d{k}" for k in range(len(m.dims))]
+    syms = [f"s{k}" for k in range(m.num_symbols)]
+    outs = [f"o{k}" for k in range(len(m.results))]
+    if m.is_known_empty:
+        return f"{{ [{', '.join(dims)}] -> [{', '.join(outs)}] : 1 = 0 }}"
+    conds = [f"{v.bounds.lower} <= {n} <= {v.bounds.upper}"
+             for n, v in zip([*dims, *syms], [*m.dims, *m.ranges, *m.rts])]
+    conds += [f"{iv.lower} <= {_isl_expr(e, dims, syms)} <= {iv.upper}" for e, iv in m.constraints.items()]
+    conds += [f"{o} = {_isl_expr(r, dims, syms)}" for o, r in zip(outs, m.results)]
+    body = " and ".join(conds) or "true"
+    if syms:
+        body = f"exists ({', '.join(syms)} : {body})"
+    return f"{{ [{', '.join(dims)}] -> [{', '.join(outs)}] : {body} }}"
+
+
+def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
+    if isinstance(e, Const):
+        return f"({e.value})"
+    if isinstance(e, Dim):
+        return dims[e.position]
+    if isinstance(e, Symbol):
+        return syms[e.position]
+    assert isinstance(e, Binary)
+    a, b = _isl_expr(e.lhs, dims, syms), _isl_expr(e.rhs, dims, syms)
+    if e.op == Kind.ADD:
+        return f"({a} + {b})"
+    if not isinstance(e.rhs, Const):
+        raise ValueError(f"not quasi-affine: {print_expr(e, lambda k: dims[k], lambda k: syms[k])}")
+    if e.op == Kind.MUL:
+        return f"({e.rhs.value} * {a})"
+    if e.op == Kind.FLOORDIV:
+        return f"floor({a} / {e.rhs.value})"
+    if e.op == Kind.CEILDIV:
+        return f"ceil({a} / {e.rhs.value})"
+    return f"({a} mod {e.rhs.value})"

@@ -457,3 +457,14 @@ class IslSet(IntSet):
 
     def __repr__(self) -> str:
         return f"IslSet({self.isl})"
+
+
+def same_relation(texts_a: Sequence[str], texts_b: Sequence[str]) -> bool:
+    """Whether the unions of two lists of isl maps (in isl's text syntax) are the same relation."""
+
+    def union(texts: Sequence[str]) -> isl.UnionMap:
+        out = isl.UnionMap("{ }")
+        for t in texts:
+            out = out.union(isl.UnionMap(t))
+        return out
+    return union(texts_a).is_equal(union(texts_b))

@@ -387,7 +387,7 @@ def _bitcast(b: _Builder, ins: Instruction, xs: list) -> Any:
         return ops.reshape(x, dst, name=ins.name)
 
     def body(*i: Any) -> Any:
-        physical = ops.reshape_indices([dst[d] for d in dst_major], [src[d] for d in src_major],
+        physical = ops.reshape_indices([src[d] for d in src_major], [dst[d] for d in dst_major],
                                        [i[d] for d in dst_major])
         index: list[Any] = [None] * len(src)
         for k, d in enumerate(src_major):
