@@ -342,12 +342,10 @@ def _reduce_window(b: _Builder, ins: Instruction, xs: list) -> Any:
     n = len(xs) // 2
     rank = len(xs[0].shape)
     w = _window(ins, rank)
-    if any(d != 1 for d in w["lhs_dilate"]):
-        raise HloParseError(f"line {ins.line}: reduce-window with base dilation is not supported")
-    if n != 1:
-        raise HloParseError(f"line {ins.line}: variadic reduce-window is not supported")
-    return ops.reduce_window(xs[0], xs[1], w["size"], w["stride"], w["pad"], w["rhs_dilate"],
-                             _reducer(b, ins, 1), name=ins.name)
+    out = ops.reduce_window(xs[:n] if n > 1 else xs[0], xs[n:] if n > 1 else xs[1], w["size"], w["stride"],
+                            w["pad"], w["rhs_dilate"], _reducer(b, ins, n), base_dilation=w["lhs_dilate"],
+                            name=ins.name)
+    return tuple(out) if isinstance(out, list) else out
 
 
 def _slice(b: _Builder, ins: Instruction, xs: list) -> Any:

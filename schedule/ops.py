@@ -241,6 +241,8 @@ def reshape(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
 
 def reshape_indices(src: list[int], dst: list[int], out_index: list[Any]) -> list[Any]:
     """The index into *src* of element *out_index* of *dst* (XLA's minimal-reshape groups)."""
+    if math.prod(src) == 0:
+        return [arith.const(0)] * len(src)
     result: list[Any] = []
     i = j = 0
     while i < len(src) or j < len(dst):
@@ -341,33 +343,48 @@ def dot(a: Tensor, b: Tensor, lhs_batch: Sequence[int] = (), rhs_batch: Sequence
     return compute(out, body, name=name or "dot", tag="dot")
 
 
-def reduce_window(x: Tensor, init: Any, size: Sequence[int], stride: Sequence[int] | None = None,
-                  padding: Sequence[tuple[int, int]] | None = None, dilation: Sequence[int] | None = None,
-                  combiner: str | Reducer = "add", name: str | None = None) -> Tensor:
-    """A window reduction; padded positions contribute nothing (the init value)."""
-    shape = _shape(x)
+def reduce_window(x: Tensor | Sequence[Tensor], init: Any, size: Sequence[int],
+                  stride: Sequence[int] | None = None, padding: Sequence[tuple[int, int]] | None = None,
+                  dilation: Sequence[int] | None = None, combiner: str | Reducer = "add",
+                  base_dilation: Sequence[int] | None = None, name: str | None = None) -> Any:
+    """A window reduction (variadic with lists of inputs and inits); padded and base-dilated
+    holes contribute nothing (the init value). *dilation* spreads the window, *base_dilation*
+    the input."""
+    xs = [x] if isinstance(x, Tensor) else list(x)
+    inits = list(init) if isinstance(init, (list, tuple)) else [init]
+    shape = _shape(xs[0])
     rank = len(shape)
     stride = list(stride or [1] * rank)
     padding = list(padding or [(0, 0)] * rank)
     dilation = list(dilation or [1] * rank)
+    base = list(base_dilation or [1] * rank)
     out = []
-    for n, w, s, (lo, hi), d in zip(shape, size, stride, padding, dilation):
+    for n, w, s, (lo, hi), d, b in zip(shape, size, stride, padding, dilation, base):
         span = (w - 1) * d + 1
-        out.append((n + lo + hi - span) // s + 1)
+        dilated = (n - 1) * b + 1 if n else 0
+        out.append((dilated + lo + hi - span) // s + 1)
     axes = _reduce_axes(list(size), "w")
     red = _reducer(combiner)
 
-    def body(*i: Any) -> Expr:
+    def body(*i: Any) -> Any:
         index, conds = [], []
-        for v, ax, s, (lo, _), d, n in zip(i, axes, stride, padding, dilation, shape):
-            e = v * s + ax.var * d - lo
-            index.append(e)
-            conds += [e >= 0, e < n]
+        for v, ax, s, (lo, _), d, b, n in zip(i, axes, stride, padding, dilation, base, shape):
+            pos = v * s + ax.var * d - lo
+            conds += [pos >= 0, pos <= (n - 1) * b]
+            if b > 1:
+                conds.append(arith.floormod(pos, b) == 0)
+                pos = arith.floordiv(pos, b)
+            index.append(pos)
         where = conds[0]
         for c in conds[1:]:
             where = arith.logical_and(where, c)
-        return red(_load(x, index), axis=axes, where=where, init=_scalar(init))
-    return compute(out, body, name=name or "reduce-window", tag="reduce-window")
+        sources = [_load(t, index) for t in xs]
+        values = [_scalar(v) for v in inits]
+        if len(xs) == 1:
+            return red(sources[0], axis=axes, where=where, init=values[0])
+        return red(sources, axis=axes, where=where, init=values)
+    result = compute(out, body, name=name or "reduce-window", tag="reduce-window")
+    return result
 
 
 # -- dynamic indexing ----------------------------------------------------------------------------
