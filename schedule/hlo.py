@@ -416,6 +416,14 @@ def _opaque(b: _Builder, ins: Instruction, xs: list) -> Any:
                   dtype=ins.shape.dtype, tag=ins.opcode)
 
 
+def _convolution(ins: Instruction, xs: list) -> Any:
+    rank = len(xs[0].shape) - 2
+    w = _window(ins, rank)
+    return ops.convolution(xs[0], xs[1], ins.attrs.get("dim_labels", ""), w["size"], w["stride"], w["pad"],
+                           w["lhs_dilate"], w["rhs_dilate"], int(ins.attrs.get("feature_group_count", "1")),
+                           int(ins.attrs.get("batch_group_count", "1")), name=ins.name)
+
+
 def _fusion(b: _Builder, ins: Instruction, xs: list) -> Any:
     comp = b.comps.get(ins.attrs.get("calls", "").lstrip("%"))
     if comp is None:
@@ -481,7 +489,8 @@ _OPS: dict[str, Callable[[_Builder, Instruction, list], Any]] = {
     "fusion": _fusion,
     "bitcast": _bitcast,
     "gather": _gather,
-    **{k: _opaque for k in ("triangular-solve", "convolution", "scaled-dot", "all-gather", "custom-call",
+    "convolution": lambda b, ins, xs: _convolution(ins, xs),
+    **{k: _opaque for k in ("triangular-solve", "scaled-dot", "all-gather", "custom-call",
                             "sort", "scatter", "cholesky", "fft", "rng")},
     "tuple": lambda b, ins, xs: tuple(xs),
     "get-tuple-element": lambda b, ins, xs: xs[0][int(ins.attrs.get("index", "0"))],

@@ -8,6 +8,7 @@ gather indices) are clamped into range as XLA does.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -385,6 +386,68 @@ def reduce_window(x: Tensor | Sequence[Tensor], init: Any, size: Sequence[int],
         return red(sources, axis=axes, where=where, init=values)
     result = compute(out, body, name=name or "reduce-window", tag="reduce-window")
     return result
+
+
+def convolution(lhs: Tensor, rhs: Tensor, dim_labels: str, size: Sequence[int] | None = None,
+                stride: Sequence[int] | None = None, padding: Sequence[tuple[int, int]] | None = None,
+                lhs_dilation: Sequence[int] | None = None, rhs_dilation: Sequence[int] | None = None,
+                feature_group_count: int = 1, batch_group_count: int = 1, name: str | None = None) -> Tensor:
+    """XLA's convolution; *dim_labels* as HLO writes them (``b01f_01io->b01f``)."""
+    m = re.fullmatch(r"(\w+)_(\w+)->(\w+)", dim_labels)
+    if m is None:
+        raise ScheduleError(f"ops.convolution: dim_labels {dim_labels!r} is not like 'b01f_01io->b01f'")
+    in_l, k_l, out_l = m.groups()
+    ls, ks = _shape(lhs), _shape(rhs)
+    nsp = len(in_l) - 2
+    spatial = [str(k) for k in range(nsp)]
+    size = list(size or [ks[k_l.index(d)] for d in spatial])
+    stride = list(stride or [1] * nsp)
+    padding = list(padding or [(0, 0)] * nsp)
+    ld = list(lhs_dilation or [1] * nsp)
+    rd = list(rhs_dilation or [1] * nsp)
+    n_in_f, n_out_f = ks[k_l.index("i")], ks[k_l.index("o")]
+    out_shape: list[int] = [0] * len(out_l)
+    out_shape[out_l.index("b")] = ls[in_l.index("b")] // batch_group_count
+    out_shape[out_l.index("f")] = n_out_f
+    for k, d in enumerate(spatial):
+        n = ls[in_l.index(d)]
+        dilated = (n - 1) * ld[k] + 1
+        span = (size[k] - 1) * rd[k] + 1
+        out_shape[out_l.index(d)] = (dilated + padding[k][0] + padding[k][1] - span) // stride[k] + 1
+    axes = _reduce_axes([*size, n_in_f], "c")
+    group_out = n_out_f // feature_group_count
+    batch_out = n_out_f // batch_group_count
+
+    def body(*i: Any) -> Expr:
+        f_out, b = i[out_l.index("f")], i[out_l.index("b")]
+        c = axes[-1].var
+        lhs_index: list[Any] = [None] * len(in_l)
+        rhs_index: list[Any] = [None] * len(k_l)
+        conds = []
+        for k, d in enumerate(spatial):
+            w = axes[k].var
+            pos = i[out_l.index(d)] * stride[k] + w * rd[k] - padding[k][0]
+            n = ls[in_l.index(d)]
+            conds += [pos >= 0, pos <= (n - 1) * ld[k]]
+            if ld[k] > 1:
+                conds.append(arith.floormod(pos, ld[k]) == 0)
+                pos = arith.floordiv(pos, ld[k])
+            lhs_index[in_l.index(d)] = pos
+            rhs_index[k_l.index(d)] = w
+        group = arith.floordiv(f_out, group_out) * n_in_f + c if feature_group_count > 1 else c
+        lhs_index[in_l.index("f")] = group
+        out_batch = out_shape[out_l.index("b")]
+        lhs_index[in_l.index("b")] = (arith.floordiv(f_out, batch_out) * out_batch + b
+                                      if batch_group_count > 1 else b)
+        rhs_index[k_l.index("i")] = c
+        rhs_index[k_l.index("o")] = f_out
+        inside = conds[0] if conds else arith.const(True)
+        for cond in conds[1:]:
+            inside = arith.logical_and(inside, cond)
+        value = arith.if_then_else(inside, _load(lhs, lhs_index), arith.const(0, lhs.dtype)) if conds else \
+            _load(lhs, lhs_index)
+        return _sum(value * _load(rhs, rhs_index), axis=axes)
+    return compute(out_shape, body, name=name or "convolution", tag="convolution")
 
 
 # -- dynamic indexing ----------------------------------------------------------------------------

@@ -23,6 +23,8 @@ NOT_YET = {
     ("FusionWithRTVarsSimplification_Iota", 0): "runtime values computed by iota are not folded yet",
     ("FusionWithRTVarsSimplification_IotaAsConstant", 0): "runtime values computed by iota are not folded yet",
     ("IotaOp", None): "an op without operands",
+    ("ConvolutionOp_BatchGroups", 0): "ours is exact: the batch group follows from the output feature, "
+                                      "where XLA adds a range variable",
 }
 
 
@@ -43,7 +45,7 @@ def _cases():
         key = (c["name"], c["operand"])
         if key in NOT_YET:
             continue
-        if any(op in c["hlo"] for op in ("convolution(", "scaled-dot(")):
+        if "scaled-dot(" in c["hlo"]:
             continue
         out.append(c)
     return out
@@ -60,7 +62,7 @@ def test_op_case_prints_as_xla(case):
 
 
 def test_enough_cases_are_covered():
-    assert len(_cases()) >= 69
+    assert len(_cases()) >= 78
 
 
 def test_unsupported_hlo_names_the_line_and_the_token():
