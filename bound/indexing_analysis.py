@@ -35,6 +35,7 @@ from schedule.expr import (
     IntImm,
     Mul,
     Not,
+    ProducerLoad,
     Sub,
     Var,
 )
@@ -86,6 +87,12 @@ class _Converter:
         raise NonAffineError(f"not affine: {e}")
 
     def runtime(self, e: Expr) -> AffineExpr:
+        folded = _fold_constant_loads(e, self.bounds)
+        if folded is not None:
+            try:
+                return self.affine(folded)
+            except NonAffineError:
+                pass
         for k, x in enumerate(self.rt_exprs):
             if bool(x == e):
                 return Symbol(self.num_ranges + k)
@@ -133,6 +140,44 @@ class _Converter:
             return self.affine(e)
         finally:
             self.runtime = saved  # type: ignore[method-assign]
+
+
+def _fold_constant_loads(e: Expr, bounds: dict) -> Expr | None:
+    """*e* with reads of computes that read nothing (iota, constants) replaced by their values,
+    as XLA folds such runtime values: a clamp ``min(max(v, lo), hi)`` around a folded value
+    disappears (XLA assumes offsets in range), except that a constant outside ``[lo, hi]`` is
+    not folded. None if nothing was folded."""
+    from bound.simplify import simplify
+    from schedule.expr import IntImm, Max, Min
+    from schedule.functor import ExprMutator, substitute
+
+    folded_any = []
+
+    class _Inline(ExprMutator):
+        def visit_producer_load(self, x: ProducerLoad) -> Expr:
+            op = x.producer.op
+            if isinstance(op, ComputeOp) and not op.input_tensors and not op.reduce_axis:
+                folded_any.append(x)
+                indices = [self(i) for i in x.indices]
+                return substitute(op.body[x.producer.value_index], dict(zip(op.axis, indices)))
+            return x
+
+        def visit_min(self, x: Min) -> Expr:
+            inner = x.a
+            if isinstance(inner, Max) and isinstance(inner.b, IntImm) and isinstance(x.b, IntImm):
+                before = len(folded_any)
+                value = self(inner.a)
+                if len(folded_any) > before:
+                    v = simplify(value, {k: b for k, b in bounds.items() if b[0] is not None})
+                    if isinstance(v, IntImm) and not inner.b.value <= v.value <= x.b.value:
+                        del folded_any[before:]
+                        return x
+                    return v
+            return super().visit_default(x)
+    out = _Inline()(e)
+    if not folded_any:
+        return None
+    return simplify(out, {k: b for k, b in bounds.items() if b[0] is not None})
 
 
 def _refuse(e: Expr) -> AffineExpr:
@@ -198,7 +243,9 @@ def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     if operand.op not in graph and operand.op is not tensor.op:
         raise ValueError(f"output_to_input: '{tensor.name}' does not read '{operand.name}'")
     # A tensor's own reads keep XLA's op maps; every further step is composed and simplified
-    # (folding point ranges), as XLA does inside a fusion.
+    # (folding point ranges), as XLA does inside a fusion, and so is the first step when the
+    # tensor is the root of a fusion (the HLO parser marks those).
+    fused = isinstance(tensor.op, ComputeOp) and bool(tensor.op.attrs.get("fusion"))
     grouped: dict[Tensor, dict[IndexingMap, None]] = {}
     for op in reversed(post_dfs_order(roots, graph)):
         for k in range(op.num_outputs):
@@ -209,8 +256,12 @@ def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
                 continue
             for p in dict.fromkeys(op.input_tensors):
                 for pm in operand_maps(op, p):
-                    if start:
+                    if start and not fused:
                         grouped.setdefault(p, {})[pm] = None
+                        continue
+                    if start:
+                        m = simplified(pm).remove_unused_symbols()[0]
+                        grouped.setdefault(p, {})[m] = None
                         continue
                     for cm in consumers or ():
                         m = simplified(compose(cm, pm)).remove_unused_symbols()[0]

@@ -428,7 +428,11 @@ def _fusion(b: _Builder, ins: Instruction, xs: list) -> Any:
     comp = b.comps.get(ins.attrs.get("calls", "").lstrip("%"))
     if comp is None:
         raise HloParseError(f"line {ins.line}: fusion {ins.name!r} calls an unknown computation")
-    return b.instantiate(comp, xs)
+    root = b.instantiate(comp, xs)
+    for t in root if isinstance(root, tuple) else (root,):
+        if isinstance(t, Tensor) and isinstance(getattr(t.op, "attrs", None), dict):
+            t.op.attrs["fusion"] = ins.name  # analyses treat a fusion's root as XLA does
+    return root
 
 
 def _elementwise(kind: str) -> Callable[[_Builder, Instruction, list], Any]:
