@@ -123,11 +123,15 @@ def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     op = tensor.op
     if isinstance(op, ComputeOp) and op.tag == "reshape":
         return _reverse_reshape(tensor, operand, in_sizes)
+    if isinstance(op, ComputeOp) and op.tag == "bitcast" and "bitcast_orders" in op.attrs:
+        return _reverse_reshape(tensor, operand, in_sizes, op.attrs["bitcast_orders"])
     maps = {invert(m, in_sizes): None for m in operand_maps(op, operand)}
     return sorted(maps, key=str)
 
 
-def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int]) -> list[IndexingMap]:
+def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int],
+                     orders: tuple | None = None) -> list[IndexingMap]:
+    """The reverse reshape (of a bitcast: through the physical orders of both tensors)."""
     from bound.indexing_analysis import access_map
     from bound.indexing_simplify import simplified
     from schedule import ops
@@ -135,8 +139,20 @@ def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int]) -> li
 
     out_sizes = [int(arith.value_of(n)) for n in tensor.shape]  # type: ignore[arg-type]
     probe = placeholder(out_sizes, tensor.dtype, tensor.name)
-    back = compute(in_sizes, lambda *i: probe[tuple(ops.reshape_indices(out_sizes, in_sizes, list(i)))],
-                   name=operand.name, tag="reshape")
+    if orders is None:
+        def body(*i):
+            return probe[tuple(ops.reshape_indices(out_sizes, in_sizes, list(i)))]
+    else:
+        src_major, dst_major = orders
+
+        def body(*i):
+            physical = ops.reshape_indices([out_sizes[d] for d in dst_major], [in_sizes[d] for d in src_major],
+                                           [i[d] for d in src_major])
+            index = [None] * len(out_sizes)
+            for k, d in enumerate(dst_major):
+                index[d] = physical[k]
+            return probe[tuple(index)]
+    back = compute(in_sizes, body, name=operand.name, tag="reshape")
     from bound.access import reads
 
     (acc,) = reads(back.op, [probe])

@@ -332,3 +332,15 @@ def identity_map(sizes: Sequence[int]) -> IndexingMap:
     """``(d0, ..., dn) -> (d0, ..., dn)`` over a tensor of the given sizes."""
     return IndexingMap.from_tensor_sizes([Dim(k) for k in range(len(sizes))], sizes)
 
+
+
+def permutation_map(perm: Sequence[int], sizes: Sequence[int]) -> IndexingMap:
+    """``(d...) -> (d_{perm[0]}, d_{perm[1]}, ...)`` over a tensor of the given sizes."""
+    return IndexingMap.from_tensor_sizes([Dim(p) for p in perm], sizes)
+
+
+def physical_maps(sizes: Sequence[int], minor_to_major: Sequence[int]) -> tuple[IndexingMap, IndexingMap]:
+    """(logical -> physical, physical -> logical) index maps of a layout."""
+    order = list(reversed(minor_to_major))
+    inverse = [order.index(k) for k in range(len(order))]
+    return permutation_map(order, sizes), permutation_map(inverse, [sizes[k] for k in order])

@@ -66,6 +66,7 @@ class HloModule:
     def __init__(self) -> None:
         self.tensors: dict[str, Any] = {}
         self._operands: dict[int, list[Tensor]] = {}
+        self._layouts: dict[int, list[int]] = {}
         self.root: Any = None
 
     def __getitem__(self, name: str) -> Any:
@@ -73,6 +74,11 @@ class HloModule:
             return self.tensors[name]
         except KeyError:
             raise KeyError(f"no instruction named {name!r}") from None
+
+    def layout(self, tensor: Tensor) -> list[int]:
+        """The minor-to-major layout of *tensor* (descending by default)."""
+        found = self._layouts.get(id(tensor.op))
+        return list(found) if found is not None else list(range(len(tensor.shape) - 1, -1, -1))
 
     def operands(self, tensor: Tensor) -> list[Tensor]:
         """The HLO operands of the instruction that produced *tensor*."""
@@ -212,6 +218,7 @@ class _Builder:
             raise HloParseError("no computation in the text")
         root = self.instantiate(entries[0], None, top=True)
         self.module.root = root
+        self.module._layouts = self.layouts
         return self.module
 
     def instantiate(self, comp: Computation, args: list[Any] | None, top: bool = False) -> Any:
@@ -391,7 +398,8 @@ def _bitcast(b: _Builder, ins: Instruction, xs: list) -> Any:
         for k, d in enumerate(src_major):
             index[d] = physical[k]
         return x[tuple(index)] if index else x[()]
-    return compute(dst, body, name=ins.name, tag="bitcast")
+    return compute(dst, body, name=ins.name, tag="bitcast",
+                   attrs={"bitcast_orders": (tuple(src_major), tuple(dst_major))})
 
 
 def _gather(b: _Builder, ins: Instruction, xs: list) -> Any:
