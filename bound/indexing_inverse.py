@@ -113,12 +113,50 @@ def invert(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
 
 
 def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
-    """The distinct maps from an element of *operand* to the elements of *tensor* that read it
-    (*tensor* must read *operand* directly); sorted by their text."""
+    """The distinct maps from an element of *operand* to the elements of *tensor* that read it,
+    composed along every chain of computes from *operand* up to *tensor* (each step simplified,
+    as XLA's epilogue analysis does); sorted by their text."""
     if not isinstance(tensor, Tensor) or not isinstance(operand, Tensor):
         raise TypeError("input_to_output: tensor and operand must be Tensors")
-    if not any(t.op is operand.op and t.value_index == operand.value_index for t in tensor.op.input_tensors):
-        raise ValueError(f"input_to_output: '{tensor.name}' does not read '{operand.name}' directly")
+    if _reads_directly(tensor, operand):
+        return _direct(tensor, operand)
+    from bound.indexing_map import compose
+    from bound.indexing_simplify import simplified
+
+    out: dict[IndexingMap, None] = {}
+    for middle in dict.fromkeys(tensor.op.input_tensors):
+        if not _depends_on(middle, operand):
+            continue
+        for first in input_to_output(middle, operand):
+            for second in _direct(tensor, middle):
+                out[simplified(compose(first, second)).remove_unused_symbols()[0]] = None
+    if not out:
+        raise ValueError(f"input_to_output: '{tensor.name}' does not read '{operand.name}'")
+    return sorted(out, key=str)
+
+
+def _same(a: Tensor, b: Tensor) -> bool:
+    return a.op is b.op and a.value_index == b.value_index
+
+
+def _reads_directly(tensor: Tensor, operand: Tensor) -> bool:
+    return any(_same(t, operand) for t in tensor.op.input_tensors)
+
+
+def _depends_on(tensor: Tensor, operand: Tensor) -> bool:
+    stack, seen = [tensor], set()
+    while stack:
+        t = stack.pop()
+        if _same(t, operand):
+            return True
+        if id(t.op) in seen:
+            continue
+        seen.add(id(t.op))
+        stack.extend(t.op.input_tensors)
+    return False
+
+
+def _direct(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     in_sizes = [int(arith.value_of(n)) for n in operand.shape]  # type: ignore[arg-type]
     op = tensor.op
     if isinstance(op, ComputeOp) and op.tag == "reshape":

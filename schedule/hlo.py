@@ -227,6 +227,8 @@ class _Builder:
             env[ins.name] = self.instruction(ins, env, args, top)
             if top:
                 self.module.tensors[ins.name] = env[ins.name]
+            else:  # instructions inside fusions are reachable by name unless the entry reuses it
+                self.module.tensors.setdefault(ins.name, env[ins.name])
         return env[comp.root.name]
 
     def instruction(self, ins: Instruction, env: dict[str, Any], args: list[Any] | None, top: bool) -> Any:

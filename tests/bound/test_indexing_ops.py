@@ -102,3 +102,20 @@ def test_physical_layout_cases(case):
     else:
         got = [compose(compose(i_p2l, m), o_l2p).simplify() for m in input_to_output(root, x)]
     assert [squeeze(str(m)) for m in got] == [squeeze(case["expected"])]
+
+
+def test_epilogue_input_to_output_composes_along_the_uses():
+    from bound import input_to_output
+
+    (case,) = CASES["epilogue_cases"]
+    mod = hlo.parse(case["hlo"])
+    (m,) = input_to_output(mod["log"], mod["t"])
+    assert squeeze(str(m)) == squeeze(case["expected"])
+
+
+def test_grouped_maps_of_tensor_plus_transpose():
+    case = CASES["fusion_grouped_cases"][0]
+    mod = hlo.parse(case["hlo"])
+    for name in ("transpose_p0", "p0"):
+        got = sorted(squeeze(str(m)) for m in output_to_input(mod["a0"], mod[name]))
+        assert got == sorted(squeeze(e) for e in case["expected_by_instruction"][name])
