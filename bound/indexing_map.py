@@ -201,6 +201,32 @@ class IndexingMap:
 
         return simplified(self)
 
+    def is_empty(self) -> bool:
+        """Whether no point satisfies the domain, decided exactly with isl (XLA only notices
+        empty intervals: ``d0 mod 8 in [45, 49]`` stays; here it is empty)."""
+        from bound.indexing_text import isl_text
+        from bound.isl_bridge import relation_is_empty
+
+        if self.is_known_empty:
+            return True
+        return relation_is_empty(isl_text(self))
+
+    def same_relation(self, other: IndexingMap) -> bool:
+        """Whether both maps relate the same indices (names, constraint forms and variables
+        aside), decided with isl."""
+        from bound.indexing_text import isl_text
+        from bound.isl_bridge import same_relation
+
+        return same_relation([isl_text(self)], [isl_text(other)])
+
+    def simplify_exact(self) -> IndexingMap:
+        """:meth:`simplify`, then known empty if isl proves the domain empty."""
+        out = self.simplify()
+        if not out.is_known_empty and out.affine_map is not None and out.is_empty():
+            out = out._copy()
+            out._reset_to_known_empty()
+        return out
+
     def remove_unused_symbols(self) -> tuple[IndexingMap, list[bool]]:
         """Range and runtime variables the results do not use, and the constraints only on
         them, removed; the mask is ``[dims..., symbols...]`` with True for removed (empty

@@ -468,3 +468,8 @@ def same_relation(texts_a: Sequence[str], texts_b: Sequence[str]) -> bool:
             out = out.union(isl.UnionMap(t))
         return out
     return union(texts_a).is_equal(union(texts_b))
+
+
+def relation_is_empty(text: str) -> bool:
+    """Whether the isl relation written *text* has no point."""
+    return isl.Map(text).is_empty()

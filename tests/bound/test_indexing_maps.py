@@ -135,3 +135,18 @@ def test_custom_names_print():
     (case,) = [c for c in CASES["map_operation_cases"] if c["name"] == "RTVar"]
     text = case["expected"]
     assert squeeze(str(IndexingMap.parse(text))) == squeeze(text)
+
+
+def test_isl_proves_what_xla_keeps():
+    m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 + 5 in [50, 54]")
+    xla = m.simplify()
+    assert "d0 mod 8 in [45, 49]" in str(xla) and not xla.is_known_empty
+    assert m.is_empty() and str(m.simplify_exact()) == "KNOWN EMPTY"
+    assert not IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 in [3, 4]").is_empty()
+
+
+def test_same_relation_ignores_the_form():
+    a = IndexingMap.parse("(d0) -> (d0 floordiv 8, d0 mod 8), domain: d0 in [0, 31]")
+    b = IndexingMap.parse("(x) -> ((x - x mod 8) floordiv 8, x - (x floordiv 8) * 8), domain: x in [0, 31]")
+    c = IndexingMap.parse("(d0) -> (d0 floordiv 8, d0 mod 4), domain: d0 in [0, 31]")
+    assert a.same_relation(b) and not a.same_relation(c)
