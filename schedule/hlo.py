@@ -504,7 +504,11 @@ _OPS: dict[str, Callable[[_Builder, Instruction, list], Any]] = {
     "bitcast": _bitcast,
     "gather": _gather,
     "convolution": lambda b, ins, xs: _convolution(ins, xs),
-    **{k: _opaque for k in ("triangular-solve", "scaled-dot", "all-gather", "custom-call",
+    "scaled-dot": lambda b, ins, xs: ops.scaled_dot(
+        *xs, _ints(ins.attrs.get("lhs_batch_dims", "")), _ints(ins.attrs.get("rhs_batch_dims", "")),
+        _ints(ins.attrs.get("lhs_contracting_dims", "")), _ints(ins.attrs.get("rhs_contracting_dims", "")),
+        name=ins.name),
+    **{k: _opaque for k in ("triangular-solve", "all-gather", "custom-call",
                             "sort", "scatter", "cholesky", "fft", "rng")},
     "tuple": lambda b, ins, xs: tuple(xs),
     "get-tuple-element": lambda b, ins, xs: xs[0][int(ins.attrs.get("index", "0"))],

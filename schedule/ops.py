@@ -15,13 +15,13 @@ from typing import Any
 from schedule import arith
 from schedule import intrinsics as _intr
 from schedule.errors import ScheduleError
-from schedule.expr import Expr
+from schedule.expr import Expr, Reduce
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.reduce import Reducer, comm_reducer
 from schedule.reduce import max as _max
 from schedule.reduce import min as _min
 from schedule.reduce import sum as _sum
-from schedule.tensor import Tensor, compute
+from schedule.tensor import ComputeOp, Tensor, compute
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -342,6 +342,27 @@ def dot(a: Tensor, b: Tensor, lhs_batch: Sequence[int] = (), rhs_batch: Sequence
         product = _load(a, ia) * _load(b, ib)
         return _sum(product, axis=axes) if axes else product
     return compute(out, body, name=name or "dot", tag="dot")
+
+
+def scaled_dot(a: Tensor, b: Tensor, a_scale: Tensor, b_scale: Tensor, lhs_batch: Sequence[int] = (),
+               rhs_batch: Sequence[int] = (), lhs_contracting: Sequence[int] = (),
+               rhs_contracting: Sequence[int] = (), name: str | None = None) -> Tensor:
+    """A dot whose operands are scaled blockwise: ``a_scale`` holds one factor per block of ``a``
+    (a dimension of size n with scale size m has blocks of n // m), likewise for ``b``."""
+    product = dot(a, b, lhs_batch, rhs_batch, lhs_contracting, rhs_contracting, name=name or "scaled-dot")
+    op = product.op
+    assert isinstance(op.body[0], Reduce)
+    red = op.body[0]
+    source = red.source[0]
+
+    def scaled(load: Expr, scale: Tensor) -> Expr:
+        sizes, ssizes = _shape(load.producer), _shape(scale)
+        index = [i if n == m else arith.floordiv(i, n // m) for i, n, m in zip(load.indices, sizes, ssizes)]
+        return _load(scale, index)
+    lhs_load, rhs_load = source.a, source.b
+    new_source = (lhs_load * scaled(lhs_load, a_scale)) * (rhs_load * scaled(rhs_load, b_scale))
+    body = Reduce(red.combiner, (new_source,), red.axis, red.condition, 0, red.init)
+    return ComputeOp(op.name, "scaled-dot", op.attrs, op.axis, (body,)).output(0)
 
 
 def reduce_window(x: Tensor | Sequence[Tensor], init: Any, size: Sequence[int],

@@ -82,3 +82,12 @@ def test_dynamic_slice_clamps_its_offsets():
     for offset, start in ((2, 2), (5, 3), (-1, 0)):
         got = run(ops.dynamic_slice(x, [o], [3]), {x: a, o: np.array(offset, "int32")})
         assert np.array_equal(got, a[start:start + 3])
+
+
+def test_scaled_dot_scales_blocks():
+    a, b = te.placeholder((2, 10), name="a"), te.placeholder((10, 2), name="b")
+    sa, sb = te.placeholder((2, 2), name="sa"), te.placeholder((2, 2), name="sb")
+    x, y, u, v = data((2, 10)), data((10, 2)), data((2, 2)), data((2, 2))
+    got = run(ops.scaled_dot(a, b, sa, sb, lhs_contracting=[1], rhs_contracting=[0]), {a: x, b: y, sa: u, sb: v})
+    want = (x * np.repeat(u, 5, axis=1)) @ (y * np.repeat(v, 5, axis=0))
+    assert np.array_equal(got, want)
