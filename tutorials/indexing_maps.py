@@ -177,9 +177,10 @@ ENTRY e {
   p1 = f32[4, 256, 64] parameter(1)
   ROOT dot = f32[4, 128, 64] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0},
     lhs_contracting_dims={2}, rhs_contracting_dims={1}
-}""", operands=(0, 1), inverse=False)
-    print("  (the document prints input_2 -> output as (d0, s0, d1); the inverse of")
-    print("   (d0, d1, d2)[s0] -> (d0, s0, d2) maps the input's last dim to d2, not d1)\n")
+}""", operands=(0, 1))
+    print("  (the document prints input_2 -> output as (d0, s0, d1); input 1's last dim is the")
+    print("   output's last dim, so the inverse of (d0, d1, d2)[s0] -> (d0, s0, d2) is")
+    print("   (d0, d1, d2)[s0] -> (d0, s0, d2) with s0 over the output's middle dim)\n")
 
     def pad():
         a, v = p((4, 4)), p((), "p1")
