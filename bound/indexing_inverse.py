@@ -4,8 +4,9 @@ For a read ``x = f(d, s)``, output dim ``d_j`` is recovered from an input result
 on ``d_j`` alone, ``x_i = a*d_j + c``, as ``(x_i - c) floordiv a`` (``a = +-1`` needs no
 division), which holds only on ``x_i`` in ``c + a*[lo, hi]`` with ``(x_i - c) mod a == 0``; an
 output dim no result depends on may be anything (a range variable over its bounds). Reshapes
-and bitcasts, whose results mix dims, are inverted by the reverse reshape. A read that fits
-none of these has an undefined inverse. The result is exact: every test checks it against the
+and bitcasts, whose results mix dims, are inverted by the reverse reshape. Any other read
+whose inverse is a function on the whole input is inverted by isl; the rest have an
+undefined inverse. The result is exact: every test checks it against the
 forward map.
 """
 
@@ -112,6 +113,37 @@ def invert(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
     return IndexingMap.create(amap, out_dims, ranges, (), constraints)
 
 
+def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
+    """The inverse of *m* from isl: each output dim that is one affine function of the input
+    index on the whole input box; undefined otherwise (a partial or many-valued inverse)."""
+    from bound.indexing_text import isl_text
+    from bound.isl_bridge import reversed_functions
+
+    if m.is_undefined or m.rts:
+        return IndexingMap.undefined()
+    names = [f"x{k}" for k in range(len(in_sizes))]
+    box = "{ [" + ", ".join(names) + "] : " + (" and ".join(f"0 <= {n} < {s}" for n, s in zip(names, in_sizes))
+                                              or "true") + " }"
+    try:
+        functions = reversed_functions(isl_text(m), box)
+    except ValueError:
+        return IndexingMap.undefined()
+    if functions is None or any(f is None for f in functions):
+        return IndexingMap.undefined()
+    results = tuple(_from_terms(f) for f in functions)  # type: ignore[arg-type]
+    amap = AffineMap(len(in_sizes), 0, results)
+    return IndexingMap.create(amap, [Variable(Interval(0, n - 1)) for n in in_sizes])
+
+
+def _from_terms(terms) -> AffineExpr:
+    den, const, items = terms
+    e: AffineExpr = Const(const)
+    for coef, kind in items:
+        x = Dim(kind[1]) if kind[0] == "in" else _from_terms(kind[1])
+        e = e + x * coef
+    return floordiv(e, Const(den)) if den != 1 else e
+
+
 def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     """The distinct maps from an element of *operand* to the elements of *tensor* that read it,
     composed along every chain of computes from *operand* up to *tensor* (each step simplified,
@@ -163,7 +195,12 @@ def _direct(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
         return _reverse_reshape(tensor, operand, in_sizes)
     if isinstance(op, ComputeOp) and op.tag == "bitcast" and "bitcast_orders" in op.attrs:
         return _reverse_reshape(tensor, operand, in_sizes, op.attrs["bitcast_orders"])
-    maps = {invert(m, in_sizes): None for m in operand_maps(op, operand)}
+    maps: dict[IndexingMap, None] = {}
+    for m in operand_maps(op, operand):
+        inverse = invert(m, in_sizes)
+        if inverse.is_undefined:
+            inverse = invert_with_isl(m, in_sizes).simplify()
+        maps[inverse] = None
     return sorted(maps, key=str)
 
 

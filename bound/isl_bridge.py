@@ -473,3 +473,44 @@ def same_relation(texts_a: Sequence[str], texts_b: Sequence[str]) -> bool:
 def relation_is_empty(text: str) -> bool:
     """Whether the isl relation written *text* has no point."""
     return isl.Map(text).is_empty()
+
+
+#: An isl affine function as plain data: (denominator, constant numerator,
+#: [(coefficient numerator, ("in", position) or ("div", function))]).
+AffTerms = tuple[int, int, list]
+
+
+def aff_terms(aff: isl.Aff) -> AffTerms:
+    """*aff* (over set dims, divs as floors) as :data:`AffTerms`."""
+    if aff.is_nan():
+        raise NonAffineError("isl returned an undefined (NaN) value")
+    items: list[tuple[Fraction, tuple]] = []
+    for i in range(aff.dim(_DT.in_)):
+        c = _val(aff.get_coefficient_val(_DT.in_, i))
+        if c:
+            items.append((c, ("in", i)))
+    for i in range(aff.dim(_DT.div)):
+        c = _val(aff.get_coefficient_val(_DT.div, i))
+        if c:
+            items.append((c, ("div", aff_terms(aff.get_div(i)))))
+    const = _val(aff.get_constant_val())
+    den = math.lcm(const.denominator, *(c.denominator for c, _ in items))
+    return den, int(const * den), [(int(c * den), kind) for c, kind in items]
+
+
+def reversed_functions(text: str, in_box: str) -> list[AffTerms | None] | None:
+    """For the isl relation *text* ``{ [d] -> [x] }`` reversed: per d dim, the function of x
+    giving it (None where it is not a single affine function). None if the reversed relation's
+    domain is not exactly the set *in_box* (the inverse is partial)."""
+    rel = isl.Map(text).reverse()
+    if not rel.domain().is_equal(isl.Set(in_box)):
+        return None
+    out: list[AffTerms | None] = []
+    for j in range(rel.dim(_DT.out)):
+        lo, hi = rel.dim_min(j).coalesce(), rel.dim_max(j).coalesce()
+        pieces = lo.get_pieces()
+        if not lo.is_equal(hi) or len(pieces) != 1:
+            out.append(None)
+            continue
+        out.append(aff_terms(pieces[0][1]))
+    return out

@@ -160,3 +160,21 @@ def _relation(maps):
                 if m.constraints_satisfied(list(d), list(s)):
                     pairs.add((tuple(d), tuple(m.evaluate(list(d), list(s)))))
     return pairs
+
+
+def test_isl_inverts_reads_that_mix_dimensions():
+    from bound import input_to_output
+
+    x = te.placeholder((12,), name="x")
+    t = te.compute((3, 4), lambda i, j: x[i * 4 + j], name="t")
+    (m,) = input_to_output(t, x)
+    assert str(m) == "(d0) -> (d0 floordiv 4, d0 mod 4), domain: d0 in [0, 11]"
+    assert {(o, i) for i, o in _relation([m])} == _relation(output_to_input(t, x))
+
+
+def test_a_many_valued_inverse_is_undefined():
+    from bound import input_to_output
+
+    x = te.placeholder((7,), name="x")
+    t = te.compute((4, 4), lambda i, j: x[i + j], name="t")
+    assert all(m.is_undefined for m in input_to_output(t, x))
