@@ -113,9 +113,8 @@ def invert(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
     return IndexingMap.create(amap, out_dims, ranges, (), constraints)
 
 
-def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
-    """The inverse of *m* from isl: each output dim that is one affine function of the input
-    index on the whole input box; undefined otherwise (a partial or many-valued inverse)."""
+def _invert_function(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
+    """The inverse when it is a function on the whole input box (every output dim at once)."""
     from bound.indexing_text import isl_text
     from bound.isl_bridge import reversed_functions
 
@@ -130,16 +129,71 @@ def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
         return IndexingMap.undefined()
     if functions is None or any(f is None for f in functions):
         return IndexingMap.undefined()
-    results = tuple(_from_terms(f) for f in functions)  # type: ignore[arg-type]
-    amap = AffineMap(len(in_sizes), 0, results)
-    return IndexingMap.create(amap, [Variable(Interval(0, n - 1)) for n in in_sizes])
+    results = tuple(_from_terms(f, len(in_sizes)) for f in functions)  # type: ignore[arg-type]
+    return IndexingMap.create(AffineMap(len(in_sizes), 0, results),
+                              [Variable(Interval(0, n - 1)) for n in in_sizes])
 
 
-def _from_terms(terms) -> AffineExpr:
+def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
+    """The inverse of *m* computed with isl. Output dims are taken in order: one that is a
+    single affine function of the input index (and of the range variables chosen so far)
+    becomes that function; any other becomes a new range variable over its bounds. The
+    points where the input is read at all become constraints. Undefined when a function is
+    piecewise or the domain is not one conjunction."""
+    from bound.indexing_text import relation_text
+    from bound.isl_bridge import set_constraints, single_valued_function
+
+    if m.is_undefined or m.rts:
+        return IndexingMap.undefined()
+    inputs = [f"o{k}" for k in range(len(in_sizes))]
+    box = [f"0 <= o{k} < {n}" for k, n in enumerate(in_sizes)]
+    free: list[int] = []
+    results: list[AffineExpr] = []
+    try:
+        for j in range(len(m.dims)):
+            names = [*inputs, *(f"d{f}" for f in free)]
+            terms = single_valued_function(relation_text(m, names, [f"d{j}"], box))
+            if terms is None:
+                results.append(Symbol(len(free)))
+                free.append(j)
+            else:
+                results.append(_from_terms(terms, len(inputs)))
+        names = [*inputs, *(f"d{f}" for f in free)]
+        domain = set_constraints(relation_text(m, names, [], box))
+    except ValueError:
+        return IndexingMap.undefined()
+    if domain is None:
+        return IndexingMap.undefined()
+    constraints = [_constraint(terms, equality, len(inputs)) for terms, equality in domain]
+    amap = AffineMap(len(in_sizes), len(free), tuple(results))
+    return IndexingMap.create(amap, [Variable(Interval(0, n - 1)) for n in in_sizes],
+                              [m.dims[f] for f in free], (), constraints)
+
+
+def _constraint(terms, equality: bool, num_dims: int) -> tuple[AffineExpr, Interval]:
+    """``terms >= 0`` (or ``== 0``) as ``expr in [lo, hi]`` with the constant moved into the
+    interval and the first coefficient positive, so bounds on one expression meet."""
+    from bound.xla_interval import INT64_MAX, INT64_MIN
+
+    den, const, items = terms
+    if items and items[0][0] < 0:
+        items = [(-c, kind) for c, kind in items]
+        lo, hi = (const, const) if equality else (INT64_MIN, const)
+    else:
+        lo, hi = (-const, -const) if equality else (-const, INT64_MAX)
+    return _from_terms((den, 0, items), num_dims), Interval(lo, hi)
+
+
+def _from_terms(terms, num_dims: int) -> AffineExpr:
+    """isl terms over ``[inputs..., free range variables...]`` as an affine expression."""
     den, const, items = terms
     e: AffineExpr = Const(const)
     for coef, kind in items:
-        x = Dim(kind[1]) if kind[0] == "in" else _from_terms(kind[1])
+        if kind[0] == "in":
+            k = kind[1]
+            x = Dim(k) if k < num_dims else Symbol(k - num_dims)
+        else:
+            x = _from_terms(kind[1], num_dims)
         e = e + x * coef
     return floordiv(e, Const(den)) if den != 1 else e
 
@@ -199,7 +253,9 @@ def _direct(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     for m in operand_maps(op, operand):
         inverse = invert(m, in_sizes)
         if inverse.is_undefined:
-            inverse = invert_with_isl(m, in_sizes).simplify()
+            inverse = _invert_function(m, in_sizes).simplify()
+        if inverse.is_undefined:
+            inverse = invert_with_isl(m, in_sizes).simplify().remove_unused_symbols()[0]
         maps[inverse] = None
     return sorted(maps, key=str)
 

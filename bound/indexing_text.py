@@ -273,3 +273,27 @@ def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
     if e.op == Kind.CEILDIV:
         return f"ceil({a} / {e.rhs.value})"
     return f"({a} mod {e.rhs.value})"
+
+
+def relation_text(m: IndexingMap, inputs: Sequence[str], outputs: Sequence[str],
+                  extra: Sequence[str] = ()) -> str:
+    """The isl relation ``{ [inputs] -> [outputs] : ... }`` (a set when *outputs* is empty)
+    over the names ``d<k>`` (dims), ``s<k>`` (symbols) and ``o<k>`` (results); every other
+    name is existential; *extra* adds conditions.
+
+    :raises ValueError: for products of variables (not quasi-affine).
+    """
+    dims = [f"d{k}" for k in range(len(m.dims))]
+    syms = [f"s{k}" for k in range(m.num_symbols)]
+    outs = [f"o{k}" for k in range(len(m.results))]
+    conds = [f"{v.bounds.lower} <= {n} <= {v.bounds.upper}"
+             for n, v in zip([*dims, *syms], [*m.dims, *m.ranges, *m.rts])]
+    conds += [f"{iv.lower} <= {_isl_expr(e, dims, syms)} <= {iv.upper}" for e, iv in m.constraints.items()]
+    conds += [f"{o} = {_isl_expr(r, dims, syms)}" for o, r in zip(outs, m.results)]
+    conds += list(extra)
+    hidden = [n for n in [*dims, *syms, *outs] if n not in inputs and n not in outputs]
+    body = " and ".join(conds) or "true"
+    if hidden:
+        body = f"exists ({', '.join(hidden)} : {body})"
+    head = f"[{', '.join(inputs)}]" + (f" -> [{', '.join(outputs)}]" if outputs else "")
+    return f"{{ {head} : {body} }}"

@@ -514,3 +514,39 @@ def reversed_functions(text: str, in_box: str) -> list[AffTerms | None] | None:
             continue
         out.append(aff_terms(pieces[0][1]))
     return out
+
+
+def single_valued_function(text: str) -> AffTerms | None:
+    """The one affine function (of the input dims) that the isl relation *text* with one output
+    is, or None if it is many-valued or piecewise."""
+    rel = isl.Map(text)
+    if not rel.is_single_valued():
+        return None
+    pieces = rel.dim_max(0).coalesce().get_pieces()
+    if len(pieces) != 1:
+        return None
+    return aff_terms(pieces[0][1])
+
+
+def set_constraints(text: str) -> list[tuple[AffTerms, bool]] | None:
+    """The constraints ``terms >= 0`` (or ``== 0`` when the flag is set) of the isl set *text*,
+    or None if it is not one conjunction."""
+    s = isl.Set(text).coalesce()
+    basics = s.get_basic_sets()
+    if len(basics) != 1:
+        return None
+    bs = basics[0]
+    divs = [aff_terms(bs.get_div(k)) for k in range(bs.dim(_DT.div))]
+    out = []
+    for c in bs.get_constraints():
+        items: list[tuple[int, tuple]] = []
+        for i in range(bs.dim(_DT.set)):
+            v = int(c.get_coefficient_val(_DT.set, i).to_python())
+            if v:
+                items.append((v, ("in", i)))
+        for k, d in enumerate(divs):
+            v = int(c.get_coefficient_val(_DT.div, k).to_python())
+            if v:
+                items.append((v, ("div", d)))
+        out.append(((1, int(c.get_constant_val().to_python()), items), c.is_equality()))
+    return out
