@@ -5,6 +5,7 @@ from __future__ import annotations
 from lower.build import BuiltFunc, build
 from lower.codegen import OutOfBoundsError
 from lower.errors import LoweringError
+from lower.layout import Layout
 from lower.lower import LoweredFunc, lower
 from lower.reference import reference
 from lower.schedule_ops import schedule_ops
