@@ -104,3 +104,11 @@ def test_physical_conversions_round_trip_with_zero_padding():
 def test_bad_layouts_are_refused(text, message):
     with pytest.raises(ValueError, match=message):
         Layout.parse(text)
+
+
+def test_plot_writes_the_figures(tmp_path):
+    pytest.importorskip("matplotlib")
+    for name, text in (("figure1.png", "F32[3,5]{1,0:(2,2)}"), ("figure2.png", "F32[4,8]{1,0:(2,4)(2,1)}")):
+        path = tmp_path / name
+        Layout.parse(text).plot(str(path))
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
