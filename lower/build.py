@@ -31,9 +31,12 @@ class BuiltFunc:
         for t, a in zip(args, arrays):
             if not isinstance(a, np.ndarray):
                 raise TypeError(f"argument '{t.name}' must be a NumPy array, not {type(a).__name__}")
-            shape = tuple(arith.value_of(e) for e in t.shape)
+            lay = self.lowered.layouts.get(t)
+            shape = (lay.physical_size,) if lay is not None else tuple(arith.value_of(e) for e in t.shape)
             if a.shape != shape:
-                raise ValueError(f"argument '{t.name}' has shape {a.shape}; the tensor's shape is {shape}")
+                what = (f"its layout {lay} holds {shape[0]} elements" if lay is not None
+                        else f"the tensor's shape is {shape}")
+                raise ValueError(f"argument '{t.name}' has shape {a.shape}; {what}")
             flat.append(a.reshape(-1).tolist())
         self._kernel(*flat)
         for t, a, values in zip(args, arrays, flat):

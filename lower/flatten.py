@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bound import Analyzer
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
+from lower.layout import Layout
 from lower.stmt import Allocate, AttrStmt, Buffer, For, Load, Provide, Realize, Stmt, Store
 from lower.stmt_functor import StmtMutator
 from schedule import arith
@@ -29,35 +31,52 @@ def buffer_name(t: Tensor) -> str:
     return t.op.name if t.op.num_outputs == 1 else f"{t.op.name}.v{t.value_index}"
 
 
-def arg_buffers(args: Sequence[Tensor]) -> dict[Tensor, Buffer]:
-    """One compact buffer per argument tensor."""
+def arg_buffers(args: Sequence[Tensor], layouts: Mapping[Tensor, Layout] | None = None) -> dict[Tensor, Buffer]:
+    """One compact buffer per argument tensor (its padded size when it has a layout)."""
     out: dict[Tensor, Buffer] = {}
     for t in args:
         if not isinstance(t, Tensor):
             raise TypeError(f"lower: arguments must be tensors, not {type(t).__name__}")
         if t in out:
             raise ValueError(f"lower: tensor '{t.name}' is given twice as an argument")
-        out[t] = Buffer(buffer_name(t), t.dtype, tuple(t.shape), "global", t)
+        lay = (layouts or {}).get(t)
+        extents = (arith.const(lay.physical_size, "int32"),) if lay is not None else tuple(t.shape)
+        out[t] = Buffer(buffer_name(t), t.dtype, extents, "global", t)
     return out
+
+
+def layout_of(stage: Any, t: Tensor) -> Layout | None:
+    """The Layout of a stage's tensor, if the schedule gave it one."""
+    spec = getattr(stage, "layout", None)
+    if spec is None:
+        return None
+    dims = tuple(int(arith.value_of(e)) for e in t.shape)  # type: ignore[arg-type]
+    return Layout(t.dtype, dims, spec.minor_to_major, spec.tiles)
 
 
 class _Region:
     """Where a tensor's buffer lives and how logical indices map into it."""
 
-    def __init__(self, buffer: Buffer, mins: Sequence[Expr], extents: Sequence[Expr]) -> None:
+    def __init__(self, buffer: Buffer, mins: Sequence[Expr], extents: Sequence[Expr],
+                 layout: Layout | None = None) -> None:
         self.buffer = buffer
         self.mins = tuple(mins)
         self.extents = tuple(extents)
+        self.layout = layout
 
     def flat(self, indices: Sequence[Expr]) -> tuple[Expr, tuple[Expr, ...]]:
-        index: Expr = arith.const(0, "int32")
         checks: list[Expr] = []
-        for k, (i, lo, ext) in enumerate(zip(indices, self.mins, self.extents)):
+        for i, lo, ext in zip(indices, self.mins, self.extents):
+            checks += [i, lo, ext]
+        if self.layout is not None:
+            return self.layout.linear_index_expr([arith.sub(i, lo) for i, lo in zip(indices, self.mins)]), \
+                tuple(checks)
+        index: Expr = arith.const(0, "int32")
+        for k, (i, lo) in enumerate(zip(indices, self.mins)):
             stride: Expr = arith.const(1, "int32")
             for e in self.extents[k + 1:]:
                 stride = arith.mul(stride, e)
             index = arith.add(index, arith.mul(arith.sub(i, lo), stride))
-            checks += [i, lo, ext]
         return index, tuple(checks)
 
 
@@ -65,7 +84,8 @@ class _Flatten(StmtMutator):
     def __init__(self, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> None:
         self.stages = {st.op: st for st in s.stages}
         self.regions: dict[Tensor, _Region] = {
-            t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape) for t, b in buffers.items()}
+            t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape, layout_of(self.stages.get(t.op), t))
+            for t, b in buffers.items()}
         self.bound_args = set(buffers)
         self.hoisted: list[tuple[Buffer, str]] = []
         self.analyzer = Analyzer()
@@ -93,11 +113,16 @@ class _Flatten(StmtMutator):
         stage = self.stages.get(s.op)
         scope = stage.scope if stage is not None and stage.scope else \
             RANK_NAME[default_storage_rank(max(self.thread_ranks, default=-1))]
-        size = self._allocation(t, s.bounds)
+        lay = layout_of(stage, t)
+        if lay is not None and not all(arith.value_of(r.min) == 0 and arith.value_of(r.extent) == n
+                                       for r, n in zip(s.bounds, lay.dims)):
+            raise LoweringError(f"stage '{t.op.name}' has a layout, which needs the whole tensor "
+                                "realized at once; compute it at the root")
+        size = lay.physical_size if lay is not None else self._allocation(t, s.bounds)
         buf = Buffer(buffer_name(t), t.dtype, (arith.const(size, "int32"),), scope, t)
         self.hoisted.append((buf, scope))
         old = self.regions.get(t)
-        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds])
+        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay)
         try:
             return self(s.body)
         finally:

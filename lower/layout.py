@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-COMBINE = -1  # a '*' entry of a tile
+from schedule.layout_spec import COMBINE, LayoutSpec, check_layout, parse_layout, tile_text
 
 
 @dataclass(frozen=True)
@@ -31,26 +31,9 @@ class Layout:
     tiles: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
-        rank = len(self.dims)
         if any(not isinstance(d, int) or d < 0 for d in self.dims):
             raise ValueError(f"layout: dimensions {list(self.dims)} must be non-negative integers")
-        if sorted(self.minor_to_major) != list(range(rank)):
-            raise ValueError(f"layout: minor_to_major {list(self.minor_to_major)} is not a permutation of "
-                             f"0..{rank - 1}")
-        for tile in self.tiles:
-            if not tile:
-                raise ValueError("layout: an empty tile")
-            if any(t == 0 or (t < 0 and t != COMBINE) for t in tile):
-                raise ValueError(f"layout: tile {_tile_text(tile)} has a size that is not positive")
-            if tile[-1] == COMBINE:
-                raise ValueError(f"layout: tile {_tile_text(tile)} combines its minor-most dimension "
-                                 "with nothing ('*' must not be last)")
-        shape = self.physical_dims
-        for tile in self.tiles:
-            if len(tile) > len(shape):
-                raise ValueError(f"layout: tile {_tile_text(tile)} has more dimensions than the shape "
-                                 f"{list(shape)} it tiles")
-            shape = _tiled_shape(shape, tile)
+        check_layout(self.dims, LayoutSpec(self.minor_to_major, self.tiles))
 
     # -- text ------------------------------------------------------------------------------------
     @staticmethod
@@ -60,17 +43,17 @@ class Layout:
         if m is None:
             raise ValueError(f"layout: cannot read {text!r}; write it like F32[3,5]{{1,0:(2,2)}}")
         dims = tuple(int(x) for x in m.group(2).replace(" ", "").split(",") if x)
-        order, tiles = _parse_layout(m.group(3), len(dims), text)
-        return Layout(m.group(1), dims, order, tiles)
+        spec = parse_layout(m.group(3), len(dims), text)
+        return Layout(m.group(1), dims, spec.minor_to_major, spec.tiles)
 
     @staticmethod
     def from_text(layout: str, dims: Sequence[int], dtype: str = "F32") -> Layout:
         """A layout given as ``{1,0:(2,2)}`` for a shape."""
-        order, tiles = _parse_layout(layout.strip(), len(dims), layout)
-        return Layout(dtype, tuple(dims), order, tiles)
+        spec = parse_layout(layout, len(dims))
+        return Layout(dtype, tuple(dims), spec.minor_to_major, spec.tiles)
 
     def __str__(self) -> str:
-        tiles = "".join(_tile_text(t) for t in self.tiles)
+        tiles = "".join(tile_text(t) for t in self.tiles)
         order = ",".join(str(d) for d in self.minor_to_major)
         return f"{self.dtype}[{','.join(map(str, self.dims))}]{{{order}{':' + tiles if tiles else ''}}}"
 
@@ -243,23 +226,3 @@ def _tile_index(e: list, d: list, tile: Sequence[int], ops: Any) -> tuple[list, 
 
 def _tiled_shape(d: Sequence[int], tile: Sequence[int]) -> tuple[int, ...]:
     return tuple(_tile_index([0] * len(d), list(d), tile, _IntOps)[1])
-
-
-def _tile_text(tile: Sequence[int]) -> str:
-    return "(" + ",".join("*" if t == COMBINE else str(t) for t in tile) + ")"
-
-
-def _parse_layout(text: str | None, rank: int, whole: str) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
-    if not text:
-        return tuple(range(rank - 1, -1, -1)), ()
-    body = text.strip()[1:-1]
-    order_text, _, tiles_text = body.partition(":")
-    try:
-        order = tuple(int(x) for x in order_text.replace(" ", "").split(",") if x)
-        tiles = tuple(tuple(COMBINE if x.strip() == "*" else int(x) for x in t.split(","))
-                      for t in re.findall(r"\(([^)]*)\)", tiles_text))
-    except ValueError:
-        raise ValueError(f"layout: cannot read the layout in {whole!r}") from None
-    if tiles_text.strip() and not tiles:
-        raise ValueError(f"layout: cannot read the tiles in {whole!r}")
-    return order, tiles

@@ -71,6 +71,7 @@ class Stage:
         self.attach_ivar: IterVar | None = None
         self.attach_stage: Stage | None = None
         self.scope = ""
+        self.layout = None
         self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
         self.is_output = False
         self.group: Stage | None = None
@@ -373,6 +374,30 @@ class Stage:
             raise self._error("set_scope", None, f"cannot use the storage scope {scope!r}; known scopes: "
                                                  f"{', '.join(repr(s) for s in STORAGE_SCOPES if s)}")
         self.scope = scope
+
+    def set_layout(self, layout: Any) -> None:
+        """Store this stage's buffer in a tiled layout: ``"{1,0:(2,2)}"`` or a ``lower.Layout``
+        of this tensor's shape. Lowering then pads and addresses the buffer through it, and
+        ``build`` takes and gives the physical (flat) data of this tensor."""
+        from schedule import arith
+        from schedule.layout_spec import LayoutSpec, check_layout, parse_layout
+
+        dims = [arith.value_of(e) for e in self.op.output(0).shape]
+        if any(d is None for d in dims):
+            raise self._error("set_layout", None, "a layout needs a concrete shape")
+        try:
+            if isinstance(layout, str):
+                spec = parse_layout(layout, len(dims))
+            elif hasattr(layout, "minor_to_major") and hasattr(layout, "tiles"):
+                if list(getattr(layout, "dims", dims)) != dims:
+                    raise ValueError(f"layout: {layout} is for shape {list(layout.dims)}, not {dims}")
+                spec = LayoutSpec(tuple(layout.minor_to_major), tuple(layout.tiles))
+            else:
+                raise ValueError(f"layout: expected a layout string or a Layout, not {type(layout).__name__}")
+            check_layout(dims, spec)
+        except ValueError as err:
+            raise self._error("set_layout", None, str(err)) from None
+        self.layout = spec
 
     # ------------------------------------------------------------------ copying
 
