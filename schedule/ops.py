@@ -138,7 +138,8 @@ def broadcast(x: Tensor, shape: Sequence[int], dimensions: Sequence[int], name: 
     dims = _check_dims("broadcast", dimensions, len(shape))
     if len(dims) != len(x.shape) or any(shape[d] != n for d, n in zip(dims, _shape(x))):
         raise ScheduleError(f"ops.broadcast: {x.name}{_shape(x)} does not fit dimensions {dims} of {list(shape)}")
-    return compute(list(shape), lambda *i: _load(x, [i[d] for d in dims]), name=name or "broadcast", tag="broadcast")
+    return compute(list(shape), lambda *i: _load(x, [i[d] for d in dims]), name=name or "broadcast", tag="broadcast",
+                   attrs={"dimensions": tuple(dims)})
 
 
 def transpose(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
@@ -240,14 +241,14 @@ def reshape(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
                    name=name or "reshape", tag="reshape")
 
 
-def reshape_indices(src: list[int], dst: list[int], out_index: list[Any]) -> list[Any]:
-    """The index into *src* of element *out_index* of *dst* (XLA's minimal-reshape groups)."""
-    if math.prod(src) == 0:
-        return [arith.const(0)] * len(src)
-    result: list[Any] = []
+def reshape_groups(src: Sequence[int], dst: Sequence[int]) -> list[tuple[list[int], list[int]]]:
+    """XLA's minimal reshapes: ``(source dims, destination dims)`` groups of equal element
+    counts, scanned left to right (a trailing source group of 1s has no destination dims)."""
+    groups = []
     i = j = 0
     while i < len(src) or j < len(dst):
-        in_group, out_group = [], []
+        in_group: list[int] = []
+        out_group: list[int] = []
         in_elems = out_elems = 1
         while True:
             if i < len(src) and (not in_group or in_elems < out_elems):
@@ -262,6 +263,16 @@ def reshape_indices(src: list[int], dst: list[int], out_index: list[Any]) -> lis
                 break
         if not in_group:
             break
+        groups.append((in_group, out_group))
+    return groups
+
+
+def reshape_indices(src: list[int], dst: list[int], out_index: list[Any]) -> list[Any]:
+    """The index into *src* of element *out_index* of *dst* (XLA's minimal-reshape groups)."""
+    if math.prod(src) == 0:
+        return [arith.const(0)] * len(src)
+    result: list[Any] = []
+    for in_group, out_group in reshape_groups(src, dst):
         linear: Any = arith.const(0)
         for k in out_group:
             linear = linear * dst[k] + out_index[k]
@@ -298,8 +309,9 @@ def reduce(inputs: Tensor | Sequence[Tensor], inits: Any, dimensions: Sequence[i
         if len(xs) == 1:
             return red(sources[0], axis=axes, init=init[0] if init else None)
         return red(sources, axis=axes, init=init)
-    result = compute(out, body, name=name or "reduce", tag="reduce")
-    return result
+    attrs = {"dimensions": tuple(dims), "combiner": combiner if isinstance(combiner, str) else None,
+             "has_init": inits is not None}
+    return compute(out, body, name=name or "reduce", tag="reduce", attrs=attrs)
 
 
 def reduce_sum(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
