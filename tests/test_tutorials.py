@@ -72,3 +72,18 @@ def test_indexing_tutorial_prints_the_documents_maps():
     out = squeeze(run(TUTORIALS / "indexing_maps.py"))
     for m in DOCUMENT_MAPS:
         assert squeeze(m) in out, m
+
+
+def test_layout_tutorial_prints_the_documents_numbers():
+    out = run(TUTORIALS / "tiled_layouts.py")
+    assert "element (2, 3) is at 17" in out
+    assert "F32[3,5]{1,0:(2,2)}: 24 elements" in out
+    assert "[ 1  3  5  7  9 11 13 15]" in out  # Figure 2: 2x1 tiles pair vertical neighbours
+    assert "numbers its elements as F32[112,110]{1,0:(2,3)}: True" in out
+
+
+def test_rewrite_tutorial_reports_the_smaller_reshape():
+    out = run(TUTORIALS / "reshape_rewrites.py")
+    assert "elements moved by reshapes: 2048 -> 32" in out
+    assert "reduce(reshape(reduce(image, [1, 2]), [2, 4, 4]), [1])" in out
+    assert "same result: False" not in out
