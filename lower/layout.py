@@ -126,6 +126,11 @@ class Layout:
         flat[self.linear_indices().reshape(-1)] = array.reshape(-1)
         return flat
 
+    def tiled_view(self, array: np.ndarray) -> np.ndarray:
+        """*array* padded, reshaped and transposed into :attr:`tiled_dims` (the document's
+        pad-reshape-transpose view); row-major order of the result is memory order."""
+        return self.to_physical(array).reshape(self.tiled_dims)
+
     def from_physical(self, flat: np.ndarray) -> np.ndarray:
         """The logical array held in the flat buffer *flat*."""
         flat = np.asarray(flat).reshape(-1)

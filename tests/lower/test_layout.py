@@ -112,3 +112,11 @@ def test_plot_writes_the_figures(tmp_path):
         path = tmp_path / name
         Layout.parse(text).plot(str(path))
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
+
+
+def test_tiled_view_is_the_pad_reshape_transpose_of_the_document():
+    lay = Layout.parse("F32[3,5]{1,0:(2,2)}")
+    x = np.arange(1, 16).reshape(3, 5)
+    padded = np.pad(x, ((0, 1), (0, 1)))                       # pad to (4, 6)
+    want = padded.reshape(2, 2, 3, 2).transpose(0, 2, 1, 3)    # (rows/2, 2, cols/2, 2) -> tiles first
+    assert np.array_equal(lay.tiled_view(x), want)
