@@ -33,7 +33,7 @@ from schedule.relation_passing import pass_down_domain
 from schedule.relations import Rebase
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
-from schedule.tensor import ExternOp, Operation, PlaceholderOp, Tensor
+from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
 
 
 @dataclass
@@ -168,6 +168,8 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     all_exact = True
     for op in _consumers(stage, ctx):
         consumer = ctx.stage_of[op]
+        if isinstance(op, ComputeOp) and any(arith.value_of(ret[iv].extent) == 0 for iv in op.axis if iv in ret):
+            continue  # the consumer computes nothing, so it reads nothing
         view = _classify(stage, consumer, ctx, ret, scope_rank)
         cret = ret
         if symbols is not None:
@@ -197,7 +199,15 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
             region = region.union(other)
         region = region.within_box(outputs[0].shape)
         assert symbols is not None
-        for d, r in enumerate(region_ranges(region, fixed_all, symbols.bounds)):
+        empty = region.is_empty()  # no quasi-affine read touches any element
+        if empty:
+            ranges = [Range.from_min_extent(arith.const(0, iv.var.dtype), arith.const(0, iv.var.dtype))
+                      for iv in axes]
+        else:
+            ranges = region_ranges(region, fixed_all, symbols.bounds)
+        for d, r in enumerate(ranges):
+            if empty and requests[d]:
+                continue  # the interval requests alone decide
             if not requests[d]:
                 ret[axes[d]] = symbols.name_range(r, f"{stage.name}.{axes[d].var.name}")
                 continue

@@ -115,6 +115,8 @@ class _Builder:
         op = st.op
         assert isinstance(op, ComputeOp)
         leaves = st.leaf_iter_vars
+        if any(arith.value_of(self.bounds[iv].extent) == 0 for iv in op.axis):
+            return NO_OP  # nothing of this stage is read: it computes nothing
         nest = make_loop_nest(st, self.bounds, leaves, self.keep_trivial)
         preds = self.checks(st, nest, nest.values, set(), False)
         if not isinstance(op.body[0], Reduce):

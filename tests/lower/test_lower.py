@@ -189,3 +189,16 @@ def test_a_producer_attached_outside_its_consumers_loops_is_a_lowering_error():
     s[B].compute_at(s[C], C.op.axis[0])   # D reads B too, outside C's loop
     with pytest.raises(LoweringError, match="stage 'B' is attached at 'i', but its consumer 'D'"):
         lower(s, [A, D])
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_stage_nothing_reads_computes_nothing(exact):
+    A = te.placeholder((2, 2), name="A")
+    T0 = te.compute((2, 2), lambda i, j: A[i, j] * 2, name="T0")
+    T1 = te.compute((2, 2), lambda i, j: T0[i, j] + 1, name="T1")
+    T2 = te.compute((2, 2), lambda i, j: te.if_then_else(j + 2 < 2, T1[i, j + 2], te.const(0.0)), name="T2")
+    s = te.create_schedule(T2.op)
+    s[T1].fuse(T1.op.axis[0], T1.op.axis[1])   # a fuse over an empty region, read by nothing
+    a, t2 = np.ones((2, 2), "float32"), np.full((2, 2), 5.0, "float32")
+    build(s, [A, T2], exact=exact)(a, t2)
+    assert np.array_equal(t2, np.zeros((2, 2), "float32"))
