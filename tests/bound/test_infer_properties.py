@@ -89,4 +89,4 @@ def test_regions_are_sound_exact_is_the_hull_and_inside_faithful(data):
         if not attach_path(stage):
             T = stage.op.output(0)
             for (tlo, thi), (llo, lhi) in zip(box(results[True], T, {}), box(results[False], T, {})):
-                assert llo <= tlo and thi <= lhi, stage.name
+                assert thi <= tlo or (llo <= tlo and thi <= lhi), stage.name  # empty boxes fit anywhere
