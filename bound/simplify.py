@@ -446,21 +446,27 @@ def _distinct_post_order(e: Expr) -> list[Expr]:
     return order
 
 
-def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -> bool:
-    """Whether constant bounds of ``a - b``, term by term, already prove ``a <op> b``.
-
-    Cheap on long sums, where rewriting both sides first would dominate; a failure proves nothing.
-    """
+def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -> bool | None:
+    """Decide ``a <op> b`` from constant bounds of ``a - b`` term by term, when that is cheap
+    and as strong as a full simplification: True if proven; False if the difference is a sum of
+    distinct plain variables (nothing for the rewriter to cancel) and it is not proven; None
+    when only a full simplification can tell."""
     if not isinstance(cond, (LT, LE, GT, GE)) or not is_int(cond.a.dtype):
-        return False
-    lo, hi = Linear.of(arith.sub(cond.a, cond.b)).bound(ConstBounds(bounds))
+        return None
+    lin = Linear.of(arith.sub(cond.a, cond.b))
+    lo, hi = lin.bound(ConstBounds(bounds))
     if isinstance(cond, LT):
-        return hi is not None and hi < 0
-    if isinstance(cond, LE):
-        return hi is not None and hi <= 0
-    if isinstance(cond, GT):
-        return lo is not None and lo > 0
-    return lo is not None and lo >= 0
+        proven = hi is not None and hi < 0
+    elif isinstance(cond, LE):
+        proven = hi is not None and hi <= 0
+    elif isinstance(cond, GT):
+        proven = lo is not None and lo > 0
+    else:
+        proven = lo is not None and lo >= 0
+    if proven:
+        return True
+    plain = all(isinstance(atom, Var) and atom not in subst for atom in lin.terms)
+    return False if plain else None
 
 
 class Analyzer:
@@ -502,8 +508,9 @@ class Analyzer:
 
     def can_prove(self, cond: Expr) -> bool:
         """Whether *cond* holds at every point of the known ranges (False if unknown)."""
-        if _quick_proof(cond, *self._var_bounds()):
-            return True
+        quick = _quick_proof(cond, *self._var_bounds())
+        if quick is not None:
+            return quick
         out = self.simplify(cond)
         return isinstance(out, IntImm) and out.value != 0
 
