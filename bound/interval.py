@@ -197,8 +197,36 @@ def union(sets: Sequence[IntervalSet]) -> IntervalSet:
         return sets[0]
     lo, hi = sets[0].min_value, sets[0].max_value
     for s in sets[1:]:
-        lo, hi = _min_end(lo, s.min_value), _max_end(hi, s.max_value)
-    return IntervalSet(simplify(lo) if _finite(lo) else lo, simplify(hi) if _finite(hi) else hi)
+        new_lo = _constant_apart(lo, s.min_value, min)
+        new_hi = _constant_apart(hi, s.max_value, max)
+        lo = new_lo if new_lo is not None else _min_end(lo, s.min_value)
+        hi = new_hi if new_hi is not None else _max_end(hi, s.max_value)
+    return IntervalSet(_tidy(lo), _tidy(hi))
+
+
+def _constant_apart(a: End, b: End, pick: Any) -> End | None:
+    """The smaller (larger) of two ends that differ by a constant, without a ``min``/``max``
+    node; None if they do not (or are infinite). Deep attach nests make long sums that differ
+    only in their constant term; comparing them this way keeps each union linear in size."""
+    from bound.linear import Linear
+
+    if not (_finite(a) and _finite(b)) or not is_int(a.dtype):
+        return None
+    diff = Linear.of(arith.sub(a, b))
+    if not diff.is_const:
+        return None
+    return a if pick(diff.const, 0) == diff.const else b
+
+
+def _tidy(e: End) -> End:
+    """*e* simplified when a ``min``/``max`` was built (TVM simplifies every union)."""
+    if not _finite(e):
+        return e
+    from schedule.functor import post_order_visit
+
+    found = []
+    post_order_visit(e, lambda x: found.append(x) if isinstance(x, (Min, Max)) else None)
+    return simplify(e) if found else e
 
 
 class _Evaluator(ExprFunctor[IntervalSet]):
