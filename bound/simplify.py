@@ -475,6 +475,18 @@ def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Ex
     return False if plain else None
 
 
+def _range_vars(r: Any) -> frozenset[Var]:
+    """The variables a range (a Range, interval or pair) is written in."""
+    from schedule.functor import post_order_visit
+
+    ends = [r.min, r.extent] if isinstance(r, Range) else \
+        [x for x in (getattr(r, "min_value", None), getattr(r, "max_value", None)) if isinstance(x, Expr)]
+    found: set[Var] = set()
+    for e in ends:
+        post_order_visit(e, lambda x: found.add(x) if isinstance(x, Var) else None)
+    return frozenset(found)
+
+
 class Analyzer:
     """Variables with known ranges, and simplification and proofs under them."""
 
@@ -484,6 +496,7 @@ class Analyzer:
         # a range recomputes them (later ranges may have been bounded through it).
         self._bounds: dict[Var, Bound] | None = {}
         self._subst: dict[Var, Expr] = {}
+        self._uses: dict[Var, frozenset[Var]] = {}  # the variables each range is written in
         for k, v in (ranges or {}).items():
             self.bind(k, v)
 
@@ -492,10 +505,19 @@ class Analyzer:
         v = var.var if isinstance(var, IterVar) else var
         old = self._ranges.get(v)
         self._ranges[v] = r
-        if old is not None and old is not r:
-            self._bounds = None
-        elif old is None and self._bounds is not None:
+        self._uses[v] = _range_vars(r)
+        if self._bounds is None or old is r:
+            return
+        if old is None:
             _add_range(self._bounds, self._subst, v, r)
+            return
+        # A replaced range: recompute it and every later range bounded through it.
+        changed = {v}
+        keys = list(self._ranges)
+        for k in keys[keys.index(v):]:
+            if k is v or not self._uses[k].isdisjoint(changed):
+                _add_range(self._bounds, self._subst, k, self._ranges[k])
+                changed.add(k)
 
     def _var_bounds(self) -> tuple[dict[Var, Bound], dict[Var, Expr]]:
         if self._bounds is None:
@@ -505,6 +527,7 @@ class Analyzer:
     def copy(self) -> Analyzer:
         new = Analyzer()
         new._ranges = dict(self._ranges)
+        new._uses = dict(self._uses)
         bounds, subst = self._var_bounds()
         new._bounds, new._subst = dict(bounds), dict(subst)
         return new
