@@ -10,8 +10,6 @@ are composed along every path, simplified and deduplicated, as XLA does for fusi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from bound.access import Access, reads
 from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod
 from bound.const_bound import ConstBounds
@@ -59,11 +57,14 @@ class _Converter:
         self.rt_exprs: list[Expr] = []
         self.rt_bounds: list[Interval] = []
         self.cb = ConstBounds(self.bounds)
+        self.strict_mode = False
 
     def __call__(self, e: Expr) -> AffineExpr:
         try:
             return self.affine(e)
         except NonAffineError:
+            if self.strict_mode:
+                raise
             return self.runtime(e)
 
     def affine(self, e: Expr) -> AffineExpr:
@@ -134,12 +135,11 @@ class _Converter:
 
     def strict(self, e: Expr) -> AffineExpr:
         """*e* as an affine expression of the axes only (no runtime variables)."""
-        saved = self.runtime
-        self.runtime = _refuse  # type: ignore[method-assign]
+        self.strict_mode = True
         try:
             return self.affine(e)
         finally:
-            self.runtime = saved  # type: ignore[method-assign]
+            self.strict_mode = False
 
 
 def _fold_constant_loads(e: Expr, bounds: dict) -> Expr | None:
@@ -178,10 +178,6 @@ def _fold_constant_loads(e: Expr, bounds: dict) -> Expr | None:
     if not folded_any:
         return None
     return simplify(out, {k: b for k, b in bounds.items() if b[0] is not None})
-
-
-def _refuse(e: Expr) -> AffineExpr:
-    raise NonAffineError(f"not affine: {e}")
 
 
 def _shift(x: int, c: int) -> int:
@@ -273,7 +269,3 @@ def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
 def _require_tensor(t: object, what: str) -> None:
     if not isinstance(t, Tensor):
         raise TypeError(f"output_to_input: {what} must be a Tensor, not {type(t).__name__}")
-
-
-def distinct(maps: Iterable[IndexingMap]) -> list[IndexingMap]:
-    return list(dict.fromkeys(maps))

@@ -354,12 +354,6 @@ def compose(first: IndexingMap, second: IndexingMap) -> IndexingMap:
     return out
 
 
-def identity_map(sizes: Sequence[int]) -> IndexingMap:
-    """``(d0, ..., dn) -> (d0, ..., dn)`` over a tensor of the given sizes."""
-    return IndexingMap.from_tensor_sizes([Dim(k) for k in range(len(sizes))], sizes)
-
-
-
 def permutation_map(perm: Sequence[int], sizes: Sequence[int]) -> IndexingMap:
     """``(d...) -> (d_{perm[0]}, d_{perm[1]}, ...)`` over a tensor of the given sizes."""
     return IndexingMap.from_tensor_sizes([Dim(p) for p in perm], sizes)

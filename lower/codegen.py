@@ -97,7 +97,7 @@ def _store(buf: list, flat: int, value: Any, name: str, checks: tuple) -> None:
 
 RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div, "_tmod": trunc_mod,
                            "_fdiv": floor_div, "_math": MATH_FUNCS, "_trunc": math.trunc,
-                           "_inf": math.inf, "_nan": math.nan}
+                           "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod}
 
 
 class _Names:
@@ -316,6 +316,5 @@ def python_source(body: Stmt, params: Sequence[Buffer], name: str = "kernel", *,
 def compile_source(source: str, name: str = "kernel") -> Any:
     """The function *name* defined by *source*, with the runtime helpers in scope."""
     namespace: dict[str, Any] = dict(RUNTIME)
-    namespace["_math_fmod"] = math.fmod
     exec(compile(source, f"<lowered {name}>", "exec"), namespace)  # noqa: S102 - our own generated code
     return namespace[name]

@@ -9,7 +9,6 @@ from lower.stmt import (
     AttrStmt,
     Evaluate,
     For,
-    ForKind,
     IfThenElse,
     LetStmt,
     ProducerConsumer,
@@ -124,5 +123,3 @@ def stmt_str(s: Stmt) -> str:
     p(s)
     return "\n".join(p.lines) + "\n"
 
-
-__all__ = ["ForKind", "node_str", "stmt_str"]

@@ -20,6 +20,7 @@ from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
 from schedule.functor import substitute
 from schedule.graph import attach_ivar, attach_path
 from schedule.itervar import IterVar, Range
+from schedule.relation_passing import pass_up_index
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
 from schedule.tensor import ComputeOp, PlaceholderOp
@@ -177,8 +178,6 @@ class _Builder:
 def _values_above(st: Stage, bounds: Mapping[IterVar, Range], values: dict[IterVar, Expr],
                   skipped: set[IterVar]) -> dict[IterVar, Expr]:
     """*values* re-derived above the leaves, with skipped (reduction) leaves at their minimum."""
-    from schedule.relation_passing import pass_up_index
-
     leaf_values = {iv: (bounds[iv].min if iv in skipped else values[iv]) for iv in st.leaf_iter_vars}
     pass_up_index(st, bounds, leaf_values, allow_missing=True)
     return leaf_values
