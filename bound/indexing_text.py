@@ -239,18 +239,10 @@ def isl_text(m: IndexingMap) -> str:
     if m.affine_map is None:
         raise ValueError("an undefined map has no relation")
     dims = [f"d{k}" for k in range(len(m.dims))]
-    syms = [f"s{k}" for k in range(m.num_symbols)]
     outs = [f"o{k}" for k in range(len(m.results))]
     if m.is_known_empty:
         return f"{{ [{', '.join(dims)}] -> [{', '.join(outs)}] : 1 = 0 }}"
-    conds = [f"{v.bounds.lower} <= {n} <= {v.bounds.upper}"
-             for n, v in zip([*dims, *syms], [*m.dims, *m.ranges, *m.rts])]
-    conds += [f"{iv.lower} <= {_isl_expr(e, dims, syms)} <= {iv.upper}" for e, iv in m.constraints.items()]
-    conds += [f"{o} = {_isl_expr(r, dims, syms)}" for o, r in zip(outs, m.results)]
-    body = " and ".join(conds) or "true"
-    if syms:
-        body = f"exists ({', '.join(syms)} : {body})"
-    return f"{{ [{', '.join(dims)}] -> [{', '.join(outs)}] : {body} }}"
+    return relation_text(m, dims, outs)
 
 
 def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
