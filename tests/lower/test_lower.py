@@ -202,3 +202,20 @@ def test_a_stage_nothing_reads_computes_nothing(exact):
     a, t2 = np.ones((2, 2), "float32"), np.full((2, 2), 5.0, "float32")
     build(s, [A, T2], exact=exact)(a, t2)
     assert np.array_equal(t2, np.zeros((2, 2), "float32"))
+
+
+def test_nests_deeper_than_python_allows_continue_in_helpers():
+    """Python refuses more than 20 nested blocks; deeper loop nests are split into functions."""
+    out = Buffer("B", "float32", (te.const(3),))
+    loops = [te.var(f"v{k}") for k in range(24)]
+    total = loops[0]
+    for v in loops[1:]:
+        total = total + v
+    body = Store(out, te.const(1.0) + total, total)
+    for k, v in reversed(list(enumerate(loops))):
+        body = For(v, te.const(0), te.const(3 if k == 0 else 1), ForKind.SERIAL, body)
+    source = python_source(body, [out])
+    assert "def _nest" in source
+    data = [0.0] * 3
+    compile_source(source)(data)
+    assert data == [1.0, 2.0, 3.0]
