@@ -15,6 +15,7 @@ from lower import build
 
 
 def blur(n: int):
+    """A 3-stage blur on n x n, tiled 32x32, both producers computed at the tile loop."""
     A = te.placeholder((n, n), name="A")
     bx = te.compute((n, n - 2), lambda y, x: A[y, x] + A[y, x + 1] + A[y, x + 2], name="blur_x")
     by = te.compute((n - 2, n - 2), lambda y, x: bx[y, x] + bx[y + 1, x] + bx[y + 2, x], name="blur_y")
