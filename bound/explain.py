@@ -82,8 +82,9 @@ class BoundReport(Mapping[Tensor, StageReport]):
 def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     """Elements allocated, computed and needed for every computed tensor of *sch*.
 
-    ``allocated`` is the size of its buffer: the product of each dimension's largest realized
-    extent. ``computed`` sums, over every execution of its attach loops, the points it
+    ``allocated`` is the buffer a tight allocation needs: the product of each dimension's
+    largest realized extent (``lower`` may allocate more where an extent has no constant
+    bound it can prove). ``computed`` sums, over every execution of its attach loops, the points it
     produces; ``needed`` counts the distinct elements its consumers read (all of them for an
     output). A ratio above 1 is recomputation or over-approximation.
 
@@ -188,8 +189,8 @@ def _count(nest: _Nest, names: IslNames) -> int:
 def _max_extents(nest: _Nest, names: IslNames) -> list[int]:
     """The largest realized extent of each region dimension over the executions."""
     out = []
+    loops_only = _Nest(nest.loops, nest.shared, [], [])
     for _, r in nest.region:
-        loops_only = _Nest(nest.loops, nest.shared, [], [])
         try:
             name = names.fresh("extent")
             b = _builder(loops_only, names, [name])

@@ -179,3 +179,13 @@ def test_inlined_stages_have_no_row_and_their_reader_reads_the_producer():
     report = explain(s)
     assert list(report) == [P, R]
     assert counts(report[P]) == (7, 7, 4)   # P[0..6] realized, P[0, 2, 4, 6] read
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_reads_that_are_not_affine_are_counted_by_enumeration(exact):
+    P = te.compute((12,), lambda i: te.const(1.0) + i, name="P")
+    Q = te.compute((3, 4), lambda i, j: P[i * j], name="Q")
+    row = explain(te.create_schedule(Q.op), exact=exact)[P]
+    # i*j for i < 3, j < 4 reads P at 0, 1, 2, 3, 4, 6; a product of two ranges is "everything"
+    # to interval arithmetic, so both modes realize P whole
+    assert (row.computed, row.needed) == (12, 6)
