@@ -97,7 +97,7 @@ class _Builder:
         body = seq(ProducerConsumer(st.op, True, self.compute(st)), rest)
         region = tuple(self.bounds[iv] for iv in st.op.axis)
         for k in reversed(range(st.op.num_outputs)):
-            body = Realize(st.op, k, st.op.output(k).dtype, region, body)
+            body = Realize(st.op, k, region, body)
         return body
 
     # -- one stage's loops --------------------------------------------------------------------

@@ -89,7 +89,6 @@ class Realize(Stmt):
 
     op: Operation
     value_index: int
-    dtype: str
     bounds: tuple[Range, ...]
     body: Stmt
 
