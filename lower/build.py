@@ -11,7 +11,7 @@ from lower.codegen import compile_source, python_source
 from lower.lower import LoweredFunc, lower
 from schedule import arith
 from schedule.schedule import Schedule
-from schedule.tensor import Tensor
+from schedule.tensor import PlaceholderOp, Tensor
 
 
 class BuiltFunc:
@@ -40,14 +40,8 @@ class BuiltFunc:
             flat.append(a.reshape(-1).tolist())
         self._kernel(*flat)
         for t, a, values in zip(args, arrays, flat):
-            if not _is_placeholder(t):
+            if not isinstance(t.op, PlaceholderOp):
                 a[...] = np.asarray(values, dtype=a.dtype).reshape(a.shape)
-
-
-def _is_placeholder(t: Tensor) -> bool:
-    from schedule.tensor import PlaceholderOp
-
-    return isinstance(t.op, PlaceholderOp)
 
 
 def build(s: Schedule, args: Sequence[Tensor], *, exact: bool = True, checks: bool = True) -> BuiltFunc:

@@ -87,7 +87,7 @@ class _Flatten(StmtMutator):
             t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape, layout_of(self.stages.get(t.op), t))
             for t, b in buffers.items()}
         self.bound_args = set(buffers)
-        self.hoisted: list[tuple[Buffer, str]] = []
+        self.hoisted: list[Buffer] = []
         self.analyzer = Analyzer()
         self.thread_ranks: list[int] = []
         self.loads = _Loads(self)
@@ -120,7 +120,7 @@ class _Flatten(StmtMutator):
                                 "realized at once; compute it at the root")
         size = lay.physical_size if lay is not None else self._allocation(t, s.bounds)
         buf = Buffer(buffer_name(t), t.dtype, (arith.const(size, "int32"),), scope, t)
-        self.hoisted.append((buf, scope))
+        self.hoisted.append(buf)
         old = self.regions.get(t)
         self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay)
         try:
@@ -172,6 +172,6 @@ def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> Stmt:
     """*stmt* with flat buffers; allocations hoisted to the top, in the order they appear."""
     f = _Flatten(s, buffers)
     body = f(stmt)
-    for buf, scope in reversed(f.hoisted):
-        body = AttrStmt(buf, "storage_scope", StringImm(scope), Allocate(buf, body))
+    for buf in reversed(f.hoisted):
+        body = AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, body))
     return body
