@@ -15,7 +15,9 @@ from __future__ import annotations
 from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod, walk
 from bound.indexing_analysis import operand_maps
 from bound.indexing_map import AffineMap, IndexingMap, Variable
-from bound.xla_interval import Interval
+from bound.indexing_text import isl_text, relation_text
+from bound.isl_bridge import reversed_functions, set_constraints, single_valued_function
+from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
 from schedule import arith
 from schedule.tensor import ComputeOp, Tensor
 
@@ -115,16 +117,11 @@ def invert(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
 
 def _invert_function(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
     """The inverse when it is a function on the whole input box (every output dim at once)."""
-    from bound.indexing_text import isl_text
-    from bound.isl_bridge import reversed_functions
-
     if m.is_undefined or m.rts:
         return IndexingMap.undefined()
-    names = [f"x{k}" for k in range(len(in_sizes))]
-    box = "{ [" + ", ".join(names) + "] : " + (" and ".join(f"0 <= {n} < {s}" for n, s in zip(names, in_sizes))
-                                              or "true") + " }"
+    inputs, box = _input_box(in_sizes)
     try:
-        functions = reversed_functions(isl_text(m), box)
+        functions = reversed_functions(isl_text(m), f"{{ [{', '.join(inputs)}] : {' and '.join(box) or 'true'} }}")
     except ValueError:
         return IndexingMap.undefined()
     if functions is None or any(f is None for f in functions):
@@ -140,13 +137,9 @@ def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
     becomes that function; any other becomes a new range variable over its bounds. The
     points where the input is read at all become constraints. Undefined when a function is
     piecewise or the domain is not one conjunction."""
-    from bound.indexing_text import relation_text
-    from bound.isl_bridge import set_constraints, single_valued_function
-
     if m.is_undefined or m.rts:
         return IndexingMap.undefined()
-    inputs = [f"o{k}" for k in range(len(in_sizes))]
-    box = [f"0 <= o{k} < {n}" for k, n in enumerate(in_sizes)]
+    inputs, box = _input_box(in_sizes)
     free: list[int] = []
     results: list[AffineExpr] = []
     try:
@@ -170,11 +163,16 @@ def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
                               [m.dims[f] for f in free], (), constraints)
 
 
+def _input_box(in_sizes: list[int]) -> tuple[list[str], list[str]]:
+    """The input index's isl names (``o<k>``, as :func:`relation_text` names results) and
+    the conditions that keep it inside the input."""
+    names = [f"o{k}" for k in range(len(in_sizes))]
+    return names, [f"0 <= {n} < {s}" for n, s in zip(names, in_sizes)]
+
+
 def _constraint(terms, equality: bool, num_dims: int) -> tuple[AffineExpr, Interval]:
     """``terms >= 0`` (or ``== 0``) as ``expr in [lo, hi]`` with the constant moved into the
     interval and the first coefficient positive, so bounds on one expression meet."""
-    from bound.xla_interval import INT64_MAX, INT64_MIN
-
     den, const, items = terms
     if items and items[0][0] < 0:
         items = [(-c, kind) for c, kind in items]
