@@ -1,4 +1,4 @@
-"""Bound inference: integer sets, InferBound, the range-aware simplifier, indexing maps."""
+"""Bound inference: integer sets, InferBound and explain, the range-aware simplifier, indexing maps."""
 
 from __future__ import annotations
 

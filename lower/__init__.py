@@ -1,4 +1,4 @@
-"""Lowering: ScheduleOps, statement IR, printer, storage flattening, execution."""
+"""Lowering: ScheduleOps, statement IR, printer, storage flattening (tiled layouts), execution."""
 
 from __future__ import annotations
 

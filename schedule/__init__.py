@@ -1,4 +1,8 @@
-"""The te-like DSL and the schedule language (``import schedule as te`` mirrors ``tvm.te``)."""
+"""The te-like DSL and the schedule language (``import schedule as te`` mirrors ``tvm.te``).
+
+Submodules: ``schedule.ops`` (an XLA-like op library), ``schedule.hlo`` (HLO text into those
+ops) and ``schedule.rewrite`` (reshape/broadcast rewrites).
+"""
 
 from __future__ import annotations
 
