@@ -115,7 +115,7 @@ class Layout:
     def linear_indices(self) -> np.ndarray:
         """The memory position of every element, as an array of the logical shape."""
         grid = np.indices(self.dims, dtype=np.int64) if self.dims else np.zeros((0,), np.int64)
-        return np.asarray(_row_major(self.tiled_index(list(grid), _NumpyOps), self.tiled_dims, _NumpyOps))
+        return np.asarray(_row_major(self.tiled_index(list(grid)), self.tiled_dims, _IntOps))
 
     def to_physical(self, array: np.ndarray) -> np.ndarray:
         """A flat buffer holding *array* in this layout (padding is zero)."""
@@ -149,6 +149,8 @@ class Layout:
 # -- index arithmetic for ints, NumPy arrays, our expressions and affine expressions ------------
 
 class _IntOps:
+    """Index arithmetic on ints and NumPy integer arrays alike."""
+
     @staticmethod
     def div(a: Any, b: int) -> Any:
         return a // b
@@ -165,8 +167,6 @@ class _IntOps:
     def add(a: Any, b: Any) -> Any:
         return a + b
 
-
-_NumpyOps = _IntOps
 
 
 class _ExprOps(_IntOps):
