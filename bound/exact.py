@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bound.access import Access
-from bound.isl_bridge import Builder, IslNames, IslSet, free_vars
+from bound.isl_bridge import Builder, IslNames, IslSet
 from bound.simplify import simplify
 from schedule import arith
 from schedule.expr import Expr, Mul, Select, Var
-from schedule.functor import substitute
+from schedule.functor import free_vars, substitute
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split

@@ -48,7 +48,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprFunctor
+from schedule.functor import ExprFunctor, free_vars
 
 _DT = isl.dim_type
 
@@ -86,16 +86,6 @@ class IslNames:
 
 def make_space(set_names: Sequence[str], param_names: Sequence[str]) -> isl.Space:
     return isl.Space.create_from_names(isl.DEFAULT_CONTEXT, set=list(set_names), params=list(param_names))
-
-
-def free_vars(exprs: Iterable[Expr]) -> list[Var]:
-    """The variables of *exprs* in order of first appearance."""
-    from schedule.functor import post_order_visit
-
-    seen: dict[Var, None] = {}
-    for e in exprs:
-        post_order_visit(e, lambda x: seen.setdefault(x, None) if isinstance(x, Var) else None)
-    return list(seen)
 
 
 # ----------------------------------------------------------------------------- expr -> isl

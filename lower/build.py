@@ -7,47 +7,56 @@ from typing import Any
 
 import numpy as np
 
+from lower.arguments import check_flag, check_schedule
+from lower.binding import bind_shapes, check_array
 from lower.codegen import compile_source, python_source
 from lower.lower import LoweredFunc, lower
-from schedule import arith
+from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import PlaceholderOp, Tensor
 
 
 class BuiltFunc:
-    """Call with one NumPy array per argument tensor; writes the non-input arguments in place."""
+    """Call with one NumPy array per argument tensor (an int per scalar argument); writes the
+    computed tensors' arrays in place.
+
+    Shape variables take their values from the arrays' shapes; arrays whose shapes or dtypes
+    disagree with their tensors are refused before anything runs.
+    """
 
     def __init__(self, func: LoweredFunc, checks: bool) -> None:
         self.lowered = func
-        self.source = python_source(func.body, [func.buffers[t] for t in func.args], checks=checks)
+        self.source = python_source(func.body, [func.buffers[t] for t in func.tensors], func.params,
+                                    checks=checks)
         self._kernel = compile_source(self.source)
 
     def __call__(self, *arrays: Any) -> None:
         args = self.lowered.args
         if len(arrays) != len(args):
-            raise TypeError(f"expected {len(args)} arrays ({', '.join(t.name for t in args)}), "
+            raise TypeError(f"expected {len(args)} arguments ({', '.join(a.name for a in args)}), "
                             f"got {len(arrays)}")
-        flat = []
-        for t, a in zip(args, arrays):
-            if not isinstance(a, np.ndarray):
-                raise TypeError(f"argument '{t.name}' must be a NumPy array, not {type(a).__name__}")
-            lay = self.lowered.layouts.get(t)
-            shape = (lay.physical_size,) if lay is not None else tuple(arith.value_of(e) for e in t.shape)
-            if a.shape != shape:
-                what = (f"its layout {lay} holds {shape[0]} elements" if lay is not None
-                        else f"the tensor's shape is {shape}")
-                raise ValueError(f"argument '{t.name}' has shape {a.shape}; {what}")
-            flat.append(a.reshape(-1).tolist())
-        self._kernel(*flat)
-        for t, a, values in zip(args, arrays, flat):
+        for a, value in zip(args, arrays):
+            if isinstance(a, Tensor):
+                check_array(a, value, writes=not isinstance(a.op, PlaceholderOp))
+        env = bind_shapes(args, arrays, self.lowered.layouts)
+        flat = [value.reshape(-1).tolist() for a, value in zip(args, arrays) if isinstance(a, Tensor)]
+        self._kernel(*flat, *(env[v] for v in self.lowered.params))
+        tensors = [(a, value) for a, value in zip(args, arrays) if isinstance(a, Tensor)]
+        for (t, a), values in zip(tensors, flat):
             if not isinstance(t.op, PlaceholderOp):
                 a[...] = np.asarray(values, dtype=a.dtype).reshape(a.shape)
 
 
-def build(s: Schedule, args: Sequence[Tensor], *, exact: bool = True, checks: bool = True) -> BuiltFunc:
+def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool = True) -> BuiltFunc:
     """Lower *s* and compile it to a Python function over the arrays of *args*.
 
     :arg checks: check every load and store against the realized region (an
         :class:`~lower.codegen.OutOfBoundsError` names the buffer, the index and the region).
+    :raises TypeError: for a schedule or an argument of the wrong kind.
+    :raises ValueError: for an argument outside the schedule, or a variable that no argument
+        binds (naming it and the stage that uses it).
     """
+    check_schedule("build", s)
+    check_flag("build", "exact", exact)
+    check_flag("build", "checks", checks)
     return BuiltFunc(lower(s, args, exact=exact), checks)

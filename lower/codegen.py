@@ -8,6 +8,8 @@ and store first checks each logical index against its realized region.
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import math
 import re
 from collections.abc import Sequence
@@ -105,7 +107,9 @@ class _Names:
 
     def __init__(self) -> None:
         self._by_id: dict[int, str] = {}
-        self._used: set[str] = set(RUNTIME)
+        # Tensors and loops may be called anything ("lambda", "range", "min"): never a keyword,
+        # a builtin the kernel calls, or a runtime helper.
+        self._used: set[str] = {*RUNTIME, *keyword.kwlist, *keyword.softkwlist, *dir(builtins)}
 
     def __call__(self, obj: Any, hint: str) -> str:
         name = self._by_id.get(id(obj))
@@ -125,6 +129,7 @@ class _ExprSource(ExprFunctor[str]):
     def __init__(self, names: _Names, checks: bool) -> None:
         self.names = names
         self.checks = checks
+        self.defined: dict[Var, int] = {}  # variables in scope, with how many scopes define them
 
     def visit_int_imm(self, e: IntImm) -> str:
         return str(bool(e.value)) if is_bool(e.dtype) else str(e.value)
@@ -140,6 +145,9 @@ class _ExprSource(ExprFunctor[str]):
         return repr(e.value)
 
     def visit_var(self, e: Var) -> str:
+        if not self.defined.get(e):
+            raise LoweringError(f"build: variable '{e.name}' is used where no loop, let, argument or "
+                                "argument shape defines it")
         return self.names(e, e.name)
 
     def visit_default(self, e: Expr) -> str:
@@ -217,10 +225,20 @@ class _StmtSource(StmtFunctor[None]):
     def emit(self, text: str) -> None:
         self.lines.append("    " * self.indent + text)
 
-    def block(self, head: str, body: Stmt, new_var: str | None = None) -> None:
+    def define(self, var: Var) -> str:
+        """Bring *var* into scope; its Python name."""
+        name = self.names(var, var.name)
+        self.scope.append(name)
+        self.expr.defined[var] = self.expr.defined.get(var, 0) + 1
+        return name
+
+    def undefine(self, var: Var) -> None:
+        name = self.names(var, var.name)
+        del self.scope[len(self.scope) - 1 - self.scope[::-1].index(name)]
+        self.expr.defined[var] -= 1
+
+    def block(self, head: str, body: Stmt, new_var: Var | None = None) -> None:
         self.emit(head)
-        if new_var is not None:
-            self.scope.append(new_var)
         self.indent += 1
         self.depth += 1
         mark = len(self.lines)
@@ -233,7 +251,7 @@ class _StmtSource(StmtFunctor[None]):
         self.indent -= 1
         self.depth -= 1
         if new_var is not None:
-            self.scope.pop()
+            self.undefine(new_var)
 
     def outline(self, body: Stmt) -> None:
         """Continue *body* in a helper function taking every name in scope."""
@@ -248,15 +266,16 @@ class _StmtSource(StmtFunctor[None]):
         self.emit(f"{name}({params})")
 
     def visit_for(self, s: For) -> None:
-        v = self.names(s.loop_var, s.loop_var.name)
         lo, ext = self.expr(s.min), self.expr(s.extent)
         rng = f"range({ext})" if lo == "0" else f"range({lo}, {lo} + {ext})"
-        self.block(f"for {v} in {rng}:", s.body, v)
+        v = self.define(s.loop_var)
+        self.block(f"for {v} in {rng}:", s.body, s.loop_var)
 
     def visit_attr_stmt(self, s: AttrStmt) -> None:
         if s.key in ("thread_extent", "virtual_thread") and isinstance(s.node, IterVar):
-            v = self.names(s.node.var, s.node.var.name)
-            self.block(f"for {v} in range({self.expr(s.value)}):", s.body, v)
+            ext = self.expr(s.value)
+            v = self.define(s.node.var)
+            self.block(f"for {v} in range({ext}):", s.body, s.node.var)
         else:
             self(s.body)
 
@@ -281,10 +300,11 @@ class _StmtSource(StmtFunctor[None]):
             self.block("else:", s.else_case)
 
     def visit_let_stmt(self, s: LetStmt) -> None:
-        v = self.names(s.var, s.var.name)
-        self.emit(f"{v} = {self.expr(s.value)}")
-        self.scope.append(v)
+        value = self.expr(s.value)
+        v = self.define(s.var)
+        self.emit(f"{v} = {value}")
         self(s.body)
+        self.undefine(s.var)
 
     def visit_seq_stmt(self, s: SeqStmt) -> None:
         for x in s.seq:
@@ -300,11 +320,18 @@ class _StmtSource(StmtFunctor[None]):
         raise LoweringError(f"build: {type(s).__name__} must be flattened before it can run")
 
 
-def python_source(body: Stmt, params: Sequence[Buffer], name: str = "kernel", *, checks: bool = True) -> str:
-    """The source of ``def <name>(<buffers>)`` running *body* on flat lists."""
+def python_source(body: Stmt, params: Sequence[Buffer], scalars: Sequence[Var] = (), name: str = "kernel", *,
+                  checks: bool = True) -> str:
+    """The source of ``def <name>(<buffers>, <scalars>)`` running *body* on flat lists.
+
+    :raises LoweringError: if *body* uses a variable that neither a statement nor a
+        parameter defines.
+    """
     names = _Names()
     gen = _StmtSource(names, checks)
     gen.scope = [names(b, b.name) for b in params]
+    for v in scalars:
+        gen.define(v)
     args = ", ".join(gen.scope)
     gen(body)
     lines = [f"def {name}({args}):", *(gen.lines or ["    pass"])]

@@ -8,19 +8,18 @@ and reads become stores and loads at ``sum((index_k - min_k) * stride_k)``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bound import Analyzer
+from bound import Analyzer, IntervalSet, eval_set
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
 from lower.stmt import Allocate, AttrStmt, Buffer, For, Load, Provide, Realize, Stmt, Store
 from lower.stmt_functor import StmtMutator
 from schedule import arith
-from schedule.expr import Expr, ProducerLoad, StringImm
-from schedule.functor import ExprMutator
+from schedule.expr import Expr, ProducerLoad, StringImm, Var
+from schedule.functor import ExprMutator, free_vars
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
@@ -35,12 +34,8 @@ def arg_buffers(args: Sequence[Tensor], layouts: Mapping[Tensor, Layout] | None 
     """One compact buffer per argument tensor (its padded size when it has a layout)."""
     out: dict[Tensor, Buffer] = {}
     for t in args:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"lower: arguments must be tensors, not {type(t).__name__}")
-        if t in out:
-            raise ValueError(f"lower: tensor '{t.name}' is given twice as an argument")
         lay = (layouts or {}).get(t)
-        extents = (arith.const(lay.physical_size, "int32"),) if lay is not None else tuple(t.shape)
+        extents = (arith.const(lay.physical_size),) if lay is not None else tuple(t.shape)
         out[t] = Buffer(buffer_name(t), t.dtype, extents, "global", t)
     return out
 
@@ -52,6 +47,10 @@ def layout_of(stage: Any, t: Tensor) -> Layout | None:
         return None
     dims = tuple(int(arith.value_of(e)) for e in t.shape)  # type: ignore[arg-type]
     return Layout(t.dtype, dims, spec.minor_to_major, spec.tiles)
+
+
+#: Constant bounds at or above this say "unbounded" (an int32 variable's largest value).
+_UNBOUNDED = 2**31 - 1
 
 
 class _Region:
@@ -89,17 +88,20 @@ class _Flatten(StmtMutator):
         self.bound_args = set(buffers)
         self.hoisted: list[Buffer] = []
         self.analyzer = Analyzer()
+        self.loop_sets: dict[Var, IntervalSet] = {}
         self.thread_ranks: list[int] = []
         self.loads = _Loads(self)
 
     def visit_for(self, s: For) -> Stmt:
         self.analyzer.bind(s.loop_var, Range.from_min_extent(s.min, s.extent))
+        self.loop_sets[s.loop_var] = IntervalSet.from_range(Range.from_min_extent(s.min, s.extent))
         return super().visit_default(s)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
         if s.key not in ("thread_extent", "virtual_thread") or not isinstance(s.node, IterVar):
             return super().visit_default(s)
         self.analyzer.bind(s.node.var, Range.from_min_extent(0, s.value))
+        self.loop_sets[s.node.var] = IntervalSet.from_range(Range.from_min_extent(0, s.value))
         self.thread_ranks.append(thread_rank(s.node.thread_tag)[0])
         try:
             return super().visit_default(s)
@@ -118,8 +120,8 @@ class _Flatten(StmtMutator):
                                        for r, n in zip(s.bounds, lay.dims)):
             raise LoweringError(f"stage '{t.op.name}' has a layout, which needs the whole tensor "
                                 "realized at once; compute it at the root")
-        size = lay.physical_size if lay is not None else self._allocation(t, s.bounds)
-        buf = Buffer(buffer_name(t), t.dtype, (arith.const(size, "int32"),), scope, t)
+        size = arith.const(lay.physical_size) if lay is not None else self._allocation(t, s.bounds)
+        buf = Buffer(buffer_name(t), t.dtype, (size,), scope, t)
         self.hoisted.append(buf)
         old = self.regions.get(t)
         self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay)
@@ -131,15 +133,27 @@ class _Flatten(StmtMutator):
             else:
                 self.regions[t] = old
 
-    def _allocation(self, t: Tensor, bounds: Sequence[Range]) -> int:
-        sizes = []
+    def _allocation(self, t: Tensor, bounds: Sequence[Range]) -> Expr:
+        """Elements of the largest region *bounds* takes inside the loops around it.
+
+        An extent free of loop variables is allocated as it is (symbolic shapes stay
+        symbolic); one that varies takes its constant bound, or else its bound over the loops.
+        """
+        size: Expr = arith.const(1)
         for d, r in enumerate(bounds):
-            hi = self.analyzer.const_bound(r.extent)[1]
-            if hi is None:
-                raise LoweringError(f"stage '{t.op.name}': the extent {r.extent} of dimension {d} of "
-                                    "its region has no constant upper bound to allocate")
-            sizes.append(max(hi, 0))
-        return math.prod(sizes)
+            extent = r.extent
+            if any(v in self.loop_sets for v in free_vars([extent])):
+                hi = self.analyzer.const_bound(extent)[1]
+                if hi is not None and hi < _UNBOUNDED:
+                    extent = arith.const(max(hi, 0))
+                else:
+                    s = eval_set(extent, self.loop_sets, self.analyzer)
+                    if not s.has_upper_bound() or any(v in self.loop_sets for v in free_vars([s.max_value])):
+                        raise LoweringError(f"stage '{t.op.name}': the extent {r.extent} of dimension {d} "
+                                            "of its region has no upper bound to allocate")
+                    extent = self.analyzer.simplify(arith.max_expr(s.max_value, 0))
+            size = arith.mul(size, extent)
+        return self.analyzer.simplify(size)
 
     def visit_provide(self, s: Provide) -> Stmt:
         t = s.op.output(s.value_index)

@@ -12,12 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bound import Analyzer, IntervalSet, eval_set, simplify
-from bound.isl_bridge import free_vars
 from bound.linear import Linear
+from bound.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, For, ForKind, Stmt
 from schedule import arith
 from schedule.expr import LT, Expr, StringImm, Var
+from schedule.functor import free_vars, substitute
 from schedule.graph import attach_path
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_up_index
@@ -63,35 +64,81 @@ class LoopNest:
 
 def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequence[IterVar],
                    keep_trivial: bool, rename: str = "") -> LoopNest:
-    """Loops over *leaves* of *stage*; with *rename*, loop variables are fresh ``<name><rename>``."""
-    levels: list[list[Wrap]] = []
-    loops: list[tuple[Var, Expr, ForKind] | None] = []
+    """Loops over *leaves* of *stage*; with *rename*, loop variables are fresh ``<name><rename>``.
+
+    A loop's bounds may mention the stage's own root variables (a reduction whose extent
+    depends on a data axis); they are written in terms of the loops, as TVM substitutes them.
+    """
+    specs: list[tuple[IterVar, Range, Var | None, ForKind]] = []
     values: dict[IterVar, Expr] = {}
     for iv in leaves:
         r = bounds[iv]
         attr = stage.iter_var_attrs.get(iv)
         thread = attr.bind_thread if attr is not None else None
-        level: list[Wrap] = []
-        loop = None
+        var = None
+        kind = _KINDS.get(attr.iter_type if attr is not None else iv.iter_type, ForKind.SERIAL)
         if thread is not None:
             if arith.value_of(r.min) != 0:
                 raise LoweringError(f"stage '{stage.name}': thread-bound loop '{iv.name}' starts at "
                                     f"{r.min}, not 0")
-            key = "virtual_thread" if thread.thread_tag.startswith("vthread") else "thread_extent"
-            level.append(_attr(thread, key, r.extent))
-            values[iv] = thread.var
+            values[iv] = _thread_value(stage, iv, thread, r, keep_trivial)
         elif arith.value_of(r.extent) == 1 and not keep_trivial:
             values[iv] = r.min
         else:
             var = Var(iv.var.name + rename, iv.var.dtype) if rename else iv.var
-            kind = _KINDS.get(attr.iter_type if attr is not None else iv.iter_type, ForKind.SERIAL)
-            level.append(_for(var, arith.const(0, r.extent.dtype), r.extent, kind))
-            loop = (var, r.extent, kind)
             values[iv] = var if arith.value_of(r.min) == 0 else arith.add(r.min, var)
-        levels.append(level)
-        loops.append(loop)
+        specs.append((iv, r, var, kind))
     pass_up_index(stage, bounds, values, allow_missing=True)
+    roots = {root.var: values[root] for root in stage.op.root_iter_vars
+             if root in values and values[root] is not root.var}
+    levels: list[list[Wrap]] = []
+    loops: list[tuple[Var, Expr, ForKind] | None] = []
+    inner_vars = {spec[2] for spec in specs if spec[2] is not None}
+    for iv, r, var, kind in specs:
+        lo, extent = (substitute(r.min, roots), substitute(r.extent, roots)) if roots else (r.min, r.extent)
+        if var is not None:
+            inner_vars.discard(var)
+        late = [v.name for v in free_vars([lo, extent]) if v in inner_vars]
+        if late:
+            raise LoweringError(f"stage '{stage.name}': the extent of loop '{iv.name}' depends on "
+                                f"{', '.join(late)}, a loop inside it; reorder so that '{iv.name}' is "
+                                "inside the loops its extent depends on")
+        attr = stage.iter_var_attrs.get(iv)
+        thread = attr.bind_thread if attr is not None else None
+        if thread is not None:
+            key = "virtual_thread" if thread.thread_tag.startswith("vthread") else "thread_extent"
+            levels.append([_attr(thread, key, extent)])
+            loops.append(None)
+        elif var is None:
+            levels.append([])
+            loops.append(None)
+        else:
+            levels.append([_for(var, arith.const(0, extent.dtype), extent, kind)])
+            loops.append((var, extent, kind))
+            if lo is not r.min:
+                values[iv] = arith.add(lo, var)
+    if roots:
+        values = {iv: substitute(v, roots) if iv not in stage.op.root_iter_vars else v
+                  for iv, v in values.items()}
     return LoopNest(list(leaves), levels, values, loops)
+
+
+def _thread_value(stage: Stage, iv: IterVar, thread: IterVar, r: Range, keep_trivial: bool) -> Expr:
+    """The value of a thread-bound leaf in *stage* (TVM's MakeLoopNest).
+
+    A stage stored below the thread's level (local memory under threadIdx, shared under
+    blockIdx) is private to each thread, so it computes its region from the domain minimum
+    rather than at the thread's index.
+    """
+    if arith.value_of(r.extent) == 1 and not keep_trivial:
+        return r.min
+    if not stage.scope:
+        return thread.var
+    rank, dim = thread_rank(thread.thread_tag)
+    storage = storage_rank(stage.scope)
+    if storage <= rank or (stage.scope == "warp" and rank == 1 and dim == 0):
+        return thread.var
+    return r.min
 
 
 def _tail_level(p: Expr, position: dict[Var, int], outer: set[Var]) -> int | None:

@@ -3,46 +3,74 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from lower.arguments import (
+    argument_list,
+    argument_stages,
+    check_flag,
+    check_schedule,
+    normalized_tensors,
+    scalar_vars,
+)
 from lower.flatten import arg_buffers, flatten, layout_of
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
-from schedule.normalize import tensor_map
+from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
 
 
 class LoweredFunc:
-    """A lowered function: its argument buffers and body; ``str()`` is the body's text."""
+    """A lowered function: its arguments, their buffers and the body; ``str()`` is the body's text.
 
-    def __init__(self, args: list[Tensor], buffers: dict[Tensor, Buffer], body: Stmt, exact: bool,
-                 layouts: dict | None = None) -> None:
+    *params* are the scalar variables a call binds: scalar arguments, then the variables of
+    the argument tensors' shapes.
+    """
+
+    def __init__(self, args: list[Tensor | Var], buffers: dict[Tensor, Buffer], body: Stmt, exact: bool,
+                 layouts: dict | None = None, params: list[Var] | None = None) -> None:
         self.args = args
         self.buffers = buffers
         self.body = body
         self.exact = exact
         self.layouts = layouts or {}
+        self.params = params if params is not None else scalar_vars(args)
+
+    @property
+    def tensors(self) -> list[Tensor]:
+        """The tensor arguments, in order."""
+        return [a for a in self.args if isinstance(a, Tensor)]
 
     def __str__(self) -> str:
         return str(self.body)
 
 
-def lower(s: Schedule, args: Sequence[Tensor], *, simple_mode: bool = True, exact: bool = True,
+def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: bool = True,
           debug_keep_trivial_loop: bool = False) -> LoweredFunc:
     """The flattened, simplified loop nests of *s*, reading and writing the tensors in *args*.
 
+    *args* are the tensors the user holds (whatever primitives rebuilt their operations) and
+    optionally scalar ``te.var`` arguments.
+
     :arg simple_mode: accepted for TVM compatibility; the result is always the statement form.
+    :raises TypeError: for a schedule or an argument of the wrong kind.
+    :raises ValueError: for an argument that is not part of *s* or is inlined.
     :raises LoweringError: if the schedule cannot be lowered (naming the stage or tensor).
     """
-    args = list(args)
-    user_stages = {st.op: st for st in s.stages}
-    layouts = {t: lay for t in args if (lay := layout_of(user_stages.get(t.op), t)) is not None}
-    buffers = arg_buffers(args, layouts)
+    check_schedule("lower", s)
+    check_flag("lower", "exact", exact)
+    check_flag("lower", "debug_keep_trivial_loop", debug_keep_trivial_loop)
+    arg_list = argument_list("lower", args)
+    stages = argument_stages("lower", s, arg_list)
+    tensors = [a for a in arg_list if isinstance(a, Tensor)]
+    layouts = {t: lay for t in tensors if (lay := layout_of(stages[t], t)) is not None}
+    buffers = arg_buffers(tensors, layouts)
     sn = s.normalize()
-    renamed = tensor_map(s, sn)
+    current = normalized_tensors(s, sn, stages)
     bounds = inferred(sn, exact)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
-    body = flatten(body, sn, {renamed.get(t, t): b for t, b in buffers.items()})
+    body = flatten(body, sn, {current[t]: b for t, b in buffers.items()})
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
-    return LoweredFunc(args, buffers, body, exact, layouts)
+    return LoweredFunc(arg_list, buffers, body, exact, layouts)

@@ -142,6 +142,9 @@ class _Builder:
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
                skip_root_domain: bool) -> list[Expr]:
         preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact)
+        # Bounds of loop-dependent reductions mention the roots; write them in terms of the loops.
+        roots = {iv.var: values[iv] for iv in st.op.root_iter_vars if iv in values and values[iv] is not iv.var}
+        preds = [substitute(p, roots) for p in preds] if roots else preds
         if not self.exact:
             return preds
         outer = {iv.var for iv in attach_path(st)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import fields, replace
 from typing import Any, Generic, TypeVar
 
@@ -69,6 +69,14 @@ def post_order_visit(e: Expr, fn: Callable[[Expr], None]) -> None:
             continue
         stack.append((node, True))
         stack.extend((c, False) for c in reversed(list(children(node))))
+
+
+def free_vars(exprs: Iterable[Expr]) -> list[Var]:
+    """The variables of *exprs* in order of first appearance."""
+    seen: dict[Var, None] = {}
+    for e in exprs:
+        post_order_visit(e, lambda x: seen.setdefault(x, None) if isinstance(x, Var) else None)
+    return list(seen)
 
 
 class ExprMutator(ExprFunctor[Expr]):

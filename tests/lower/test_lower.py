@@ -153,7 +153,7 @@ def test_built_functions_check_their_arrays():
     B = te.compute((4,), lambda i: A[i] + 1, name="B")
     f = build(te.create_schedule(B.op), [A, B])
     a = np.zeros(4, "float32")
-    with pytest.raises(TypeError, match="expected 2 arrays"):
+    with pytest.raises(TypeError, match="expected 2 arguments"):
         f(a)
     with pytest.raises(ValueError, match=r"argument 'B' has shape \(5,\)"):
         f(a, np.zeros(5, "float32"))
