@@ -20,6 +20,7 @@ from bound.infer import GraphContext, infer_normalized, scope_rank_of
 from bound.isl_bridge import Builder, IslNames, IslSet
 from bound.thread_scope import need_relax
 from schedule import arith
+from schedule.checks import check_flag, check_schedule
 from schedule.evaluate import evaluate
 from schedule.expr import Expr, IntImm, ProducerLoad, Var
 from schedule.functor import post_order_visit, substitute
@@ -89,7 +90,10 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     output). A ratio above 1 is recomputation or over-approximation.
 
     :raises ValueError: if a shape is symbolic (counts need concrete sizes).
+    :raises TypeError: if *sch* is not a Schedule or *exact* not a bool.
     """
+    check_schedule("explain", sch)
+    check_flag("explain", "exact", exact)
     s = sch.normalize()
     bounds = infer_normalized(s, exact=exact)
     ctx = GraphContext.of(s)

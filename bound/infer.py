@@ -26,6 +26,7 @@ from bound.simplify import Analyzer, node_count
 from bound.symbols import BoundSymbols
 from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from schedule import arith
+from schedule.checks import check_flag, check_schedule
 from schedule.expr import Expr, Var
 from schedule.graph import attach_path, feed_graph, read_graph
 from schedule.itervar import IterVar, Range
@@ -70,7 +71,10 @@ def infer_bound(sch: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
     :arg exact: use isl where the index arithmetic is quasi-affine (see the module docstring).
     :raises BoundError: for a schedule no loop nest can realize (a consumer outside the loops
         its producer is attached in, an output attached somewhere).
+    :raises TypeError: if *sch* is not a Schedule or *exact* not a bool.
     """
+    check_schedule("infer_bound", sch)
+    check_flag("infer_bound", "exact", exact)
     return infer_normalized(sch.normalize(), exact=exact)
 
 

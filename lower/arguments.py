@@ -12,26 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schedule.expr import Var
-from schedule.functor import post_order_visit
+from schedule.expr import Expr, Reduce, Var
+from schedule.functor import free_vars, post_order_visit
 from schedule.itervar import IterVar
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
-from schedule.tensor import Operation, PlaceholderOp, Tensor
-
-
-def check_schedule(where: str, s: Any) -> Schedule:
-    """*s* if it is a Schedule, else a TypeError saying what was expected."""
-    if not isinstance(s, Schedule):
-        raise TypeError(f"{where}: expected a Schedule (from te.create_schedule), got {type(s).__name__}")
-    return s
-
-
-def check_flag(where: str, name: str, value: Any) -> bool:
-    """*value* if it is a bool (``exact=``, ``checks=`` ...), else a TypeError."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{where}: {name}= must be True or False, not {value!r}")
-    return value
+from schedule.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 
 
 def argument_list(where: str, args: Any) -> list[Tensor | Var]:
@@ -99,3 +85,30 @@ def scalar_vars(args: Sequence[Tensor | Var]) -> list[Var]:
             for e in t.shape:
                 post_order_visit(e, lambda x: out.setdefault(x, None) if isinstance(x, Var) else None)
     return list(out)
+
+
+def check_bound_vars(sn: Schedule, params: Sequence[Var]) -> None:
+    """Every variable a stage uses must be a loop of its own or a parameter of the function.
+
+    :raises ValueError: naming the variable and the stage, for a variable no loop, argument or
+        argument shape binds (a stray ``te.var``, another compute's axis).
+    """
+    known = set(params)
+    for st in sn.stages:
+        op = st.op
+        if st.attach_type == AttachType.InlinedAlready or not isinstance(op, ComputeOp):
+            continue
+        own = {iv.var for iv in op.root_iter_vars} | {iv.var for iv in st.all_iter_vars}
+        exprs: list[Expr] = [e for iv in op.root_iter_vars if iv.dom is not None for e in (iv.dom.min, iv.dom.extent)]
+        exprs += list(op.body)
+        for red in op.body[:1]:
+            if isinstance(red, Reduce):
+                exprs += [*red.combiner.result, *red.combiner.identity_element]
+                own |= {*red.combiner.lhs, *red.combiner.rhs}
+        for rel in st.relations:
+            exprs += [e for e in (getattr(rel, "factor", None), getattr(rel, "nparts", None)) if e is not None]
+        for v in free_vars(exprs):
+            if v not in own and v not in known:
+                raise ValueError(f"build: stage '{st.name}' uses the variable '{v.name}', which no loop of "
+                                 "it binds and no argument (or argument shape) gives; pass it as a te.var "
+                                 "argument or use a loop variable")

@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from lower.arguments import check_flag, check_schedule
+from lower.arguments import check_bound_vars
 from lower.binding import bind_shapes, check_array
 from lower.codegen import compile_source, python_source
 from lower.lower import LoweredFunc, lower
+from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import PlaceholderOp, Tensor
@@ -25,6 +26,8 @@ class BuiltFunc:
     """
 
     def __init__(self, func: LoweredFunc, checks: bool) -> None:
+        if func.schedule is not None:
+            check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.source = python_source(func.body, [func.buffers[t] for t in func.tensors], func.params,
                                     checks=checks)

@@ -5,18 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lower.arguments import (
-    argument_list,
-    argument_stages,
-    check_flag,
-    check_schedule,
-    normalized_tensors,
-    scalar_vars,
-)
+from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.flatten import arg_buffers, flatten, layout_of
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
+from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
@@ -30,8 +24,10 @@ class LoweredFunc:
     """
 
     def __init__(self, args: list[Tensor | Var], buffers: dict[Tensor, Buffer], body: Stmt, exact: bool,
-                 layouts: dict | None = None, params: list[Var] | None = None) -> None:
+                 layouts: dict | None = None, params: list[Var] | None = None,
+                 schedule: Schedule | None = None) -> None:
         self.args = args
+        self.schedule = schedule  # the normalized schedule it was lowered from
         self.buffers = buffers
         self.body = body
         self.exact = exact
@@ -73,4 +69,4 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
     body = flatten(body, sn, {current[t]: b for t, b in buffers.items()})
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
-    return LoweredFunc(arg_list, buffers, body, exact, layouts)
+    return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn)

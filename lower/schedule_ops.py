@@ -16,6 +16,7 @@ from lower.errors import LoweringError
 from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags
 from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
 from schedule import arith
+from schedule.checks import check_flag, check_schedule
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
 from schedule.functor import substitute
 from schedule.graph import attach_ivar, attach_path
@@ -32,11 +33,29 @@ def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
 
     :arg bounds: from :func:`bound.infer_bound` (computed with *exact* if not given).
     :raises LoweringError: for a stage that cannot be placed (naming it).
+    :raises TypeError: for arguments of the wrong kind.
     """
+    check_schedule("schedule_ops", s)
+    check_flag("schedule_ops", "exact", exact)
+    check_flag("schedule_ops", "debug_keep_trivial_loop", debug_keep_trivial_loop)
+    if bounds is not None and not isinstance(bounds, Mapping):
+        raise TypeError(f"schedule_ops: bounds must be the mapping infer_bound returns, not {type(bounds).__name__}")
     sn = s.normalize()
     if bounds is None:
         bounds = inferred(sn, exact)
+    _check_bounds(sn, bounds)
     return build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
+
+
+def _check_bounds(sn: Schedule, bounds: Mapping[IterVar, Range]) -> None:
+    """Every loop of every computed stage must have a range (bounds of this very schedule)."""
+    for st in sn.stages:
+        if isinstance(st.op, PlaceholderOp) or st.attach_type == AttachType.InlinedAlready:
+            continue
+        for iv in [*st.op.root_iter_vars, *st.leaf_iter_vars]:
+            if not isinstance(bounds.get(iv), Range):
+                raise ValueError(f"schedule_ops: the bounds give no range for IterVar '{iv.name}' of stage "
+                                 f"'{st.name}'; pass infer_bound(s) of this schedule, after its last change")
 
 
 def inferred(sn: Schedule, exact: bool) -> dict[IterVar, Range]:
@@ -163,7 +182,8 @@ class _Builder:
         axes = tuple(vmap[iv.var] for iv in op.axis)
         lhs = [ProducerLoad(op.output(k), axes) for k in range(op.num_outputs)]
         rhs = [substitute(x, vmap) for x in red.source]
-        results = red.combiner.combine(lhs, rhs)
+        # The combiner may use the stage's own axes (a loop-dependent reducer).
+        results = tuple(substitute(r, vmap) for r in red.combiner.combine(lhs, rhs))
         if len(results) == 1:
             body: Stmt = Provide(op, 0, results[0], axes)
         else:

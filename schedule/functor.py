@@ -101,10 +101,21 @@ class ExprMutator(ExprFunctor[Expr]):
         source = tuple(self(s) for s in e.source)
         init = tuple(self(s) for s in e.init)
         condition = self(e.condition)
+        combiner = self._mutate_combiner(e.combiner)
         if (all(a is b for a, b in zip(axis, e.axis)) and all(a is b for a, b in zip(source, e.source))
-                and all(a is b for a, b in zip(init, e.init)) and condition is e.condition):
+                and all(a is b for a, b in zip(init, e.init)) and condition is e.condition
+                and combiner is e.combiner):
             return e
-        return Reduce(e.combiner, source, axis, condition, e.value_index, init)
+        return Reduce(combiner, source, axis, condition, e.value_index, init)
+
+    def _mutate_combiner(self, c: Any) -> Any:
+        """A combiner may use variables of the program besides its own (TVM's loop-dependent
+        reducers): those are rewritten like any other expression."""
+        result = tuple(self(x) for x in c.result)
+        identity = tuple(self(x) for x in c.identity_element)
+        if all(a is b for a, b in zip(result, c.result)) and all(a is b for a, b in zip(identity, c.identity_element)):
+            return c
+        return replace(c, result=result, identity_element=identity)
 
     def _mutate_axis(self, iv: IterVar) -> IterVar:
         if iv.dom is None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from schedule.checks import check_name
 from schedule.errors import ScheduleError
-from schedule.expr import Expr, Var
+from schedule.expr import Expr, IntImm, Var
 from schedule.expr_like import ExprLike
 
 
@@ -121,17 +123,34 @@ def _as_range(dom: Any, what: str) -> Range:
     raise ScheduleError(f"{what}: dom must be a Range or a (begin, end) pair, not {dom!r}")
 
 
+#: The variables of reduction axes, so that a compute can refuse one used outside a reduction.
+REDUCE_VARS: weakref.WeakSet[Var] = weakref.WeakSet()
+
+
 def reduce_axis(dom: Any, name: str = "rv", thread_tag: str = "") -> IterVar:
-    """A reduction axis over *dom*, a ``(begin, end)`` pair or a :class:`Range`."""
+    """A reduction axis over *dom*, a ``(begin, end)`` pair or a :class:`Range`.
+
+    :raises ScheduleError: for an empty-by-construction range (its end below its begin).
+    """
+    check_name("reduce_axis", name)
     r = _as_range(dom, "reduce_axis")
     _check_index_dtype(r, "reduce_axis")
-    return IterVar(r, Var(name, r.extent.dtype), IterVarType.CommReduce, thread_tag)
+    extent = r.extent.value if isinstance(r.extent, IntImm) else None
+    if extent is not None and extent < 0:
+        raise ScheduleError(f"reduce_axis '{name}': the range ({r.min}, {r.min.value + extent}) ends before "
+                            "it begins; give (begin, end) with begin <= end")
+    iv = IterVar(r, Var(name, r.extent.dtype), IterVarType.CommReduce, thread_tag)
+    REDUCE_VARS.add(iv.var)
+    return iv
 
 
 def thread_axis(dom: Any = None, tag: str = "", name: str = "") -> IterVar:
     """A thread axis such as ``threadIdx.x``; ``thread_axis("blockIdx.x")`` names it by its tag."""
     if isinstance(dom, str):
         tag, dom = dom, None
+    check_name("thread_axis", name)
+    if not isinstance(tag, str):
+        raise TypeError(f"thread_axis: the tag must be a string such as 'threadIdx.x', not {type(tag).__name__}")
     if not tag:
         raise ScheduleError("thread_axis: a thread tag such as 'threadIdx.x' is required")
     r = None if dom is None else _as_range(dom, "thread_axis")

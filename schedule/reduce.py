@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedule import arith
+from schedule.checks import check_name
 from schedule.errors import ScheduleError
 from schedule.expr import Expr, FloatImm, IntImm, ProducerLoad, Reduce, Var
 from schedule.functor import substitute
@@ -47,22 +48,37 @@ class Reducer:
     """
 
     def __init__(self, fcombine: Callable[..., Any], fidentity: Callable[..., Any], name: str) -> None:
+        check_name("comm_reducer", name)
         params = inspect.signature(fcombine).parameters
         if len(params) != 2:
             raise ScheduleError(f"comm_reducer '{name}': fcombine must take exactly two arguments")
         self._fcombine, self._fidentity, self.name = fcombine, fidentity, name
         self._lname, self._rname = list(params)
 
-    def __call__(self, expr: Any, axis: Any = None, where: Any = None, init: Any = None,
-                 *args: Any) -> Any:
+    def __call__(self, expr: Any, *args: Any, **kwargs: Any) -> Any:
+        """``r(expr, axis, where=None, init=None)`` reduces; ``r(a, b, ...)`` combines values."""
+        unknown = sorted(set(kwargs) - {"axis", "where", "init"})
+        if unknown:
+            raise TypeError(f"{self.name}: unexpected keyword argument '{unknown[0]}' (expected axis=, "
+                            "where=, init=)")
+        given = dict(zip(("axis", "where", "init"), args))
+        for key in kwargs:
+            if key in given:
+                raise TypeError(f"{self.name}: {key} is given both by position and by keyword")
+        given.update(kwargs)
+        axis = given.get("axis")
         if isinstance(axis, (IterVar, list, tuple)):
-            if args:
-                raise ScheduleError(f"{self.name}: unexpected extra arguments {args!r}")
-            return self._make_reduce(expr, axis, where, init)
+            if len(args) > 3:
+                raise ScheduleError(f"{self.name}: unexpected extra arguments {args[3:]!r}")
+            return self._make_reduce(expr, axis, given.get("where"), given.get("init"))
+        if "axis" in kwargs:
+            shown = axis.name if isinstance(axis, Var) else repr(axis)
+            raise ScheduleError(f"{self.name}: axis={shown} is not a reduction axis; reduce over an "
+                                "axis made with te.reduce_axis((begin, end))")
         if axis is None:
             raise ScheduleError(f"{self.name}: give the reduction axis (axis=k) or at least "
                                 "two values to combine")
-        values = [expr, axis, *(v for v in (where, init, *args) if v is not None)]
+        values = [expr, *args, *(kwargs[k] for k in ("where", "init") if k in kwargs)]
         result = arith.convert(values[0])
         for v in values[1:]:
             result = self._fcombine(result, arith.convert(v))

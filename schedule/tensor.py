@@ -8,13 +8,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from schedule import arith
+from schedule.checks import check_name
 from schedule.dtype import check_dtype
 from schedule.errors import ScheduleError, ScheduleTypeError
-from schedule.expr import Expr, IntImm, ProducerLoad, Reduce
+from schedule.expr import Expr, IntImm, ProducerLoad, Reduce, Var
 from schedule.expr_like import ExprLike
 from schedule.functor import ExprMutator, children, post_order_visit, structural_equal
-from schedule.itervar import IterVar, IterVarType, Range
+from schedule.itervar import REDUCE_VARS, IterVar, IterVarType, Range
 
 _node = dataclass(frozen=True, eq=False, repr=False)
 
@@ -74,6 +77,11 @@ class Tensor:
         if not isinstance(other, Tensor):
             return NotImplemented
         return self.op is other.op and self.value_index == other.value_index
+
+    def __iter__(self) -> Any:
+        # Without this, iteration would go through __getitem__ forever.
+        raise TypeError(f"tensor '{self.name}' is not iterable; index it (such as {self.name}[i]) or "
+                        "use its .shape")
 
     def __hash__(self) -> int:
         return hash((id(self.op), self.value_index))
@@ -292,11 +300,33 @@ def _verify_compute(name: str, body: tuple[Expr, ...]) -> None:
                                     "must be one reduction (the same combiner, sources, axes and "
                                     "condition, value_index 0, 1, ...)")
     for k, b in enumerate(body):
+        _check_reduce_vars(name, b)
         for child in (children(b) if isinstance(b, Reduce) else [b]):
             if _contains_reduce(child):
                 raise ScheduleError(f"compute '{name}': output {k} has a reduction below the top "
                                     "level; a reduction must be the whole body (use a separate "
                                     "compute for the reduction)")
+
+
+def _check_reduce_vars(name: str, body: Expr) -> None:
+    """Refuse a reduction axis read outside a reduction over it: no loop would bind it."""
+    stack: list[tuple[Expr, frozenset]] = [(body, frozenset())]
+    while stack:
+        e, bound = stack.pop()
+        if isinstance(e, Var):
+            if e in REDUCE_VARS and e not in bound:
+                raise ScheduleError(f"compute '{name}': the reduction axis '{e.name}' is used outside a "
+                                    f"reduction over it; use it inside te.sum(..., axis={e.name}) (or "
+                                    "another reducer)")
+            continue
+        if isinstance(e, Reduce):
+            inner = bound | {iv.var for iv in e.axis}
+            for iv in e.axis:
+                if iv.dom is not None:
+                    stack += [(iv.dom.min, bound), (iv.dom.extent, bound)]
+            stack += [(x, inner) for x in (*e.source, *e.init, e.condition)]
+            continue
+        stack += [(c, bound) for c in children(e)]
 
 
 def _contains_reduce(e: Expr) -> bool:
@@ -306,12 +336,17 @@ def _contains_reduce(e: Expr) -> bool:
 
 
 def _shape(shape: Any, what: str) -> tuple[Expr, ...]:
-    if isinstance(shape, (Expr, int)) and not isinstance(shape, bool):
+    if isinstance(shape, (Expr, int, float)) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)):
         raise ScheduleTypeError(f"{what}: shape must be a tuple of integer expressions, not {shape!r}")
     dims = []
     for k, s in enumerate(shape):
+        if isinstance(s, (float, np.floating)):
+            # TVM accepts a Python float with an integral value (a tutorial's ``N / bn``).
+            if not float(s).is_integer():
+                raise ScheduleTypeError(f"{what}: shape[{k}] = {s} is not an integer")
+            s = int(s)
         try:
             e = arith.as_index(s, f"{what}: shape[{k}]")
         except TypeError as err:
@@ -324,6 +359,7 @@ def _shape(shape: Any, what: str) -> tuple[Expr, ...]:
 
 def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -> Tensor:
     """An input tensor of *shape* (ints or integer expressions such as ``te.var("n")``)."""
+    check_name("placeholder", name)
     dims = _shape(shape, f"placeholder '{name}'")
     return PlaceholderOp(name, dims, check_dtype(dtype)).output(0)
 
@@ -356,10 +392,9 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     :raises ScheduleError: when *fcompute*'s arity differs from the number of dimensions, or its
         body is malformed (a reduction below the top level, mixed reductions).
     """
+    check_name("compute", name)
     dims = _shape(shape, f"compute '{name}'")
     names = _arg_names(fcompute, len(dims), name)
-    from schedule.expr import Var
-
     axis = tuple(IterVar(Range(0, d), Var(n, d.dtype), IterVarType.DataPar) for n, d in zip(names, dims))
     result = fcompute(*(iv.var for iv in axis))
     values = result if isinstance(result, (tuple, list)) else (result,)
@@ -378,6 +413,7 @@ def extern(shape: Any, inputs: Sequence[Tensor], fcompute: Callable[[list[Any], 
 
     *shape* is one shape or a list of shapes (one per output).
     """
+    check_name("extern", name)
     shapes = [shape] if not shape or not isinstance(shape[0], (tuple, list)) else list(shape)
     dims = tuple(_shape(s, f"extern '{name}'") for s in shapes)
     for t in inputs:
