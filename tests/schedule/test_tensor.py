@@ -141,12 +141,66 @@ def test_reduction_over_a_data_axis_is_refused():
         te.compute((4,), lambda i: te.sum(A[i], axis=te.compute((4,), lambda i: i).op.axis[0]))
 
 
-@pytest.mark.parametrize("shape", [(4.0, 2), ("n",), (-1, 4)])
+@pytest.mark.parametrize("shape", [(4.5, 2), ("n",), (-1, 4)])
 def test_bad_shapes_are_refused(shape):
     with pytest.raises(te.ScheduleError):
         te.placeholder(shape, name="A")
 
 
+def test_integral_float_shapes_are_integers_as_in_tvm():
+    N, bn = 16, 4
+    A = te.placeholder((N / bn, bn), name="A")  # TVM's GEMM tutorial writes shapes this way
+    assert [int(e) for e in A.shape] == [4, 4]
+    assert all(e.dtype == "int32" for e in A.shape)
+    with pytest.raises(TypeError, match=r"shape\[0\] = 2.5 is not an integer"):
+        te.compute((2.5,), lambda i: i, name="B")
+
+
 def test_bad_dtype_is_refused():
     with pytest.raises(ValueError, match="unknown dtype 'float8'"):
         te.placeholder((4,), dtype="float8", name="A")
+
+
+def test_reduction_over_a_data_axis_given_as_axis_keyword_is_refused():
+    A = te.placeholder((4, 4), name="A")
+    with pytest.raises(te.ScheduleError, match="sum: axis=i is not a reduction axis"):
+        te.compute((4,), lambda i: te.sum(A[i, 0], axis=i), name="B")
+    # Positionally, two values combine, as TVM's reducers do: te.sum(a, b) is a + b.
+    B = te.compute((4,), lambda i: te.sum(A[i, 0], A[i, 1]), name="B")
+    assert str(B.op.body[0]) == "(A(i, 0) + A(i, 1))"
+
+
+def test_a_reduction_axis_outside_a_reduction_is_refused():
+    A = te.placeholder((4, 4), name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    with pytest.raises(te.ScheduleError, match="compute 'B': the reduction axis 'k' is used outside a reduction"):
+        te.compute((4,), lambda i: A[i, k], name="B")
+    with pytest.raises(te.ScheduleError, match="compute 'C': the reduction axis 'k'"):
+        te.compute((4,), lambda i: A[i, 0] + k, name="C")
+    C = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    assert C.op.reduce_axis == (k,)
+
+
+def test_an_empty_reduction_range_is_refused():
+    with pytest.raises(te.ScheduleError, match=r"reduce_axis 'k': the range \(5, 2\) ends before it begins"):
+        te.reduce_axis((5, 2), name="k")
+    assert int(te.reduce_axis((3, 3), name="k").dom.extent) == 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: te.placeholder((4,), name=3),
+    lambda: te.compute((4,), lambda i: i, name=None),
+    lambda: te.reduce_axis((0, 4), name=1.5),
+    lambda: te.var(7),
+    lambda: te.thread_axis("threadIdx.x", name=2),
+    lambda: te.comm_reducer(lambda x, y: x + y, lambda t: te.const(0, t), name=["sum"]),
+])
+def test_names_must_be_strings(make):
+    with pytest.raises(TypeError, match="name must be a string"):
+        make()
+
+
+def test_a_tensor_is_not_iterable():
+    A = te.placeholder((4,), name="A")
+    with pytest.raises(TypeError, match="tensor 'A' is not iterable"):
+        list(A)
