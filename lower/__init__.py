@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lower.backend import BarrierDivergenceError, OutOfBoundsError
 from lower.build import BuiltFunc, build
-from lower.codegen import OutOfBoundsError
 from lower.errors import LoweringError
 from lower.layout import Layout
 from lower.lower import LoweredFunc, lower

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from lower.arguments import check_bound_vars
+from lower.backend import compile_source, python_source
 from lower.binding import bind_shapes, check_array
-from lower.codegen import compile_source, python_source
 from lower.lower import LoweredFunc, lower
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
@@ -54,7 +54,7 @@ def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, chec
     """Lower *s* and compile it to a Python function over the arrays of *args*.
 
     :arg checks: check every load and store against the realized region (an
-        :class:`~lower.codegen.OutOfBoundsError` names the buffer, the index and the region).
+        :class:`~lower.OutOfBoundsError` names the buffer, the index and the region).
     :raises TypeError: for a schedule or an argument of the wrong kind.
     :raises ValueError: for an argument outside the schedule, or a variable that no argument
         binds (naming it and the stage that uses it).

@@ -2,7 +2,7 @@
 
 Argument tensors bind to compact buffers of their full shape (their realize disappears);
 every other realize becomes ``// attr [T] storage_scope = "..."`` and ``allocate T[...]`` of
-its realized size, hoisted to the top of the function as TVM's storage rewrite does. Provides
+the largest size its region takes, in place (:mod:`lower.storage_rewrite` moves it). Provides
 and reads become stores and loads at ``sum((index_k - min_k) * stride_k)``.
 """
 
@@ -86,7 +86,6 @@ class _Flatten(StmtMutator):
             t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape, layout_of(self.stages.get(t.op), t))
             for t, b in buffers.items()}
         self.bound_args = set(buffers)
-        self.hoisted: list[Buffer] = []
         self.analyzer = Analyzer()
         self.loop_sets: dict[Var, IntervalSet] = {}
         self.thread_ranks: list[int] = []
@@ -122,11 +121,10 @@ class _Flatten(StmtMutator):
                                 "realized at once; compute it at the root")
         size = arith.const(lay.physical_size) if lay is not None else self._allocation(t, s.bounds)
         buf = Buffer(buffer_name(t), t.dtype, (size,), scope, t)
-        self.hoisted.append(buf)
         old = self.regions.get(t)
         self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay)
         try:
-            return self(s.body)
+            return AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, self(s.body)))
         finally:
             if old is None:
                 self.regions.pop(t)
@@ -183,9 +181,5 @@ class _Loads(ExprMutator):
 
 
 def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> Stmt:
-    """*stmt* with flat buffers; allocations hoisted to the top, in the order they appear."""
-    f = _Flatten(s, buffers)
-    body = f(stmt)
-    for buf in reversed(f.hoisted):
-        body = AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, body))
-    return body
+    """*stmt* with flat buffers, each allocated where it was realized (see :mod:`lower.storage_rewrite`)."""
+    return _Flatten(s, buffers)(stmt)

@@ -10,6 +10,9 @@ from lower.flatten import arg_buffers, flatten, layout_of
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
+from lower.storage_rewrite import place_allocations
+from lower.thread_sync import thread_sync
+from lower.virtual_thread import inject_virtual_thread
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
 from schedule.schedule import Schedule
@@ -68,5 +71,8 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     bounds = inferred(sn, exact)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
     body = flatten(body, sn, {current[t]: b for t, b in buffers.items()})
+    body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
+    body = place_allocations(body)
+    body = thread_sync(body)
     return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn)

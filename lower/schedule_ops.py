@@ -15,6 +15,7 @@ from bound.infer import infer_normalized
 from lower.errors import LoweringError
 from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags
 from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
+from lower.thread_attrs import merge_thread_extents
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
@@ -72,7 +73,7 @@ def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: 
     With *exact* bounds, regions lie inside their tensors, so roots need no domain guard, and
     a split tail shortens its loop instead of guarding the body.
     """
-    return _Builder(sn, bounds, keep_trivial, exact).build()
+    return merge_thread_extents(_Builder(sn, bounds, keep_trivial, exact).build())
 
 
 class _Builder:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from bound import Analyzer
 from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, is_no_op, seq
 from lower.stmt_functor import StmtMutator
+from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.expr import Call, Expr, IntImm
-from schedule.functor import substitute
 from schedule.itervar import IterVar, Range
 
 
@@ -26,7 +26,7 @@ class _Simplify(StmtMutator):
     def visit_for(self, s: For) -> Stmt:
         lo, extent = self.mutate_expr(s.min), self.mutate_expr(s.extent)
         if arith.value_of(extent) == 1 and not self.keep_trivial:
-            return self(_Substituted(s.loop_var, lo)(s.body))
+            return self(substitute_stmt(s.body, {s.loop_var: lo}))
         if arith.value_of(extent) is not None and arith.value_of(extent) <= 0:
             return SeqStmt(())
         if arith.value_of(extent) != 1:
@@ -57,14 +57,6 @@ class _Simplify(StmtMutator):
 
     def visit_let_stmt(self, s: LetStmt) -> Stmt:
         return LetStmt(s.var, self.mutate_expr(s.value), self(s.body))
-
-
-class _Substituted(StmtMutator):
-    def __init__(self, var, value) -> None:
-        self.vmap = {var: value}
-
-    def mutate_expr(self, e: Expr) -> Expr:
-        return substitute(e, self.vmap)
 
 
 def simplify_stmt(s: Stmt, *, keep_trivial: bool = False) -> Stmt:

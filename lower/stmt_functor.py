@@ -69,3 +69,12 @@ class StmtMutator(StmtFunctor[Stmt]):
 
     def mutate_expr(self, e: Expr) -> Expr:
         return e
+
+
+def stmt_children(s: Stmt) -> list[Stmt]:
+    """The statements directly inside *s*, in order."""
+    out: list[Stmt] = []
+    for f in fields(s):  # type: ignore[arg-type]
+        value = getattr(s, f.name)
+        out += [x for x in (value if isinstance(value, tuple) else (value,)) if isinstance(x, Stmt)]
+    return out

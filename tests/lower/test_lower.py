@@ -20,7 +20,7 @@ from lower import (
     lower,
     reference,
 )
-from lower.codegen import compile_source, python_source
+from lower.backend import compile_source, python_source
 
 
 def squeeze(text):

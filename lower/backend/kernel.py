@@ -1,0 +1,87 @@
+"""GPU kernels in a lowered function, and what running one on the CPU needs to know.
+
+A kernel is the subtree of an outermost ``thread_extent`` attribute, as TVM splits device
+code from host code. Every thread of every block runs the whole kernel body, with one index
+per thread tag (``blockIdx.x``, ``threadIdx.y`` ...) however many IterVars bind it; an
+attribute whose extent is below its tag's launch extent runs only for the indices below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lower.stmt import AttrStmt, Buffer, Evaluate, Stmt
+from lower.stmt_functor import stmt_children
+from lower.storage_rewrite import allocation
+from lower.thread_sync import is_barrier
+from schedule.expr import Expr
+from schedule.functor import structural_equal
+from schedule.itervar import IterVar
+
+#: Scopes of which each block has its own copy; "local" is per thread, anything else per launch.
+BLOCK_SCOPES = ("shared", "shared.dyn", "warp")
+
+
+@dataclass
+class Kernel:
+    """The launch of one kernel: its grid and block, its buffers by owner, whether it syncs."""
+
+    root: AttrStmt
+    body: Stmt  # the root's body without the allocations at its start
+    extents: dict[str, list[Expr]] = field(default_factory=dict)  # tag -> its attributes' extents
+    threads: list[IterVar] = field(default_factory=list)  # every IterVar bound in the kernel
+    per_launch: list[Buffer] = field(default_factory=list)
+    per_block: list[Buffer] = field(default_factory=list)
+    per_thread: list[Buffer] = field(default_factory=list)
+    has_barrier: bool = False
+
+    @property
+    def block_tags(self) -> list[str]:
+        return [t for t in self.extents if t.startswith("blockIdx.")]
+
+    @property
+    def thread_tags(self) -> list[str]:
+        return [t for t in self.extents if not t.startswith("blockIdx.")]
+
+    def guarded(self, tag: str) -> bool:
+        """Whether the attributes of *tag* differ in extent (so the smaller ones need a guard)."""
+        return len(self.extents[tag]) > 1
+
+
+def analyze_kernel(root: AttrStmt) -> Kernel:
+    """The launch of the kernel rooted at the thread attribute *root*."""
+    body = root.body
+    kernel = Kernel(root, body)
+    while (buf := allocation(body)) is not None:
+        scope = buf.scope
+        owner = (kernel.per_thread if scope == "local" else
+                 kernel.per_block if scope in BLOCK_SCOPES else kernel.per_launch)
+        owner.append(buf)
+        body = body.body.body  # type: ignore[attr-defined]
+    kernel.body = body
+    stack: list[Stmt] = [root]
+    seen: set[int] = set()
+    while stack:
+        s = stack.pop()
+        if isinstance(s, AttrStmt) and s.key == "thread_extent" and isinstance(s.node, IterVar):
+            extents = kernel.extents.setdefault(s.node.thread_tag, [])
+            if not any(structural_equal(s.value, e) for e in extents):
+                extents.append(s.value)
+            if id(s.node) not in seen:
+                seen.add(id(s.node))
+                kernel.threads.append(s.node)
+        elif isinstance(s, Evaluate) and is_barrier(s):
+            kernel.has_barrier = True
+        stack.extend(reversed(stmt_children(s)))
+    return kernel
+
+
+def contains_barrier(s: Stmt) -> bool:
+    """Whether *s* holds a ``tvm_storage_sync`` anywhere."""
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Evaluate) and is_barrier(x):
+            return True
+        stack.extend(stmt_children(x))
+    return False

@@ -1,0 +1,131 @@
+"""Python source of expressions: exact integers, double-precision floats, checked loads."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from lower.backend.names import Names
+from lower.errors import LoweringError
+from lower.stmt import Load
+from schedule.dtype import is_bool, is_float
+from schedule.evaluate import MATH_FUNCS
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    Div,
+    Expr,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    Select,
+    StringImm,
+    Sub,
+    Var,
+)
+from schedule.functor import ExprFunctor
+
+_INFIX = {Add: "+", Sub: "-", Mul: "*", EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
+
+
+class ExprSource(ExprFunctor[str]):
+    """The Python text of an expression; variables must be in scope (:attr:`defined`)."""
+
+    def __init__(self, names: Names, checks: bool) -> None:
+        self.names = names
+        self.checks = checks
+        self.defined: dict[Var, int] = {}  # variables in scope, with how many scopes define them
+
+    def visit_int_imm(self, e: IntImm) -> str:
+        return str(bool(e.value)) if is_bool(e.dtype) else str(e.value)
+
+    def visit_float_imm(self, e: FloatImm) -> str:
+        if math.isnan(e.value):
+            return "_nan"
+        if math.isinf(e.value):
+            return "_inf" if e.value > 0 else "(-_inf)"
+        return repr(float(e.value))
+
+    def visit_string_imm(self, e: StringImm) -> str:
+        return repr(e.value)
+
+    def visit_var(self, e: Var) -> str:
+        if not self.defined.get(e):
+            raise LoweringError(f"build: variable '{e.name}' is used where no loop, let, argument or "
+                                "argument shape defines it")
+        return self.names(e, e.name)
+
+    def visit_default(self, e: Expr) -> str:
+        kind = type(e)
+        if kind in _INFIX:
+            return f"({self(e.a)} {_INFIX[kind]} {self(e.b)})"  # type: ignore[attr-defined]
+        a, b = self(e.a), self(e.b)  # type: ignore[attr-defined]
+        floats = is_float(e.a.dtype)  # type: ignore[attr-defined]
+        if kind is Div:
+            return f"({a} / {b})" if floats else f"_tdiv({a}, {b})"
+        if kind is Mod:
+            return f"_math_fmod({a}, {b})" if floats else f"_tmod({a}, {b})"
+        if kind is FloorDiv:
+            return f"_fdiv({a}, {b})" if floats else f"({a} // {b})"
+        if kind is FloorMod:
+            return f"({a} % {b})"
+        if kind in (Min, Max):
+            return f"{kind.__name__.lower()}({a}, {b})"
+        raise LoweringError(f"build: cannot compile {kind.__name__} nodes")
+
+    def visit_and(self, e: And) -> str:
+        return f"({self(e.a)} and {self(e.b)})"
+
+    def visit_or(self, e: Or) -> str:
+        return f"({self(e.a)} or {self(e.b)})"
+
+    def visit_not(self, e: Not) -> str:
+        return f"(not {self(e.a)})"
+
+    def visit_select(self, e: Select) -> str:
+        return f"({self(e.true_value)} if {self(e.condition)} else {self(e.false_value)})"
+
+    def visit_cast(self, e: Cast) -> str:
+        v = self(e.value)
+        if is_float(e.dtype):
+            return f"float({v})"
+        if is_bool(e.dtype):
+            return f"bool({v})"
+        return f"_trunc({v})"
+
+    def visit_call(self, e: Call) -> str:
+        if e.name == "tvm_if_then_else":
+            c, t, f = (self(a) for a in e.args)
+            return f"({t} if {c} else {f})"
+        if e.name == "likely":
+            return self(e.args[0])
+        if e.name not in MATH_FUNCS:
+            raise LoweringError(f"build: unknown intrinsic '{e.name}'")
+        return f"_math[{e.name!r}]({', '.join(self(a) for a in e.args)})"
+
+    def visit_load(self, e: Load) -> str:
+        buf = self.names(e.buffer, e.buffer.name)
+        if not self.checks:
+            return f"{buf}[{self(e.index)}]"
+        return f"_load({buf}, {self(e.index)}, {e.buffer.name!r}, {self._tuple(e.checks)})"
+
+    def _tuple(self, items: Sequence[Expr]) -> str:
+        return "(" + "".join(f"{self(x)}, " for x in items) + ")"
+
+    def visit_producer_load(self, e: Expr) -> str:
+        raise LoweringError("build: the function still reads tensors; flatten it first")

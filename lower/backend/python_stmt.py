@@ -1,0 +1,268 @@
+"""Python source from a flattened function: one ``def`` compiled once, no tree walk per element.
+
+Buffers are flat Python lists and arithmetic is Python's (exact integers, double-precision
+floats), so a run computes exactly what :mod:`lower.reference` computes from the definitions;
+values take the tensor's dtype when the caller's arrays are written. With *checks*, every load
+and store first checks each logical index against its realized region.
+
+A GPU kernel runs block after block; in a block every thread runs the kernel body with its
+own local buffers, sharing the block's shared buffers. Without barriers the threads run one
+after another; with barriers each thread is a generator and the block runs them in lock step
+(:func:`lower.backend.runtime._run_block`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lower.backend.kernel import Kernel, analyze_kernel, contains_barrier
+from lower.backend.names import Names
+from lower.backend.python_expr import ExprSource
+from lower.backend.runtime import RUNTIME
+from lower.errors import LoweringError
+from lower.stmt import (
+    Allocate,
+    AttrStmt,
+    Buffer,
+    Evaluate,
+    For,
+    IfThenElse,
+    LetStmt,
+    ProducerConsumer,
+    SeqStmt,
+    Stmt,
+    Store,
+)
+from lower.stmt_functor import StmtFunctor
+from lower.thread_sync import is_barrier
+from schedule.expr import Var
+from schedule.itervar import IterVar
+
+#: Python allows only 20 statically nested blocks; deeper nests continue in a helper function.
+_MAX_DEPTH = 16
+
+
+class _StmtSource(StmtFunctor[None]):
+    def __init__(self, names: Names, checks: bool) -> None:
+        self.names = names
+        self.expr = ExprSource(names, checks)
+        self.checks = checks
+        self.helpers: list[list[str]] = []
+        self.lines: list[str] = []
+        self.indent = 1
+        self.depth = 0
+        self.scope: list[str] = []
+        self.kernel: Kernel | None = None
+        self.hw: dict[str, str] = {}  # thread tag -> the identifier of its index
+        self.launch: dict[str, str] = {}  # thread tag -> the identifier of its launch extent
+        self.in_generator = False
+
+    # -- emitting ------------------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def define(self, var: Var) -> str:
+        """Bring *var* into scope; its Python name."""
+        name = self.names(var, var.name)
+        self.scope.append(name)
+        self.expr.defined[var] = self.expr.defined.get(var, 0) + 1
+        return name
+
+    def undefine(self, var: Var) -> None:
+        name = self.names(var, var.name)
+        del self.scope[len(self.scope) - 1 - self.scope[::-1].index(name)]
+        self.expr.defined[var] -= 1
+
+    def block(self, head: str, body: Stmt, new_var: Var | None = None) -> None:
+        self.emit(head)
+        self.indent += 1
+        self.depth += 1
+        mark = len(self.lines)
+        if self.depth >= _MAX_DEPTH:
+            self.outline(body)
+        else:
+            self(body)
+        if len(self.lines) == mark:
+            self.emit("pass")
+        self.indent -= 1
+        self.depth -= 1
+        if new_var is not None:
+            self.undefine(new_var)
+
+    def outline(self, body: Stmt) -> None:
+        """Continue *body* in a helper function taking every name in scope."""
+        name = self.names.fresh(f"_nest{len(self.helpers)}")
+        params = ", ".join(dict.fromkeys(self.scope))
+        saved = self.lines, self.indent, self.depth
+        self.lines, self.indent, self.depth = [], 1, 0
+        self(body)
+        inner = self.lines or ["    pass"]
+        self.lines, self.indent, self.depth = saved
+        self.helpers.append([f"def {name}({params}):", *inner])
+        # A helper that waits at a barrier is a generator of the thread that calls it.
+        call = f"yield from {name}({params})" if self.in_generator and contains_barrier(body) else f"{name}({params})"
+        self.emit(call)
+
+    def allocate(self, buf: Buffer) -> None:
+        name = self.names(buf, buf.name)
+        size = " * ".join(self.expr(e) for e in buf.extents)
+        self.emit(f"{name} = [0] * ({size})")
+        self.scope.append(name)
+
+    # -- statements ----------------------------------------------------------------------------
+    def visit_for(self, s: For) -> None:
+        lo, ext = self.expr(s.min), self.expr(s.extent)
+        rng = f"range({ext})" if lo == "0" else f"range({lo}, {lo} + {ext})"
+        v = self.define(s.loop_var)
+        self.block(f"for {v} in {rng}:", s.body, s.loop_var)
+
+    def visit_attr_stmt(self, s: AttrStmt) -> None:
+        if s.key == "thread_extent" and isinstance(s.node, IterVar):
+            if self.kernel is None:
+                self.run_kernel(analyze_kernel(s))
+            elif self.kernel.guarded(s.node.thread_tag):
+                self.block(f"if {self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)}:", s.body)
+            else:
+                self(s.body)
+        elif s.key == "virtual_thread" and isinstance(s.node, IterVar):
+            # Only a virtual thread of non-constant extent is left by then: its copies in turn.
+            ext = self.expr(s.value)
+            v = self.define(s.node.var)
+            self.block(f"for {v} in range({ext}):", s.body, s.node.var)
+        else:
+            self(s.body)
+
+    def run_kernel(self, k: Kernel) -> None:
+        """Every block of *k*, and in each every thread, runs the kernel body."""
+        self.kernel = k
+        scope_mark = len(self.scope)
+        for tag, extents in k.extents.items():
+            self.launch[tag] = self.names.fresh(f"_n_{tag}")
+            values = [self.expr(e) for e in extents]
+            self.emit(f"{self.launch[tag]} = {values[0] if len(values) == 1 else 'max(' + ', '.join(values) + ')'}")
+            self.scope.append(self.launch[tag])
+        for buf in k.per_launch:
+            self.allocate(buf)
+        opened = []
+        for tag in k.block_tags:
+            self.hw[tag] = self.names.fresh(f"_{tag}")
+            self.emit(f"for {self.hw[tag]} in range({self.launch[tag]}):")
+            self.scope.append(self.hw[tag])
+            self.indent += 1
+            self.depth += 1
+            opened.append(tag)
+        for buf in k.per_block:
+            self.allocate(buf)
+        tags = k.thread_tags
+        for tag in tags:
+            self.hw[tag] = self.names.fresh(f"_{tag}")
+        if k.has_barrier:
+            fn = self.names.fresh("_thread")
+            self.emit(f"def {fn}({', '.join(self.hw[t] for t in tags)}):")
+            self.indent += 1
+            self.scope += [self.hw[t] for t in tags]
+            self.in_generator = True
+            self.thread_body(k)
+            self.in_generator = False
+            self.indent -= 1
+            loops = " ".join(f"for {self.hw[t]} in range({self.launch[t]})" for t in tags)
+            self.emit(f"_run_block([{fn}({', '.join(self.hw[t] for t in tags)}) {loops}])")
+        else:
+            for tag in tags:
+                self.emit(f"for {self.hw[tag]} in range({self.launch[tag]}):")
+                self.scope.append(self.hw[tag])
+                self.indent += 1
+                self.depth += 1
+            self.thread_body(k)
+            self.indent -= len(tags)
+            self.depth -= len(tags)
+        self.indent -= len(opened)
+        self.depth -= len(opened)
+        del self.scope[scope_mark:]  # names of the kernel's threads and buffers end with it
+        self.kernel, self.hw, self.launch = None, {}, {}
+
+    def thread_body(self, k: Kernel) -> None:
+        """One thread's run: its local buffers, every bound variable at its index, the body."""
+        for buf in k.per_thread:
+            self.allocate(buf)
+        for iv in k.threads:
+            self.emit(f"{self.define(iv.var)} = {self.hw[iv.thread_tag]}")
+        mark = len(self.lines)
+        if k.guarded(k.root.node.thread_tag):  # type: ignore[union-attr]
+            self.block(f"if {self.names(k.root.node.var, '')} < {self.expr(k.root.value)}:", k.body)  # type: ignore[union-attr]
+        else:
+            self(k.body)
+        if len(self.lines) == mark:
+            self.emit("pass")
+        for iv in reversed(k.threads):
+            self.undefine(iv.var)
+
+    def visit_allocate(self, s: Allocate) -> None:
+        self.allocate(s.buffer)
+        self(s.body)
+
+    def visit_store(self, s: Store) -> None:
+        buf = self.names(s.buffer, s.buffer.name)
+        index, value = self.expr(s.index), self.expr(s.value)
+        if self.checks:
+            self.emit(f"_store({buf}, {index}, {value}, {s.buffer.name!r}, {self.expr._tuple(s.checks)})")
+        else:
+            self.emit(f"{buf}[{index}] = {value}")
+
+    def visit_if_then_else(self, s: IfThenElse) -> None:
+        self.block(f"if {self.expr(s.condition)}:", s.then_case)
+        if s.else_case is not None:
+            self.block("else:", s.else_case)
+
+    def visit_let_stmt(self, s: LetStmt) -> None:
+        value = self.expr(s.value)
+        v = self.define(s.var)
+        self.emit(f"{v} = {value}")
+        self(s.body)
+        self.undefine(s.var)
+
+    def visit_seq_stmt(self, s: SeqStmt) -> None:
+        for x in s.seq:
+            self(x)
+
+    def visit_producer_consumer(self, s: ProducerConsumer) -> None:
+        self(s.body)
+
+    def visit_evaluate(self, s: Evaluate) -> None:
+        if is_barrier(s):
+            if self.kernel is None:
+                raise LoweringError("build: a barrier (tvm_storage_sync) outside any thread-bound loop")
+            self.emit("yield")
+            return
+        self.emit(self.expr(s.value))
+
+    def visit_default(self, s: Stmt) -> None:
+        raise LoweringError(f"build: {type(s).__name__} must be flattened before it can run")
+
+
+def python_source(body: Stmt, params: Sequence[Buffer], scalars: Sequence[Var] = (), name: str = "kernel", *,
+                  checks: bool = True) -> str:
+    """The source of ``def <name>(<buffers>, <scalars>)`` running *body* on flat lists.
+
+    :raises LoweringError: if *body* uses a variable that neither a statement nor a
+        parameter defines.
+    """
+    names = Names()
+    gen = _StmtSource(names, checks)
+    gen.scope = [names(b, b.name) for b in params]
+    for v in scalars:
+        gen.define(v)
+    args = ", ".join(gen.scope)
+    gen(body)
+    lines = [f"def {name}({args}):", *(gen.lines or ["    pass"])]
+    for helper in gen.helpers:
+        lines = [*helper, "", *lines]
+    return "\n".join(lines) + "\n"
+
+
+def compile_source(source: str, name: str = "kernel") -> Any:
+    """The function *name* defined by *source*, with the runtime helpers in scope."""
+    namespace: dict[str, Any] = dict(RUNTIME)
+    exec(compile(source, f"<lowered {name}>", "exec"), namespace)  # noqa: S102 - our own generated code
+    return namespace[name]

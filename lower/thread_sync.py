@@ -1,0 +1,233 @@
+"""Barriers between threads that share memory (TVM's ThreadSync planner and inserter).
+
+Inside a kernel, when a statement reads a shared buffer that an earlier statement wrote (or
+writes one an earlier statement read) and the two may touch different elements, every
+thread must finish the first before any starts the second: ``tvm_storage_sync("shared")``
+goes before the second. Accesses at the same single index that depends on the innermost
+thread index cannot conflict (each thread touches its own element). A loop is simulated
+twice to catch a conflict between the end of one iteration and the start of the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bound import IntervalSet, eval_set
+from lower.errors import LoweringError
+from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
+from lower.stmt_functor import StmtFunctor, StmtMutator
+from schedule.expr import Call, Expr, StringImm, Var
+from schedule.functor import free_vars, post_order_visit, structural_equal
+from schedule.itervar import IterVar, Range
+
+#: The scopes whose buffers threads share within a block.
+SYNC_SCOPES = ("shared", "shared.dyn")
+
+
+def barrier(scope: str = "shared") -> Evaluate:
+    """``tvm_storage_sync("<scope>")``: every thread of the block waits for the others."""
+    return Evaluate(Call("int32", "tvm_storage_sync", (StringImm(scope),)))
+
+
+def is_barrier(s: Stmt) -> bool:
+    return isinstance(s, Evaluate) and isinstance(s.value, Call) and s.value.name == "tvm_storage_sync"
+
+
+@dataclass
+class _Access:
+    kind: str  # "read", "write" or "sync"
+    buffer: object = None
+    touched: IntervalSet | None = None
+    threads: tuple[IterVar, ...] = ()
+
+
+@dataclass
+class _Entry:
+    stmt: Stmt
+    accesses: list[_Access] = field(default_factory=list)
+
+
+class _Planner(StmtFunctor[None]):
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        self.syncs: set[int] = set()
+        self.seqs: list[list[_Entry]] = []
+        self.threads: list[IterVar] = []
+        self.in_device = False
+        self.conditions = 0
+
+    # -- collecting accesses -------------------------------------------------------------------
+    def enabled(self, buffer: object) -> bool:
+        return self.in_device and getattr(buffer, "scope", None) == self.scope
+
+    def reads(self, e: Expr) -> list[_Access]:
+        found: list[_Access] = []
+        threads = tuple(self.threads)
+
+        def visit(x: Expr) -> None:
+            if isinstance(x, Load) and self.enabled(x.buffer):
+                found.append(_Access("read", x.buffer, IntervalSet.point(x.index), threads))
+            elif isinstance(x, Call) and x.name == "tvm_storage_sync" and _sync_scope(x) != "warp":
+                found.append(_Access("sync", threads=threads))
+        post_order_visit(e, visit)
+        return found
+
+    def visit_store(self, s: Store) -> None:
+        accesses = [a for e in (s.value, s.index) for a in self.reads(e)]
+        if self.enabled(s.buffer):
+            accesses.append(_Access("write", s.buffer, IntervalSet.point(s.index), tuple(self.threads)))
+        if self.seqs:
+            self.seqs[-1].append(_Entry(s, accesses))
+
+    def visit_evaluate(self, s: Evaluate) -> None:
+        accesses = self.reads(s.value)
+        if accesses and self.seqs:
+            self.seqs[-1].append(_Entry(s, accesses))
+
+    def visit_attr_stmt(self, s: AttrStmt) -> None:
+        if s.key != "thread_extent" or not isinstance(s.node, IterVar):
+            self(s.body)
+            return
+        self.threads.append(s.node)
+        if self.in_device:
+            self(s.body)
+        else:
+            self.in_device = True
+            self.seqs.append([])
+            self(s.body)
+            self.summarize(self.seqs.pop(), None)  # the end of a kernel synchronizes everything
+            self.in_device = False
+        self.threads.pop()
+
+    def visit_for(self, s: For) -> None:
+        self.seqs.append([])
+        self(s.body)
+        accesses = self.summarize(self.seqs.pop(), s)
+        relax = {s.loop_var: IntervalSet.from_range(Range.from_min_extent(s.min, s.extent))}
+        for a in accesses:
+            if a.touched is not None:
+                lo, hi = a.touched.min_value, a.touched.max_value
+                a.touched = IntervalSet.interval(eval_set(lo, relax).min_value if isinstance(lo, Expr) else lo,
+                                                 eval_set(hi, relax).max_value if isinstance(hi, Expr) else hi)
+        if accesses and self.seqs:
+            self.seqs[-1].append(_Entry(s, accesses))
+
+    def visit_if_then_else(self, s: IfThenElse) -> None:
+        self.conditions += 1
+        self.seqs.append([])
+        self(s.then_case)
+        accesses = self.summarize(self.seqs.pop(), None)
+        if s.else_case is not None:
+            self.seqs.append([])
+            self(s.else_case)
+            accesses += self.summarize(self.seqs.pop(), None)
+        if self.seqs:
+            self.seqs[-1].append(_Entry(s, accesses))
+        self.conditions -= 1
+
+    def visit_seq_stmt(self, s: SeqStmt) -> None:
+        for x in s.seq:
+            self(x)
+
+    def visit_default(self, s: Stmt) -> None:  # allocate, let, produce: their bodies
+        body = getattr(s, "body", None)
+        if body is not None:
+            self(body)
+
+    # -- planning ------------------------------------------------------------------------------
+    def summarize(self, entries: list[_Entry], loop: For | None) -> list[_Access]:
+        """Mark the statements that need a barrier first; the accesses *entries* leave exposed."""
+        reads: list[_Access] = []
+        writes: list[_Access] = []
+        for entry in entries:
+            sync = id(entry.stmt) in self.syncs
+            if sync:
+                reads, writes = [], []
+            for a in entry.accesses:
+                if (a.kind == "read" and _conflict(writes, a)) or (a.kind == "write" and _conflict(reads, a)):
+                    sync = True
+                    break
+                if a.kind == "sync":
+                    reads, writes = [], []
+            if sync:
+                reads, writes = [], []
+            for a in entry.accesses:
+                if a.kind == "sync":
+                    reads, writes = [], []
+                else:
+                    (reads if a.kind == "read" else writes).append(a)
+            if sync:
+                self._insert(entry)
+        if loop is not None:  # the next iteration's start after this one's end
+            for entry in entries:
+                if id(entry.stmt) in self.syncs or not (reads or writes):
+                    break
+                if any((a.kind == "read" and _conflict(writes, a)) or (a.kind == "write" and _conflict(reads, a))
+                       for a in entry.accesses):
+                    self._insert(entry)
+                    break
+        head: list[_Access] = []
+        tail: list[_Access] = []
+        synced = 0
+        esync = _Access("sync", threads=tuple(self.threads))
+        for entry in entries:
+            for a in ([esync] if id(entry.stmt) in self.syncs else []) + entry.accesses:
+                if a.kind == "sync":
+                    if synced:
+                        tail = []
+                    else:
+                        head.append(esync)
+                    synced += 1
+                else:
+                    (tail if synced else head).append(a)
+        return head + tail
+
+    def _insert(self, entry: _Entry) -> None:
+        if self.conditions:
+            raise LoweringError("a barrier is needed inside a condition, where some threads of a block "
+                                "might not reach it; compute the shared stage outside the condition")
+        self.syncs.add(id(entry.stmt))
+
+
+def _sync_scope(call: Call) -> str:
+    arg = call.args[0] if call.args else None
+    return arg.value if isinstance(arg, StringImm) else ""
+
+
+def _conflict(previous: list[_Access], current: _Access) -> bool:
+    return any(_conflicts(p, current) for p in previous)
+
+
+def _conflicts(prev: _Access, curr: _Access) -> bool:
+    if prev.buffer is not curr.buffer:
+        return False
+    thread: Var | None = curr.threads[-1].var if curr.threads else None
+    a, b = prev.touched, curr.touched
+    assert a is not None and b is not None
+    if a.is_single_point() and b.is_single_point() and structural_equal(a.min_value, b.min_value):
+        if thread is None:
+            return False
+        uses = [thread in free_vars([x.min_value]) for x in (a, b)]
+        if all(uses):
+            return False
+    return True
+
+
+class _Inserter(StmtMutator):
+    def __init__(self, syncs: set[int], scope: str) -> None:
+        self.syncs = syncs
+        self.scope = scope
+
+    def __call__(self, s: Stmt) -> Stmt:
+        out = super().__call__(s)
+        return seq(barrier(self.scope), out) if id(s) in self.syncs else out
+
+
+def thread_sync(stmt: Stmt) -> Stmt:
+    """*stmt* with the barriers that shared memory needs between the threads of a block."""
+    for scope in SYNC_SCOPES:
+        planner = _Planner(scope)
+        planner(stmt)
+        if planner.syncs:
+            stmt = _Inserter(planner.syncs, scope)(stmt)
+    return stmt
