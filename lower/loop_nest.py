@@ -15,10 +15,10 @@ from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.linear import Linear
 from bound.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
-from lower.stmt import AttrStmt, For, ForKind, Stmt
+from lower.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
 from schedule import arith
-from schedule.expr import LT, Expr, StringImm, Var
-from schedule.functor import free_vars, substitute
+from schedule.expr import LT, Call, Expr, StringImm, Var
+from schedule.functor import free_vars, structural_equal, substitute
 from schedule.graph import attach_path
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_up_index
@@ -107,7 +107,12 @@ def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequen
         thread = attr.bind_thread if attr is not None else None
         if thread is not None:
             key = "virtual_thread" if thread.thread_tag.startswith("vthread") else "thread_extent"
-            levels.append([_attr(thread, key, extent)])
+            launch = bounds.get(thread)
+            if launch is None or structural_equal(launch.extent, extent):
+                levels.append([_attr(thread, key, extent)])
+            else:  # an extent varying with outer loops: launch its bound, run the threads below it
+                guard = Call("bool", "likely", (arith.lt(thread.var, extent),))
+                levels.append([_attr(thread, key, launch.extent), lambda body, g=guard: IfThenElse(g, body)])
             loops.append(None)
         elif var is None:
             levels.append([])

@@ -154,7 +154,9 @@ class _Builder:
         values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
         skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
         values = _values_above(st, self.bounds, values, skipped)
-        init_preds = self.checks(st, init_nest, values, skipped, True)
+        # The init checks no reduction IterVar, root or derived (TVM's skip_iter).
+        reduce_only = {iv for iv, flag in flags.items() if flag == 2}
+        init_preds = self.checks(st, init_nest, values, reduce_only, True)
         init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
         init = self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
         return self.wrap(nest, seq(init, update), 0, begin, True)

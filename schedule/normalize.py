@@ -93,16 +93,15 @@ def rebase_non_zero_min_loop(sch: Schedule) -> None:
     """Replace every root IterVar that is still a leaf by a rebased copy starting at 0.
 
     As in TVM, the rebased IterVar has the root's name, is not added to ``all_iter_vars``,
-    inherits the root's annotations, and takes over attachments made at the root.
-    Thread-bound roots are left alone.
+    inherits the root's annotations, and takes over attachments made at the root. Unlike TVM,
+    thread-bound roots are rebased too, so a thread may run over a region that does not start
+    at 0 (a cooperative fetch bound without a split).
     """
     rebased_of: dict[IterVar, IterVar] = {}
     for st in sch.stages:
         if st.attach_type == AttachType.InlinedAlready:
             continue
         for iv in st.op.root_iter_vars:
-            if st.bound_thread(iv) is not None:
-                continue
             pos = next((k for k, leaf in enumerate(st.leaf_iter_vars) if leaf is iv), None)
             if pos is None:
                 continue

@@ -119,7 +119,20 @@ def pass_down_domain(stage: Stage, dom_map: MutableMapping[IterVar, Range], prov
     for iv in stage.leaf_iter_vars:
         thread = stage.bound_thread(iv)
         if thread is not None and iv in dom_map:
-            _update(dom_map, thread, dom_map[iv], prover)
+            _update(dom_map, thread, launch_range(dom_map[iv], prover), prover)
+
+
+def launch_range(r: Range, prover: Prover) -> Range:
+    """The range a thread bound to a loop over *r* is launched with: *r*, or ``[0, c)`` for the
+    constant bound ``c`` of an extent that varies with outer loops (exact regions at a tail);
+    the loop then runs only for the threads below its extent."""
+    const_bound = getattr(prover, "const_bound", None)
+    if arith.value_of(r.extent) is not None or const_bound is None:
+        return r
+    hi = const_bound(r.extent)[1]
+    if hi is None or hi >= 2**31 - 1:
+        return r
+    return Range.from_min_extent(r.min, arith.const(max(hi, 0), r.extent.dtype))
 
 
 def _missing(stage: Stage, iv: IterVar, allow_missing: bool) -> None:

@@ -322,10 +322,13 @@ class Stage:
             shown = thread_ivar.name if isinstance(thread_ivar, IterVar) else type(thread_ivar).__name__
             raise self._error("bind", ivar, f"cannot be bound to '{shown}', which is not a thread axis; "
                                             "create one with te.thread_axis('threadIdx.x')")
+        # Hardware threads are one index per tag; virtual threads one per IterVar.
+        virtual = thread_ivar.thread_tag.startswith(("vthread", "cthread"))
         for other, attr in self.iter_var_attrs.items():
             bound = attr.bind_thread
-            if (other is not ivar and bound is not None and bound.thread_tag == thread_ivar.thread_tag
-                    and any(leaf is other for leaf in self.leaf_iter_vars)):
+            same = bound is thread_ivar or (not virtual and bound is not None
+                                            and bound.thread_tag == thread_ivar.thread_tag)
+            if other is not ivar and same and any(leaf is other for leaf in self.leaf_iter_vars):
                 raise self._error("bind", ivar, f"cannot be bound to '{thread_ivar.thread_tag}': the leaf "
                                                 f"'{other.name}' of this stage is already bound to it, and one "
                                                 "thread index cannot run two loops (fuse them first)")
