@@ -113,9 +113,9 @@ def read_region(accesses: Sequence[Access], root_values: Mapping[Var, Expr], gua
 
 
 def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
-                  names: Mapping[Var, tuple[int | None, int | None]]) -> list[Range]:
+                  names: Mapping[Var, tuple[int | None, int | None]], shape_vars: Sequence[Var] = ()) -> list[Range]:
     """The per-dimension hull of *region* as ranges in the loop variables of *fixed* and the
-    named bounds of *names* (with their constant bounds)."""
+    named bounds of *names* (with their constant bounds); *shape_vars* are at least 0."""
     guards = [_in_range(v, r) for v, r in fixed.items()]
     used = set(free_vars(guards))
     for name in region.param_names:
@@ -128,4 +128,4 @@ def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
             guards.append(arith.le(v, hi))
     ranges = {**names, **fixed}
     return [Range.from_min_extent(simplify(lo, ranges), simplify(extent, ranges))
-            for lo, extent in region.box_ranges(guards)]
+            for lo, extent in region.box_ranges(guards, nonnegative=shape_vars)]

@@ -28,6 +28,7 @@ from bound.thread_scope import default_storage_rank, need_relax, storage_rank, t
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Expr, Var
+from schedule.functor import free_vars
 from schedule.graph import attach_path, feed_graph, read_graph
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_down_domain
@@ -46,6 +47,7 @@ class GraphContext:
     bind_map: dict[IterVar, IterVar]
     stage_of: dict[Operation, Stage]
     loop_vars: set[Var]
+    shape_vars: list[Var]  # the variables of the tensors' shapes, which are never negative
 
     @staticmethod
     def of(s: Schedule) -> GraphContext:
@@ -57,8 +59,9 @@ class GraphContext:
                     bind_map[iv] = attr.bind_thread
         loop_vars = {iv.var for st in s.stages for iv in _iter_vars(st)}
         loop_vars |= {thread.var for thread in bind_map.values()}
+        shapes = [e for st in s.stages for k in range(st.op.num_outputs) for e in st.op.output(k).shape]
         return GraphContext(feed_graph(read_graph(roots)), {st: attach_path(st) for st in s.stages},
-                            bind_map, {st.op: st for st in s.stages}, loop_vars)
+                            bind_map, {st.op: st for st in s.stages}, loop_vars, free_vars(shapes))
 
     def tag(self, iv: IterVar) -> str:
         thread = self.bind_map.get(iv)
@@ -208,20 +211,37 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
             ranges = [Range.from_min_extent(arith.const(0, iv.var.dtype), arith.const(0, iv.var.dtype))
                       for iv in axes]
         else:
-            ranges = region_ranges(region, fixed_all, symbols.bounds)
+            ranges = region_ranges(region, fixed_all, symbols.bounds, ctx.shape_vars)
         for d, r in enumerate(ranges):
             if empty and requests[d]:
                 continue  # the interval requests alone decide
             if not requests[d]:
                 ret[axes[d]] = symbols.name_range(r, f"{stage.name}.{axes[d].var.name}")
                 continue
-            requests[d].append(IntervalSet(r.min, arith.sub(arith.add(r.min, r.extent), 1)))
+            # Clamped like the interval requests: where the exact set is empty its box is arbitrary,
+            # and the hull must not carry it outside the tensor.
+            hull = IntervalSet(r.min, arith.sub(arith.add(r.min, r.extent), 1))
+            requests[d].append(_clamp(hull, outputs[0].shape[d], analyzer, rules))
     for d, iv in enumerate(axes):
         if iv not in ret:
             ret[iv] = union(requests[d]).cover_range(iv.dom) if requests[d] else iv.dom
+            if symbols is not None:
+                ret[iv] = _nonnegative(ret[iv], ctx.loop_vars, analyzer)
     for iv in stage.op.reduce_axis:  # type: ignore[attr-defined]
         ret[iv] = iv.dom
     return all_exact
+
+
+def _nonnegative(r: Range, loop_vars: set[Var], analyzer: Analyzer) -> Range:
+    """*r* with an extent of at least 0: a region that interval arithmetic bounds per iteration
+    of outer loops is empty (not negative) where its consumer computes nothing, so that loops
+    fused over it do not multiply two negative extents into a positive count."""
+    extent = r.extent
+    if arith.value_of(extent) is not None or not any(v in loop_vars for v in free_vars([extent])):
+        return r
+    if analyzer.can_prove(arith.ge(extent, 0)):
+        return r
+    return Range.from_min_extent(r.min, arith.max_expr(extent, arith.const(0, extent.dtype)))
 
 
 def _expanded(consumer: Stage, ret: dict[IterVar, Range], view: LoopView, symbols: BoundSymbols

@@ -405,31 +405,48 @@ class IslSet(IntSet):
             out.append(IntervalSet(pw_aff_to_expr(lo, self.names), pw_aff_to_expr(hi, self.names)))
         return tuple(out)
 
-    def box_ranges(self, loop_guards: Sequence[Expr], dtype: str = "int32") -> list[tuple[Expr, Expr]]:
+    def box_ranges(self, loop_guards: Sequence[Expr], dtype: str = "int32",
+                   nonnegative: Sequence[Var] = ()) -> list[tuple[Expr, Expr]]:
         """``(min, extent)`` per dimension of the hull, as expressions in the parameters.
 
-        *loop_guards* bound the loop variables among the parameters; where the set is empty for
-        some of their values, the extent there is zero.
+        *loop_guards* bound the loop variables among the parameters, and the *nonnegative*
+        ones (shape variables) are at least 0. Where the set is empty for some of their values
+        the box is empty too: if none of the extents is zero there, the first one is.
         """
         nonempty = self.isl.params()
-        loops = self._context(loop_guards)
-        context, gaps = nonempty, None
-        if loops is not None:
-            a, b = isl.align_two(loops, nonempty)
-            context, gaps = a, a.subtract(b)
-        out = []
-        for name in self.dim_names:
-            lo, hi = dim_bounds(self.isl, name)
-            extent = (hi - lo).add_constant_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, 1))
-            if gaps is not None and not gaps.is_empty():
-                g = gaps.params().align_params(extent.space.params())
-                extent = extent.align_params(g.space)
+        guards = [*loop_guards, *(arith.ge(v, 0) for v in nonnegative if self.names[v] in self.param_names)]
+        loops = self._context(guards)
+        if loops is None:
+            loops = isl.Set.universe(nonempty.space)
+        context, gaps = isl.align_two(loops, nonempty)
+        context, gaps = context, context.subtract(gaps)
+        bounds = [dim_bounds(self.isl, name) for name in self.dim_names]
+        extents = [(hi - lo).add_constant_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, 1)) for lo, hi in bounds]
+        mins = [pw_aff_to_expr(lo, self.names, dtype, nonempty) for lo, _ in bounds]
+        exprs = [pw_aff_to_expr(extent, self.names, dtype, context) for extent in extents]
+        if exprs and not gaps.is_empty():
+            unblocked = self._where_nonzero(gaps, exprs)
+            if not unblocked.is_empty():
+                g = unblocked.params().align_params(extents[0].space.params())
+                first = extents[0].align_params(g.space)
                 zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(g.space)).intersect_domain(g)
                 # dim_max names its output after the set dimension; the filler must match.
-                zero = zero.set_dim_id(_DT.out, 0, isl.Id(name))
-                extent = extent.union_add(zero)
-            out.append((pw_aff_to_expr(lo, self.names, dtype, nonempty),
-                        pw_aff_to_expr(extent, self.names, dtype, context)))
+                zero = zero.set_dim_id(_DT.out, 0, isl.Id(self.dim_names[0]))
+                exprs[0] = pw_aff_to_expr(first.union_add(zero), self.names, dtype, context)
+        return list(zip(mins, exprs))
+
+    def _where_nonzero(self, gaps: isl.Set, exprs: Sequence[Expr]) -> isl.Set:
+        """The points of *gaps* where no expression of *exprs* is zero."""
+        params = [gaps.get_dim_name(_DT.param, k) for k in range(gaps.dim(_DT.param))]
+        b = Builder(self.names, [], params)
+        out = gaps
+        for e in exprs:
+            try:
+                nonzero = b.condition(arith.not_equal(e, 0))
+            except NonAffineError:
+                continue
+            out, nonzero = isl.align_two(out, nonzero)
+            out = out & nonzero
         return out
 
     def _context(self, guards: Sequence[Expr]) -> isl.Set | None:

@@ -19,7 +19,7 @@ from lower.thread_attrs import merge_thread_extents
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
-from schedule.functor import substitute
+from schedule.functor import free_vars, substitute
 from schedule.graph import attach_ivar, attach_path
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_up_index
@@ -94,6 +94,11 @@ class _Builder:
             else:
                 raise LoweringError(f"stage '{st.name}': attach type {st.attach_type.name} is not supported")
         self.placed: set[Stage] = set()
+        self.threads = {iv: a.bind_thread for st in s.stages for iv, a in st.iter_var_attrs.items()
+                        if a.bind_thread is not None}
+        self.thread_tags = {t.var: t.thread_tag for t in self.threads.values()}
+        self.loop_vars = {iv.var for st in s.stages for iv in [*st.all_iter_vars, *st.leaf_iter_vars]}
+        self.loop_vars |= set(self.thread_tags)
 
     def build(self) -> Stmt:
         body = self.pipelines(self.roots, None)
@@ -116,9 +121,34 @@ class _Builder:
             raise LoweringError(f"stage '{st.name}': {type(st.op).__name__} cannot be lowered to loops")
         body = seq(ProducerConsumer(st.op, True, self.compute(st)), rest)
         region = tuple(self.bounds[iv] for iv in st.op.axis)
+        self.check_region_scope(st, region)
         for k in reversed(range(st.op.num_outputs)):
             body = Realize(st.op, k, region, body)
         return body
+
+    def check_region_scope(self, st: Stage, region: tuple[Range, ...]) -> None:
+        """A region may depend only on the loops around the stage, and on thread indices inside a
+        kernel: one that depends on a thread outside any kernel (shared or local memory computed
+        at the root) has no place to live."""
+        around = set()
+        in_kernel = False
+        for iv in attach_path(st):
+            around.add(iv.var)
+            thread = self.threads.get(iv)
+            if thread is not None:
+                in_kernel = True
+        if in_kernel:  # every thread index is defined throughout a kernel
+            around |= set(self.thread_tags)
+        used = free_vars([e for r in region for e in (r.min, r.extent)])
+        stray = [v for v in used if v in self.loop_vars and v not in around]
+        if stray:
+            tag = self.thread_tags.get(stray[0])
+            what = f"'{tag}'" if tag else f"the loop '{stray[0].name}'"
+            scope = f"its storage scope '{st.scope}' gives each {tag} its own copy" if tag and st.scope else \
+                "it is stored per iteration"
+            raise LoweringError(f"stage '{st.name}': its region depends on {what} ({scope}), but the stage is "
+                                f"computed outside the loop bound to it; compute_at it inside that loop, or "
+                                "store it in a wider scope such as 'global'")
 
     # -- one stage's loops --------------------------------------------------------------------
     def wrap(self, nest: LoopNest, inner: Stmt, start: int, stop: int, attach: bool) -> Stmt:

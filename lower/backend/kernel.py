@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lower.stmt import AttrStmt, Buffer, Evaluate, Stmt
+from lower.errors import LoweringError
+from lower.stmt import AttrStmt, Buffer, Evaluate, LetStmt, Load, Stmt, Store
 from lower.stmt_functor import stmt_children
 from lower.storage_rewrite import allocation
 from lower.thread_sync import is_barrier
+from schedule import arith
 from schedule.expr import Expr
-from schedule.functor import structural_equal
+from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar
 
 #: Scopes of which each block has its own copy; "local" is per thread, anything else per launch.
@@ -85,3 +87,37 @@ def contains_barrier(s: Stmt) -> bool:
             return True
         stack.extend(stmt_children(x))
     return False
+
+
+def check_races(k: Kernel) -> None:
+    """Refuse an accumulation that every thread of a block repeats into memory they share.
+
+    A reduction in shared or global memory computed outside the block's thread loops (none of
+    its loops bound to a thread, its elements not indexed by one) runs once per thread: each
+    thread adds its terms again, a race on a GPU. Local memory is each thread's own.
+
+    :raises LoweringError: naming the stage.
+    """
+    if all(arith.value_of(e) == 1 for t in k.thread_tags for e in k.extents[t]):
+        return  # one thread per block
+    threads = {iv.var for iv in k.threads if not iv.thread_tag.startswith("blockIdx.")}
+    stack: list[Stmt] = [k.body]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, LetStmt) and set(free_vars([s.value])) & threads:
+            threads.add(s.var)
+        elif isinstance(s, Store) and s.buffer.scope not in ("local", "warp") and _accumulates(s):
+            if not set(free_vars([s.index])) & threads:
+                raise LoweringError(
+                    f"build: stage '{s.buffer.name}' accumulates into {s.buffer.scope} memory in every thread of "
+                    f"the block ({', '.join(k.thread_tags)}), so each thread adds its terms again; bind one of "
+                    "its loops to a thread, or store it in 'local' memory")
+        stack.extend(stmt_children(s))
+
+
+def _accumulates(s: Store) -> bool:
+    """Whether *s* reads the element it writes (a reduction's update)."""
+    found = []
+    post_order_visit(s.value, lambda x: found.append(x) if isinstance(x, Load) and x.buffer is s.buffer
+                     and structural_equal(x.index, s.index) else None)
+    return bool(found)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lower.backend.kernel import Kernel, analyze_kernel, contains_barrier
+from lower.backend.kernel import Kernel, analyze_kernel, check_races, contains_barrier
 from lower.backend.names import Names
 from lower.backend.python_expr import ExprSource
 from lower.backend.runtime import RUNTIME
@@ -120,7 +120,9 @@ class _StmtSource(StmtFunctor[None]):
     def visit_attr_stmt(self, s: AttrStmt) -> None:
         if s.key == "thread_extent" and isinstance(s.node, IterVar):
             if self.kernel is None:
-                self.run_kernel(analyze_kernel(s))
+                kernel = analyze_kernel(s)
+                check_races(kernel)
+                self.run_kernel(kernel)
             elif self.kernel.guarded(s.node.thread_tag):
                 self.block(f"if {self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)}:", s.body)
             else:

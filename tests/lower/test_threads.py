@@ -406,3 +406,24 @@ def test_a_shared_stage_at_a_tail_runs_on_the_threads_below_its_extent(exact):
     c = np.full(10, np.nan, "float32")
     build(s, [A, C], exact=exact)(a, c)
     np.testing.assert_array_equal(c, (a + 1)[::-1])
+
+
+def test_a_shared_reduction_every_thread_repeats_is_refused():
+    """Bound to no thread, a reduction in shared memory would be accumulated once per thread
+    (a race on a GPU); lower prints it as TVM does, build refuses it."""
+    A = te.placeholder((4, 4), name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    R = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="R")
+    C = te.compute((4,), lambda i: R[i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    s[C].bind(C.op.axis[0], te.thread_axis("threadIdx.x"))
+    s[R].set_scope("shared")
+    s[R].compute_at(s[C], C.op.axis[0])
+    assert "R[" in str(lower(s, [A, C]))
+    with pytest.raises(LoweringError, match="stage 'R' accumulates into shared memory in every thread"):
+        build(s, [A, C])
+    s[R].set_scope("local")  # each thread's own copy: fine
+    a = np.arange(16, dtype="float32").reshape(4, 4)
+    c = np.full(4, np.nan, "float32")
+    build(s, [A, C])(a, c)
+    np.testing.assert_array_equal(c, a.sum(axis=1) * 2)
