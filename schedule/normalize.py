@@ -27,18 +27,19 @@ def normalize(sch: Schedule) -> Schedule:
 
 
 class _Inline(ExprMutator):
-    """Replace reads of *op* by its body with the read's indices for its axis variables."""
+    """Replace each read of an inlined operation by its (already expanded) body at the read's indices."""
 
-    def __init__(self, op: ComputeOp) -> None:
-        self._op = op
-        self._args = [iv.var for iv in op.axis]
+    def __init__(self, expanded: dict[Operation, tuple[list[Var], Expr]]) -> None:
+        self._expanded = expanded
 
     def visit_producer_load(self, e: ProducerLoad) -> Expr:
         e2 = self.visit_default(e)
         assert isinstance(e2, ProducerLoad)
-        if e2.producer.op is not self._op:
+        found = self._expanded.get(e2.producer.op)
+        if found is None:
             return e2
-        return substitute(self._op.body[0], dict(zip(self._args, e2.indices)))
+        args, body = found
+        return substitute(body, dict(zip(args, e2.indices)))
 
 
 def _inline_into(body: tuple[Expr, ...], mutator: _Inline) -> tuple[Expr, ...]:
@@ -55,33 +56,28 @@ def _inline_into(body: tuple[Expr, ...], mutator: _Inline) -> tuple[Expr, ...]:
 def inject_inline(sch: Schedule) -> None:
     """Substitute every stage marked Inline into its readers and mark it InlinedAlready.
 
-    Stages are inlined last to first, so a chain of inlined stages collapses completely.
+    Stages are visited producers first, each inlined body expanded once (with the inlined
+    stages it reads already in it), so a chain of inlined stages collapses in one pass.
     """
-    stages = sch.stages
-    bodies: list[tuple[Expr, ...] | None] = [None] * len(stages)
-    for i in range(len(stages) - 1, -1, -1):
-        st = stages[i]
-        if st.attach_type != AttachType.Inline:
-            continue
-        assert isinstance(st.op, ComputeOp)
-        st.attach_type = AttachType.InlinedAlready
-        mutator = _Inline(st.op)
-        for j in range(i + 1, len(stages)):
-            reader = stages[j]
-            if not isinstance(reader.op, ComputeOp):
-                if any(t.op is st.op for t in reader.op.input_tensors):
-                    raise ScheduleError(f"normalize: stage '{st.name}' is inlined but read by the "
-                                        f"extern stage '{reader.name}', which needs it computed")
-                continue
-            current = bodies[j] if bodies[j] is not None else reader.op.body
-            bodies[j] = _inline_into(current, mutator)
+    expanded: dict[Operation, tuple[list[Var], Expr]] = {}
+    mutator = _Inline(expanded)
     repl: dict[Tensor, Tensor] = {}
-    for st, body in zip(stages, bodies):
-        if st.attach_type == AttachType.InlinedAlready:
-            continue
+    for st in sch.stages:
         op: Operation = st.op
-        if body is not None and isinstance(op, ComputeOp) and any(a is not b for a, b in zip(body, op.body)):
-            op = ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
+        if not isinstance(op, ComputeOp):
+            inlined = [t.op.name for t in op.input_tensors if t.op in expanded]
+            if inlined:
+                raise ScheduleError(f"normalize: stage '{inlined[0]}' is inlined but read by the "
+                                    f"extern stage '{st.name}', which needs it computed")
+        elif expanded and any(t.op in expanded for t in op.input_tensors):
+            body = _inline_into(op.body, mutator)
+            if any(a is not b for a, b in zip(body, op.body)):
+                op = ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
+        if st.attach_type == AttachType.Inline:
+            assert isinstance(op, ComputeOp)
+            st.attach_type = AttachType.InlinedAlready
+            expanded[st.op] = ([iv.var for iv in op.axis], op.body[0])
+            continue
         op = op.replace_inputs(repl)
         if op is not st.op:
             for k in range(st.op.num_outputs):
