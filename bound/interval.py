@@ -230,6 +230,8 @@ def _tidy(e: End) -> End:
 
 
 class _Evaluator(ExprFunctor[IntervalSet]):
+    bottom_up = False  # re-evaluating relaxed ends depends on how deep the evaluation is
+
     def __init__(self, dom_map: Mapping[Var, IntervalSet], analyzer: Analyzer, rules: Rules) -> None:
         self._dom = dom_map
         self._ana = analyzer

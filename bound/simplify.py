@@ -514,7 +514,8 @@ class Analyzer:
         # A replaced range: recompute it and every later range bounded through it.
         changed = {v}
         keys = list(self._ranges)
-        for k in keys[keys.index(v):]:
+        start = next(i for i, k in enumerate(keys) if k is v)  # by identity: == on variables builds nodes
+        for k in keys[start:]:
             if k is v or not self._uses[k].isdisjoint(changed):
                 _add_range(self._bounds, self._subst, k, self._ranges[k])
                 changed.add(k)

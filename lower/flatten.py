@@ -98,19 +98,19 @@ class _Flatten(StmtMutator):
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
         if s.key not in ("thread_extent", "virtual_thread") or not isinstance(s.node, IterVar):
-            return super().visit_default(s)
+            return (yield super().visit_default(s))
         self.analyzer.bind(s.node.var, Range.from_min_extent(0, s.value))
         self.loop_sets[s.node.var] = IntervalSet.from_range(Range.from_min_extent(0, s.value))
         self.thread_ranks.append(thread_rank(s.node.thread_tag)[0])
         try:
-            return super().visit_default(s)
+            return (yield super().visit_default(s))
         finally:
             self.thread_ranks.pop()
 
     def visit_realize(self, s: Realize) -> Stmt:
         t = s.op.output(s.value_index)
         if t in self.bound_args:
-            return self(s.body)
+            return (yield s.body)
         stage = self.stages.get(s.op)
         scope = stage.scope if stage is not None and stage.scope else \
             RANK_NAME[default_storage_rank(max(self.thread_ranks, default=-1))]
@@ -124,7 +124,8 @@ class _Flatten(StmtMutator):
         old = self.regions.get(t)
         self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay)
         try:
-            return AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, self(s.body)))
+            body = yield s.body
+            return AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, body))
         finally:
             if old is None:
                 self.regions.pop(t)

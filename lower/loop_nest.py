@@ -183,33 +183,29 @@ def scope_attr(node: object, key: str, value: str) -> Wrap:
 
 
 def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[IterVar, Expr],
-                 skip: set[IterVar], skip_root_domain: bool) -> list[Expr]:
+                 skip: set[IterVar], skip_root_domain: bool, path: Sequence[IterVar] | None = None) -> list[Expr]:
     """The conditions an iteration must meet (TVM's MakeBoundCheck, provable equality for roots).
 
     An IterVar above a split whose parts overshoot it must stay in its range; a root whose
     inferred range may leave its domain must stay in the domain. Conditions that interval
-    arithmetic over the loop ranges proves are left out.
+    arithmetic over the loop ranges proves are left out. *path* is the stage's attach path,
+    if known.
     """
     flagged = _overshooting(stage, bounds)
-    # The loops around the stage (its attach path) have known ranges too.
-    enclosing = [*attach_path(stage), *stage.leaf_iter_vars]
-    loops = {iv.var: IntervalSet.from_range(bounds[iv]) for iv in enclosing if iv in bounds}
-    thread_loops = {}
-    for st in {id(st): st for st in [stage, *_attach_stages(stage)]}.values():
-        for iv, a in st.iter_var_attrs.items():
-            if a.bind_thread is not None and iv in bounds:
-                thread_loops[a.bind_thread.var] = IntervalSet.from_range(bounds[iv])
-    analyzer = Analyzer()
-    for v, s in {**loops, **thread_loops}.items():
-        analyzer.bind(v, Range.from_min_extent(s.min_value, arith.add(arith.sub(s.max_value, s.min_value), 1)))
-    dom = {**loops, **thread_loops}
+    ranges: list[dict[Var, IntervalSet]] = []  # the loops' ranges, gathered when first needed
+
+    def loops(*exprs: Expr) -> tuple[dict[Var, IntervalSet], Analyzer]:
+        if not ranges:
+            ranges.append(_loop_ranges(stage, bounds, attach_path(stage) if path is None else path))
+        return _context(ranges[0], exprs)
+
     preds: list[Expr] = []
     for iv in stage.all_iter_vars:
         if iv in skip or iv not in flagged or iv.iter_type == IterVarType.Opaque or iv not in values:
             continue
         r = bounds[iv]
         v = arith.sub(values[iv], r.min)
-        if not _provably_below(v, r.extent, dom, analyzer):
+        if not _provably_below(v, r.extent, *loops(v, r.extent)):
             preds.append(arith.lt(v, r.extent))
     if skip_root_domain:
         return preds
@@ -217,17 +213,50 @@ def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[
         if iv in skip or iv.dom is None or iv not in values:
             continue
         r = bounds[iv]
+        if structural_equal(r.min, iv.dom.min) and structural_equal(r.extent, iv.dom.extent):
+            continue
+        v = arith.sub(values[iv], iv.dom.min)
+        dom, analyzer = loops(r.min, r.extent, iv.dom.min, iv.dom.extent, v)
         same = (analyzer.can_prove(arith.equal(r.min, iv.dom.min))
                 and analyzer.can_prove(arith.equal(r.extent, iv.dom.extent)))
         if same:
             continue
-        v = arith.sub(values[iv], iv.dom.min)
         s = eval_set(v, dom, analyzer)
         if not (s.has_lower_bound() and analyzer.can_prove(arith.ge(s.min_value, 0))):
             preds.append(arith.ge(v, 0))
         if not _provably_below(v, iv.dom.extent, dom, analyzer):
             preds.append(arith.lt(v, iv.dom.extent))
     return preds
+
+
+def _loop_ranges(stage: Stage, bounds: Mapping[IterVar, Range], path: Sequence[IterVar]) -> dict[Var, IntervalSet]:
+    """The ranges of the loops around *stage* (its attach path, its leaves, bound threads)."""
+    enclosing = [*path, *stage.leaf_iter_vars]
+    dom = {iv.var: IntervalSet.from_range(bounds[iv]) for iv in enclosing if iv in bounds}
+    for st in {id(st): st for st in [stage, *_attach_stages(stage)]}.values():
+        for iv, a in st.iter_var_attrs.items():
+            if a.bind_thread is not None and iv in bounds:
+                dom[a.bind_thread.var] = IntervalSet.from_range(bounds[iv])
+    return dom
+
+
+def _context(dom: dict[Var, IntervalSet], exprs: tuple[Expr, ...]) -> tuple[dict[Var, IntervalSet], Analyzer]:
+    """The ranges *exprs* depend on (through the ranges of their loops, too) and an analyzer
+    knowing them: a stage deep in a pipeline needs a few of its many enclosing loops."""
+    needed: dict[Var, IntervalSet] = {}
+    pending = [v for v in free_vars(exprs) if v in dom]
+    while pending:
+        v = pending.pop()
+        if v in needed:
+            continue
+        needed[v] = s = dom[v]
+        pending += [u for u in free_vars([e for e in (s.min_value, s.max_value) if isinstance(e, Expr)])
+                    if u in dom and u not in needed]
+    analyzer = Analyzer()
+    for v in [u for u in dom if u in needed]:  # the enclosing order: outer ranges first
+        s = needed[v]
+        analyzer.bind(v, Range.from_min_extent(s.min_value, arith.add(arith.sub(s.max_value, s.min_value), 1)))
+    return needed, analyzer
 
 
 def _attach_stages(stage: Stage) -> list[Stage]:

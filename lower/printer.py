@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 from lower.stmt import (
@@ -37,6 +38,9 @@ def node_str(node: Any) -> str:
     return getattr(node, "name", str(node))
 
 
+Steps = Generator[Stmt, None, None]
+
+
 class _Printer(StmtFunctor[None]):
     def __init__(self) -> None:
         self.lines: list[str] = []
@@ -45,35 +49,36 @@ class _Printer(StmtFunctor[None]):
     def emit(self, text: str) -> None:
         self.lines.append("  " * self.indent + text)
 
-    def block(self, head: str, body: Stmt) -> None:
+    def block(self, head: str, body: Stmt) -> Steps:
         self.emit(head + " {")
         self.indent += 1
-        self(body)
+        yield body
         self.indent -= 1
         self.emit("}")
 
-    def visit_attr_stmt(self, s: AttrStmt) -> None:
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         self.emit(f"// attr [{node_str(s.node)}] {s.key} = {expr_str(s.value)}")
-        self(s.body)
+        yield s.body
 
-    def visit_allocate(self, s: Allocate) -> None:
+    def visit_allocate(self, s: Allocate) -> Steps:
         dims = " * ".join(expr_str(e) for e in s.buffer.extents)
         self.emit(f"allocate {s.buffer.name}[{s.buffer.dtype} * {dims}]")
-        self(s.body)
+        yield s.body
 
-    def visit_realize(self, s: Realize) -> None:
+    def visit_realize(self, s: Realize) -> Steps:
         dims = ", ".join(f"[{expr_str(r.min)}, {expr_str(r.extent)}]" for r in s.bounds)
         suffix = f".value[{s.value_index}]" if s.op.num_outputs > 1 else ""
-        self.block(f"realize {s.op.name}({dims}){suffix}", s.body)
+        yield from self.block(f"realize {s.op.name}({dims}){suffix}", s.body)
 
-    def visit_producer_consumer(self, s: ProducerConsumer) -> None:
+    def visit_producer_consumer(self, s: ProducerConsumer) -> Steps:
         if s.is_producer:
-            self.block(f"produce {s.op.name}", s.body)
+            yield from self.block(f"produce {s.op.name}", s.body)
         else:
-            self(s.body)
+            yield s.body
 
-    def visit_for(self, s: For) -> None:
-        self.block(f"{s.kind.value} ({s.loop_var.name}, {expr_str(s.min)}, {expr_str(s.extent)})", s.body)
+    def visit_for(self, s: For) -> Steps:
+        yield from self.block(f"{s.kind.value} ({s.loop_var.name}, {expr_str(s.min)}, {expr_str(s.extent)})",
+                              s.body)
 
     def visit_provide(self, s: Provide) -> None:
         suffix = f".value[{s.value_index}]" if s.op.num_outputs > 1 else ""
@@ -83,12 +88,12 @@ class _Printer(StmtFunctor[None]):
     def visit_store(self, s: Store) -> None:
         self.emit(f"{s.buffer.name}[{expr_str(s.index)}] = {expr_str(s.value)}")
 
-    def visit_if_then_else(self, s: IfThenElse) -> None:
+    def visit_if_then_else(self, s: IfThenElse) -> Steps:
         self.emit(f"if ({expr_str(s.condition)}) {{")
         current: IfThenElse = s
         while True:
             self.indent += 1
-            self(current.then_case)
+            yield current.then_case
             self.indent -= 1
             other = current.else_case
             if other is None:
@@ -100,18 +105,18 @@ class _Printer(StmtFunctor[None]):
                 continue
             self.emit("} else {")
             self.indent += 1
-            self(other)
+            yield other
             self.indent -= 1
             self.emit("}")
             return
 
-    def visit_let_stmt(self, s: LetStmt) -> None:
+    def visit_let_stmt(self, s: LetStmt) -> Steps:
         self.emit(f"let {s.var.name} = {expr_str(s.value)}")
-        self(s.body)
+        yield s.body
 
-    def visit_seq_stmt(self, s: SeqStmt) -> None:
+    def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         for x in s.seq:
-            self(x)
+            yield x
 
     def visit_evaluate(self, s: Evaluate) -> None:
         self.emit(expr_str(s.value))

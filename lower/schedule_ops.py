@@ -8,7 +8,8 @@ nest sharing the loops outside the first reduction loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
+from typing import Any
 
 from bound import BoundError
 from bound.infer import infer_normalized
@@ -20,8 +21,9 @@ from schedule import arith
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
 from schedule.functor import free_vars, substitute
-from schedule.graph import attach_ivar, attach_path
+from schedule.graph import attach_ivar, create_attach_path
 from schedule.itervar import IterVar, Range
+from schedule.recursion import drive
 from schedule.relation_passing import pass_up_index
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
@@ -76,6 +78,9 @@ def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: 
     return merge_thread_extents(_Builder(sn, bounds, keep_trivial, exact).build())
 
 
+Steps = Generator[Any, Any, Stmt]
+
+
 class _Builder:
     def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool) -> None:
         self.s = s
@@ -94,6 +99,7 @@ class _Builder:
             else:
                 raise LoweringError(f"stage '{st.name}': attach type {st.attach_type.name} is not supported")
         self.placed: set[Stage] = set()
+        self.paths = create_attach_path(s)
         self.threads = {iv: a.bind_thread for st in s.stages for iv, a in st.iter_var_attrs.items()
                         if a.bind_thread is not None}
         self.thread_tags = {t.var: t.thread_tag for t in self.threads.values()}
@@ -101,25 +107,28 @@ class _Builder:
         self.loop_vars |= set(self.thread_tags)
 
     def build(self) -> Stmt:
-        body = self.pipelines(self.roots, None)
+        body = drive(self.pipelines(self.roots, None))
         missing = [st.name for ivs in self.attached.values() for st in ivs if st not in self.placed]
         if missing:
             raise LoweringError(f"stage '{missing[0]}' is attached at a loop that does not exist in "
                                 "the loop nest")
         return body
 
-    def pipelines(self, stages: list[Stage], rest: Stmt | None) -> Stmt:
+    # Stages attached inside one another nest as deep as the pipeline is long: the builders are
+    # generators, run by schedule.recursion.drive, that yield where they would recurse.
+    def pipelines(self, stages: list[Stage], rest: Stmt | None) -> Steps:
         """The pipelines of *stages* (stage order, first outermost) around *rest*."""
         body = rest
         for st in reversed(stages):
-            body = self.pipeline(st, body)
+            body = yield self.pipeline(st, body)
         return body if body is not None else NO_OP
 
-    def pipeline(self, st: Stage, rest: Stmt | None) -> Stmt:
+    def pipeline(self, st: Stage, rest: Stmt | None) -> Steps:
         self.placed.add(st)
         if not isinstance(st.op, ComputeOp):
             raise LoweringError(f"stage '{st.name}': {type(st.op).__name__} cannot be lowered to loops")
-        body = seq(ProducerConsumer(st.op, True, self.compute(st)), rest)
+        produce = yield self.compute(st)
+        body = seq(ProducerConsumer(st.op, True, produce), rest)
         region = tuple(self.bounds[iv] for iv in st.op.axis)
         self.check_region_scope(st, region)
         for k in reversed(range(st.op.num_outputs)):
@@ -132,7 +141,7 @@ class _Builder:
         at the root) has no place to live."""
         around = set()
         in_kernel = False
-        for iv in attach_path(st):
+        for iv in self.paths[st]:
             around.add(iv.var)
             thread = self.threads.get(iv)
             if thread is not None:
@@ -151,34 +160,35 @@ class _Builder:
                                 "store it in a wider scope such as 'global'")
 
     # -- one stage's loops --------------------------------------------------------------------
-    def wrap(self, nest: LoopNest, inner: Stmt, start: int, stop: int, attach: bool) -> Stmt:
+    def wrap(self, nest: LoopNest, inner: Stmt, start: int, stop: int, attach: bool) -> Steps:
         """*inner* inside the levels [start, stop) of *nest*, with stages attached there."""
         body = inner
         for k in reversed(range(start, stop)):
             iv = nest.leaves[k]
             if attach and iv in self.attached:
-                body = self.pipelines(self.attached[iv], body)
+                body = yield self.pipelines(self.attached[iv], body)
             for w in reversed(nest.levels[k]):
                 body = w(body)
         return body
 
-    def compute(self, st: Stage) -> Stmt:
+    def compute(self, st: Stage) -> Steps:
         op = st.op
         assert isinstance(op, ComputeOp)
         leaves = st.leaf_iter_vars
         if any(arith.value_of(self.bounds[iv].extent) == 0 for iv in op.axis):
             return NO_OP  # nothing of this stage is read: it computes nothing
+            yield  # a generator all the same
         nest = make_loop_nest(st, self.bounds, leaves, self.keep_trivial)
         preds = self.checks(st, nest, nest.values, set(), False)
         if not isinstance(op.body[0], Reduce):
             provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
-            return self.wrap(nest, _guard(preds, seq(*provides)), 0, len(leaves), True)
+            return (yield self.wrap(nest, _guard(preds, seq(*provides)), 0, len(leaves), True))
         flags = reduction_flags(st)
         begin = next((k for k, iv in enumerate(leaves) if flags.get(iv, 0) & 2), len(leaves))
         update = _guard(preds, self.update(op, nest.values))
-        update = self.wrap(nest, update, begin, len(leaves), True)
+        update = yield self.wrap(nest, update, begin, len(leaves), True)
         if self.keep_trivial:  # TVM drops the init in this debugging mode
-            return self.wrap(nest, update, 0, begin, True)
+            return (yield self.wrap(nest, update, 0, begin, True))
         init_leaves = [iv for iv in leaves[begin:] if flags.get(iv, 0) != 2]
         init_nest = make_loop_nest(st, self.bounds, init_leaves, self.keep_trivial, rename=".init")
         values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
@@ -188,18 +198,18 @@ class _Builder:
         reduce_only = {iv for iv, flag in flags.items() if flag == 2}
         init_preds = self.checks(st, init_nest, values, reduce_only, True)
         init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
-        init = self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
-        return self.wrap(nest, seq(init, update), 0, begin, True)
+        init = yield self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
+        return (yield self.wrap(nest, seq(init, update), 0, begin, True))
 
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
                skip_root_domain: bool) -> list[Expr]:
-        preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact)
+        preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact, self.paths[st])
         # Bounds of loop-dependent reductions mention the roots; write them in terms of the loops.
         roots = {iv.var: values[iv] for iv in st.op.root_iter_vars if iv in values and values[iv] is not iv.var}
         preds = [substitute(p, roots) for p in preds] if roots else preds
         if not self.exact:
             return preds
-        outer = {iv.var for iv in attach_path(st)}
+        outer = {iv.var for iv in self.paths[st]}
         outer |= {a.bind_thread.var for s_ in self.s.stages for a in s_.iter_var_attrs.values()
                   if a.bind_thread is not None}
         return nest.tighten(preds, outer)

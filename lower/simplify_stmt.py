@@ -26,13 +26,13 @@ class _Simplify(StmtMutator):
     def visit_for(self, s: For) -> Stmt:
         lo, extent = self.mutate_expr(s.min), self.mutate_expr(s.extent)
         if arith.value_of(extent) == 1 and not self.keep_trivial:
-            return self(substitute_stmt(s.body, {s.loop_var: lo}))
+            return (yield substitute_stmt(s.body, {s.loop_var: lo}))
         if arith.value_of(extent) is not None and arith.value_of(extent) <= 0:
             return SeqStmt(())
         if arith.value_of(extent) != 1:
             # A kept loop of extent 1 stays a variable, as TVM's simplifier leaves it.
             self.analyzer.bind(s.loop_var, Range.from_min_extent(lo, extent))
-        body = self(s.body)
+        body = yield s.body
         if is_no_op(body):
             return body
         return For(s.loop_var, lo, extent, s.kind, body)
@@ -47,16 +47,20 @@ class _Simplify(StmtMutator):
         test = cond.args[0] if isinstance(cond, Call) and cond.name == "likely" else cond
         if isinstance(test, IntImm):
             chosen = s.then_case if test.value else s.else_case
-            return self(chosen) if chosen is not None else SeqStmt(())
-        then = self(s.then_case)
-        other = self(s.else_case) if s.else_case is not None else None
+            return (yield chosen) if chosen is not None else SeqStmt(())
+        then = yield s.then_case
+        other = (yield s.else_case) if s.else_case is not None else None
         return IfThenElse(cond, then, other)
 
     def visit_seq_stmt(self, s: SeqStmt) -> Stmt:
-        return seq(*(self(x) for x in s.seq))
+        out = []
+        for x in s.seq:
+            out.append((yield x))
+        return seq(*out)
 
     def visit_let_stmt(self, s: LetStmt) -> Stmt:
-        return LetStmt(s.var, self.mutate_expr(s.value), self(s.body))
+        value = self.mutate_expr(s.value)
+        return LetStmt(s.var, value, (yield s.body))
 
 
 def simplify_stmt(s: Stmt, *, keep_trivial: bool = False) -> Stmt:

@@ -1,7 +1,14 @@
-"""Traversal of statements: functor, visitor and mutator bases (expressions through a hook)."""
+"""Traversal of statements: functor, visitor and mutator bases (expressions through a hook).
+
+Loop nests and pipelines may be thousands of statements deep, so traversals do not recurse
+on Python's stack: a ``visit_<name>`` method that needs a child's result is a generator that
+yields the child (``body = yield s.body``), and :func:`schedule.recursion.drive` visits it on an
+explicit stack. A visit method that needs no child may stay an ordinary function.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import fields, replace
 from typing import Any, Generic, TypeVar
 
@@ -9,6 +16,7 @@ from lower.stmt import Stmt
 from schedule.errors import InternalError
 from schedule.expr import Expr
 from schedule.itervar import Range
+from schedule.recursion import run
 
 R = TypeVar("R")
 
@@ -17,21 +25,25 @@ class StmtFunctor(Generic[R]):
     """Dispatch ``s`` to ``visit_<s.visit_name>``; others go to :meth:`visit_default`."""
 
     def __call__(self, s: Stmt) -> R:
+        return run(self.dispatch(s), self.dispatch)
+
+    def dispatch(self, s: Stmt) -> Any:
+        """The result of visiting *s*, or a generator computing it (run by the caller)."""
         return getattr(self, "visit_" + s.visit_name, self.visit_default)(s)
 
-    def visit_default(self, s: Stmt) -> R:
+    def visit_default(self, s: Stmt) -> Any:
         raise InternalError(f"{type(self).__name__} has no visit_{s.visit_name}")
 
 
 class StmtVisitor(StmtFunctor[None]):
     """Visit every statement; :meth:`visit_expr` sees each expression field."""
 
-    def visit_default(self, s: Stmt) -> None:
+    def visit_default(self, s: Stmt) -> Generator[Any, Any, None]:
         for f in fields(s):  # type: ignore[arg-type]
             value = getattr(s, f.name)
             for item in value if isinstance(value, tuple) else (value,):
                 if isinstance(item, Stmt):
-                    self(item)
+                    yield item
                 elif isinstance(item, Expr):
                     self.visit_expr(item)
                 elif isinstance(item, Range):
@@ -45,26 +57,28 @@ class StmtVisitor(StmtFunctor[None]):
 class StmtMutator(StmtFunctor[Stmt]):
     """Rebuild only what changed; :meth:`mutate_expr` rewrites each expression field."""
 
-    def visit_default(self, s: Stmt) -> Stmt:
+    def visit_default(self, s: Stmt) -> Generator[Any, Any, Stmt]:
         changed: dict[str, Any] = {}
         for f in fields(s):  # type: ignore[arg-type]
             old = getattr(s, f.name)
-            new = self._field(old)
+            new = yield from self._field(old)
             if new is not old:
                 changed[f.name] = new
         return replace(s, **changed) if changed else s  # type: ignore[type-var]
 
-    def _field(self, value: Any) -> Any:
+    def _field(self, value: Any) -> Generator[Any, Any, Any]:
         if isinstance(value, Stmt):
-            return self(value)
+            return (yield value)
         if isinstance(value, Expr):
             return self.mutate_expr(value)
         if isinstance(value, Range):
             lo, ext = self.mutate_expr(value.min), self.mutate_expr(value.extent)
             return value if lo is value.min and ext is value.extent else Range.from_min_extent(lo, ext)
         if isinstance(value, tuple):
-            items = tuple(self._field(v) for v in value)
-            return value if all(a is b for a, b in zip(items, value)) else items
+            items = []
+            for v in value:
+                items.append((yield from self._field(v)))
+            return value if all(a is b for a, b in zip(items, value)) else tuple(items)
         return value
 
     def mutate_expr(self, e: Expr) -> Expr:

@@ -9,11 +9,14 @@ appear.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
+from typing import Any
 
 from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Stmt
 from lower.stmt_functor import StmtMutator
 from schedule.expr import StringImm
+from schedule.recursion import drive
 
 
 def allocation(s: Stmt) -> Buffer | None:
@@ -36,29 +39,29 @@ class _Hoist(StmtMutator):
         self.pending: list[list[Buffer]] = []
         self.in_scope = False  # inside a kernel or a parallel loop
 
-    def scope(self, body: Stmt) -> Stmt:
+    def scope(self, body: Stmt) -> Generator[Any, Any, Stmt]:
         self.pending.append([])
-        new = self(body)
+        new = yield body
         return allocate(self.pending.pop(), new)
 
-    def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
+    def visit_attr_stmt(self, s: AttrStmt) -> Generator[Any, Any, Stmt]:
         buf = allocation(s)
         if buf is not None:
             self.pending[-1].append(buf)
-            return self(s.body.body)  # type: ignore[attr-defined]
+            return (yield s.body.body)  # type: ignore[attr-defined]
         if s.key == "thread_extent" and not self.in_scope:
-            return self._enter(s)
-        return self.visit_default(s)
+            return (yield self._enter(s))
+        return (yield self.visit_default(s))
 
     def visit_for(self, s: For) -> Stmt:
         if s.kind == ForKind.PARALLEL and not self.in_scope:
             return self._enter(s)
         return self.visit_default(s)
 
-    def _enter(self, s: AttrStmt | For) -> Stmt:
+    def _enter(self, s: AttrStmt | For) -> Generator[Any, Any, Stmt]:
         self.in_scope = True
         try:
-            body = self.scope(s.body)
+            body = yield from self.scope(s.body)
         finally:
             self.in_scope = False
         return s if body is s.body else _with_body(s, body)
@@ -70,4 +73,5 @@ def _with_body(s: AttrStmt | For, body: Stmt) -> Stmt:
 
 def place_allocations(stmt: Stmt) -> Stmt:
     """*stmt* with every allocation at the start of its attach scope."""
-    return _Hoist().scope(stmt)
+    hoist = _Hoist()
+    return drive(hoist.scope(stmt), hoist.dispatch)

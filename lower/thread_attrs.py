@@ -27,16 +27,16 @@ class _Merge(StmtMutator):
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
         if s.key not in THREAD_KEYS or not isinstance(s.node, IterVar):
-            return self.visit_default(s)
+            return (yield self.visit_default(s))
         outer = self.scope.get(s.node)
         if outer is not None:
-            body = self(s.body)
+            body = yield s.body
             if self.analyzer.can_prove(arith.ge(s.value, outer)):
                 return body
             return IfThenElse(arith.lt(s.node.var, s.value), body)
         self.scope[s.node] = s.value
         try:
-            body = self(s.body)
+            body = yield s.body
         finally:
             del self.scope[s.node]
         return s if body is s.body else replace(s, body=body)

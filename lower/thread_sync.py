@@ -10,7 +10,10 @@ twice to catch a conflict between the end of one iteration and the start of the 
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass, field
+from types import GeneratorType
+from typing import Any
 
 from bound import IntervalSet, eval_set
 from lower.errors import LoweringError
@@ -19,6 +22,8 @@ from lower.stmt_functor import StmtFunctor, StmtMutator
 from schedule.expr import Call, Expr, StringImm, Var
 from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar, Range
+
+Steps = Generator[Stmt, None, None]
 
 #: The scopes whose buffers threads share within a block.
 SYNC_SCOPES = ("shared", "shared.dyn")
@@ -84,24 +89,24 @@ class _Planner(StmtFunctor[None]):
         if accesses and self.seqs:
             self.seqs[-1].append(_Entry(s, accesses))
 
-    def visit_attr_stmt(self, s: AttrStmt) -> None:
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         if s.key != "thread_extent" or not isinstance(s.node, IterVar):
-            self(s.body)
+            yield s.body
             return
         self.threads.append(s.node)
         if self.in_device:
-            self(s.body)
+            yield s.body
         else:
             self.in_device = True
             self.seqs.append([])
-            self(s.body)
+            yield s.body
             self.summarize(self.seqs.pop(), None)  # the end of a kernel synchronizes everything
             self.in_device = False
         self.threads.pop()
 
-    def visit_for(self, s: For) -> None:
+    def visit_for(self, s: For) -> Steps:
         self.seqs.append([])
-        self(s.body)
+        yield s.body
         accesses = self.summarize(self.seqs.pop(), s)
         relax = {s.loop_var: IntervalSet.from_range(Range.from_min_extent(s.min, s.extent))}
         for a in accesses:
@@ -112,27 +117,27 @@ class _Planner(StmtFunctor[None]):
         if accesses and self.seqs:
             self.seqs[-1].append(_Entry(s, accesses))
 
-    def visit_if_then_else(self, s: IfThenElse) -> None:
+    def visit_if_then_else(self, s: IfThenElse) -> Steps:
         self.conditions += 1
         self.seqs.append([])
-        self(s.then_case)
+        yield s.then_case
         accesses = self.summarize(self.seqs.pop(), None)
         if s.else_case is not None:
             self.seqs.append([])
-            self(s.else_case)
+            yield s.else_case
             accesses += self.summarize(self.seqs.pop(), None)
         if self.seqs:
             self.seqs[-1].append(_Entry(s, accesses))
         self.conditions -= 1
 
-    def visit_seq_stmt(self, s: SeqStmt) -> None:
+    def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         for x in s.seq:
-            self(x)
+            yield x
 
-    def visit_default(self, s: Stmt) -> None:  # allocate, let, produce: their bodies
+    def visit_default(self, s: Stmt) -> Steps:  # allocate, let, produce: their bodies
         body = getattr(s, "body", None)
         if body is not None:
-            self(body)
+            yield body
 
     # -- planning ------------------------------------------------------------------------------
     def summarize(self, entries: list[_Entry], loop: For | None) -> list[_Access]:
@@ -218,9 +223,13 @@ class _Inserter(StmtMutator):
         self.syncs = syncs
         self.scope = scope
 
-    def __call__(self, s: Stmt) -> Stmt:
-        out = super().__call__(s)
-        return seq(barrier(self.scope), out) if id(s) in self.syncs else out
+    def dispatch(self, s: Stmt) -> Any:
+        inner = super().dispatch(s)
+        return self._fenced(inner) if id(s) in self.syncs else inner
+
+    def _fenced(self, inner: Any) -> Generator[Any, Any, Stmt]:
+        out = (yield inner) if isinstance(inner, GeneratorType) else inner
+        return seq(barrier(self.scope), out)
 
 
 def thread_sync(stmt: Stmt) -> Stmt:

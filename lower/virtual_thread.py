@@ -12,7 +12,10 @@ memory) run once, so the barriers around them stay where they are.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
+from types import GeneratorType
+from typing import Any
 
 from lower.stmt import Allocate, AttrStmt, Buffer, Evaluate, For, ForKind, IfThenElse, LetStmt, Load, Stmt, Store, seq
 from lower.stmt_functor import StmtMutator, StmtVisitor
@@ -21,6 +24,8 @@ from schedule import arith
 from schedule.expr import Expr, IntImm, Var
 from schedule.functor import ExprMutator, post_order_visit
 from schedule.itervar import IterVar
+
+Steps = Generator[Stmt, None, None]
 
 #: Unroll the virtual threads of an innermost statement when there are fewer than this.
 _UNROLL_BELOW = 16
@@ -53,20 +58,20 @@ class _Touched(StmtVisitor):
             if u is not target:
                 self.affects.setdefault(id(u), []).append(target)
 
-    def visit_let_stmt(self, s: LetStmt) -> None:
+    def visit_let_stmt(self, s: LetStmt) -> Steps:
         self.record(s.var, [s.value])
-        self(s.body)
+        yield s.body
 
     def visit_store(self, s: Store) -> None:
         self.record(s.buffer, [s.value, s.index])
 
-    def visit_for(self, s: For) -> None:
+    def visit_for(self, s: For) -> Steps:
         self.record(s.loop_var, [s.min, s.extent])
-        self(s.body)
+        yield s.body
 
-    def visit_allocate(self, s: Allocate) -> None:
+    def visit_allocate(self, s: Allocate) -> Steps:
         self.record(s.buffer, list(s.buffer.extents))
-        self(s.body)
+        yield s.body
 
     def visit_evaluate(self, s: Evaluate) -> None:
         pass
@@ -125,19 +130,23 @@ class _Injector(StmtMutator):
     def mutate_expr(self, e: Expr) -> Expr:
         return self.exprs(e)
 
-    def __call__(self, s: Stmt) -> Stmt:
-        out = super().__call__(s)
+    def dispatch(self, s: Stmt) -> Any:
+        return self._visit(s)
+
+    def _visit(self, s: Stmt) -> Generator[Any, Any, Stmt]:
+        inner = super().dispatch(s)
+        out = (yield inner) if isinstance(inner, GeneratorType) else inner
         if self.visit_touched or self.trigger_base_inject:
             if not self.injected:
-                return self.inject(out, before_mutation=False)
+                return (yield self.inject(out, before_mutation=False))
             self.visit_touched = self.trigger_base_inject = False
         return out
 
-    def inject(self, s: Stmt, before_mutation: bool) -> Stmt:
+    def inject(self, s: Stmt, before_mutation: bool) -> Generator[Any, Any, Stmt]:
         self.visit_touched = self.trigger_base_inject = False
         self.injected = True
         if before_mutation:
-            s = self(s)
+            s = yield s
         self.injected = False
         self.visit_touched = False
         if self.max_loop_depth == 0 and self.count < _UNROLL_BELOW:
@@ -160,8 +169,8 @@ class _Injector(StmtMutator):
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
         value = self.exprs(s.value) if isinstance(s.value, Expr) else s.value
         if self.visit_touched and not self.injected:
-            return self.inject(s, before_mutation=True)
-        body = self(s.body)
+            return (yield self.inject(s, before_mutation=True))
+        body = yield s.body
         node = self.remap[id(s.node)][0] if id(s.node) in self.remap else s.node
         if value is s.value and body is s.body and node is s.node:
             return s
@@ -170,32 +179,32 @@ class _Injector(StmtMutator):
     def visit_let_stmt(self, s: LetStmt) -> Stmt:
         value = self.exprs(s.value)
         if self.visit_touched and not self.injected:
-            return self.inject(s, before_mutation=True)
+            return (yield self.inject(s, before_mutation=True))
         self.visit_touched = False
-        body = self(s.body)
+        body = yield s.body
         return s if value is s.value and body is s.body else LetStmt(s.var, value, body)
 
     def visit_for(self, s: For) -> Stmt:
         extent = self.exprs(s.extent)
         if self.visit_touched and not self.injected:
-            out = self.inject(s, before_mutation=True)
+            out = yield self.inject(s, before_mutation=True)
             self.max_loop_depth += 1
             return out
         self.visit_touched = False
-        body = self(s.body)
+        body = yield s.body
         self.max_loop_depth += 1
         return s if extent is s.extent and body is s.body else replace(s, extent=extent, body=body)
 
     def visit_if_then_else(self, s: IfThenElse) -> Stmt:
         cond = self.exprs(s.condition)
         if self.visit_touched and not self.injected:
-            return self.inject(s, before_mutation=True)
+            return (yield self.inject(s, before_mutation=True))
         self.visit_touched = False
-        then = self(s.then_case)
+        then = yield s.then_case
         other = None
         if s.else_case is not None:
             saved, self.max_loop_depth = self.max_loop_depth, 0
-            other = self(s.else_case)
+            other = yield s.else_case
             self.max_loop_depth = max(saved, self.max_loop_depth)
         if cond is s.condition and then is s.then_case and other is s.else_case:
             return s
@@ -205,14 +214,14 @@ class _Injector(StmtMutator):
         out = []
         for x in s.seq:  # type: ignore[attr-defined]
             saved, self.max_loop_depth = self.max_loop_depth, 0
-            out.append(self(x))
+            out.append((yield x))
             self.max_loop_depth = max(self.max_loop_depth, saved)
         return seq(*out)
 
     def visit_allocate(self, s: Allocate) -> Stmt:
         extents = tuple(self.exprs(e) for e in s.buffer.extents)
         if self.visit_touched and not self.injected:
-            return self.inject(s, before_mutation=True)
+            return (yield self.inject(s, before_mutation=True))
         self.visit_touched = False
         buf = s.buffer
         if id(buf) in self.touched or not self.allow_share:
@@ -221,7 +230,7 @@ class _Injector(StmtMutator):
                 stride = arith.mul(stride, e)
             buf = replace(buf, extents=(arith.mul(stride, arith.const(self.count, stride.dtype)),))
             self.remap[id(s.buffer)] = (buf, stride)
-        body = self(s.body)
+        body = yield s.body
         return s if buf is s.buffer and body is s.body else Allocate(buf, body)
 
 
@@ -238,22 +247,22 @@ class _Scopes(StmtVisitor):
         self.accessed: set[int] = set()
         self.buffers: dict[int, Buffer] = {}
 
-    def visit_attr_stmt(self, s: AttrStmt) -> None:
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         if s.key == "virtual_thread" and isinstance(s.node, IterVar):
             var = s.node.var
             self.extents.setdefault(var, set()).add(s.value.value if isinstance(s.value, IntImm) else -1)
             self.bodies.setdefault(var, []).append(s.body)
             self.open.append(var)
-            self(s.body)
+            yield s.body
             self.open.pop()
             return
-        self(s.body)
+        yield s.body
 
-    def visit_allocate(self, s: Allocate) -> None:
+    def visit_allocate(self, s: Allocate) -> Steps:
         self.buffers[id(s.buffer)] = s.buffer
         for var in self.open:
             self.allocated_inside.setdefault(var, set()).add(id(s.buffer))
-        self(s.body)
+        yield s.body
 
     def access(self, buf: Buffer) -> None:
         self.accessed.add(id(buf))
@@ -293,17 +302,19 @@ class _Privatize(StmtMutator):
         if s.key == "virtual_thread" and isinstance(s.node, IterVar) and s.node.var in self.plan:
             self.open.append(s.node.var)
             try:
-                return self.visit_default(s)
+                return (yield self.visit_default(s))
             finally:
                 self.open.pop()
         if id(s.node) in self.new_buffers:
-            return AttrStmt(self.new_buffers[id(s.node)][1], s.key, s.value, self(s.body))
-        return self.visit_default(s)
+            body = yield s.body
+            return AttrStmt(self.new_buffers[id(s.node)][1], s.key, s.value, body)
+        return (yield self.visit_default(s))
 
-    def visit_allocate(self, s: Allocate) -> Stmt:
+    def visit_allocate(self, s: Allocate) -> Generator[Any, Any, Stmt]:
         if id(s.buffer) in self.new_buffers:
-            return Allocate(self.new_buffers[id(s.buffer)][1], self(s.body))
-        return self.visit_default(s)
+            body = yield s.body
+            return Allocate(self.new_buffers[id(s.buffer)][1], body)
+        return (yield self.visit_default(s))
 
     def visit_store(self, s: Store) -> Stmt:
         value, index = self.exprs(s.value), self.exprs(s.index)
@@ -353,8 +364,8 @@ def _privatize(stmt: Stmt) -> Stmt:
 
 
 class _Virtual(StmtMutator):
-    def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
-        s2 = self.visit_default(s)
+    def visit_attr_stmt(self, s: AttrStmt) -> Generator[Any, Any, Stmt]:
+        s2 = yield self.visit_default(s)
         assert isinstance(s2, AttrStmt)
         if s2.key != "virtual_thread" or not isinstance(s2.node, IterVar) or not isinstance(s2.value, IntImm):
             return s2

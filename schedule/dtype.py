@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _DTYPE_RE = re.compile(r"^(bool|int|uint|float|handle)(\d*)$")
 _DEFAULT_BITS = {"bool": 1, "int": 32, "uint": 32, "float": 32, "handle": 64}
@@ -18,6 +19,12 @@ def check_dtype(dtype: object) -> str:
     """
     if not isinstance(dtype, str):
         raise TypeError(f"dtype must be a string such as 'float32', not {type(dtype).__name__}")
+    return _canonical(dtype)
+
+
+# Every node checks its dtype: the few distinct strings are parsed once each.
+@lru_cache(maxsize=256)
+def _canonical(dtype: str) -> str:
     m = _DTYPE_RE.match(dtype)
     if not m:
         raise ValueError(f"unknown dtype '{dtype}'; expected bool, int8..int64, uint8..uint64, "
@@ -28,6 +35,7 @@ def check_dtype(dtype: object) -> str:
     return "bool" if code == "bool" else f"{code}{bits}"
 
 
+@lru_cache(maxsize=256)
 def type_code(dtype: str) -> str:
     """``"int"``, ``"uint"``, ``"float"``, ``"bool"`` or ``"handle"``."""
     m = _DTYPE_RE.match(dtype)
@@ -35,6 +43,7 @@ def type_code(dtype: str) -> str:
     return m.group(1)
 
 
+@lru_cache(maxsize=256)
 def bits(dtype: str) -> int:
     """Bit width of *dtype* (``bool`` has 1)."""
     m = _DTYPE_RE.match(dtype)
@@ -60,6 +69,7 @@ def is_index(dtype: str) -> bool:
     return is_int(dtype)
 
 
+@lru_cache(maxsize=256)
 def int_range(dtype: str) -> tuple[int, int]:
     """Inclusive value range of an integer or bool *dtype*."""
     code, b = type_code(dtype), bits(dtype)

@@ -85,6 +85,8 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
 
 
 class _Evaluator(ExprFunctor[Any]):
+    bottom_up = False  # conditions are lazy and reductions rebind variables
+
     def __init__(self, env: Mapping[Var, Number], load: LoadFn | None) -> None:
         self._env = dict(env)
         self._load = load

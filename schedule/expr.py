@@ -94,7 +94,12 @@ class Expr:
 
     @cached_property
     def _structural_hash(self) -> int:
+        _functor.prepare_hashes(self)  # children first, so deep trees hash without recursion
         return hash((type(self).__name__, *(_hash_field(getattr(self, f.name)) for f in fields(self))))
+
+    @cached_property
+    def _height(self) -> int:
+        return _functor.height(self)
 
     def __str__(self) -> str:
         return _printer.expr_str(self)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import fields, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from schedule.errors import InternalError
 from schedule.expr import Expr, FloatImm, Reduce, Var
@@ -13,14 +13,101 @@ from schedule.itervar import IterVar, Range
 R = TypeVar("R")
 
 
+#: Trees higher than this are visited bottom up (see :class:`ExprFunctor`).
+DEEP = 60
+
+
 class ExprFunctor(Generic[R]):
-    """Dispatch ``e`` to ``visit_<e.visit_name>``; other node types go to :meth:`visit_default`."""
+    """Dispatch ``e`` to ``visit_<e.visit_name>``; other node types go to :meth:`visit_default`.
+
+    Visitors recurse, but a tree deeper than :data:`DEEP` is visited bottom up first: its high
+    nodes, children before parents, each result kept for its parent, so the recursion never
+    goes deeper than about :data:`DEEP` whatever the tree's height. This holds for functors
+    whose result depends only on the node; others set :attr:`bottom_up` to False.
+    """
+
+    bottom_up: ClassVar[bool] = True
+    _bu_memo: dict[int, tuple[Expr, Any]] | None = None
+    _bu_current: Expr | None = None
 
     def __call__(self, e: Expr) -> R:
+        memo = self._bu_memo
+        if memo is not None:
+            hit = memo.get(id(e))
+            if hit is not None and hit[0] is e:
+                return hit[1]
+        if self.bottom_up and e is not self._bu_current and e._height > DEEP:
+            return self._visit_bottom_up(e)
         return getattr(self, "visit_" + e.visit_name, self.visit_default)(e)
+
+    def _visit_bottom_up(self, e: Expr) -> R:
+        outer = self._bu_memo is None
+        memo: dict[int, tuple[Expr, Any]] = {} if outer else self._bu_memo  # type: ignore[assignment]
+        saved = self._bu_current
+        self._bu_memo = memo
+        try:
+            for x in _post_order_above(e, DEEP // 2, memo):
+                self._bu_current = x
+                memo[id(x)] = (x, self(x))
+            return memo[id(e)][1]
+        finally:
+            self._bu_current = saved
+            if outer:
+                del self._bu_memo
 
     def visit_default(self, e: Expr) -> R:
         raise InternalError(f"{type(self).__name__} has no visit_{e.visit_name}")
+
+
+def _post_order_above(e: Expr, height: int, done: dict[int, tuple[Expr, Any]]) -> list[Expr]:
+    """The distinct nodes of *e* higher than *height* and not in *done*, children first."""
+    order: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        key = id(node)
+        if key in seen or (key in done and done[key][0] is node):
+            continue
+        seen.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children(node) if c._height > height)
+    return order
+
+
+def height(e: Expr) -> int:
+    """The number of levels of *e* (a leaf has 1), computed without recursion and cached."""
+    stack = [e]
+    while stack:
+        x = stack[-1]
+        if "_height" in x.__dict__:
+            stack.pop()
+            continue
+        kids = list(children(x))
+        pending = [c for c in kids if "_height" not in c.__dict__]
+        if pending:
+            stack.extend(pending)
+            continue
+        x.__dict__["_height"] = 1 + max((c.__dict__["_height"] for c in kids), default=0)
+        stack.pop()
+    return e.__dict__["_height"]
+
+
+def prepare_hashes(e: Expr) -> None:
+    """Compute the structural hash of every node below *e*, children first (no recursion)."""
+    stack = [(c, False) for c in children(e)]
+    while stack:
+        x, expanded = stack.pop()
+        if "_structural_hash" in x.__dict__:
+            continue
+        if expanded:
+            x._structural_hash  # noqa: B018 - caches it, its children being ready
+            continue
+        stack.append((x, True))
+        stack.extend((c, False) for c in children(x) if "_structural_hash" not in c.__dict__)
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -50,6 +137,8 @@ def children(e: Expr) -> Iterator[Expr]:
 
 class ExprVisitor(ExprFunctor[None]):
     """Walk every node once per occurrence; override ``visit_<name>`` and call :meth:`visit_children`."""
+
+    bottom_up = False  # side effects happen once per occurrence
 
     def visit_default(self, e: Expr) -> None:
         self.visit_children(e)
@@ -163,41 +252,51 @@ def structural_equal(a: Any, b: Any) -> bool:
 
 def _equal(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, int]]) -> bool:
     # *same* holds the pairs (of nodes of the two trees) already found equal outside any
-    # reducer: trees that share sub-expressions compare in time proportional to their distinct nodes.
-    if a is b:
-        return True
-    key = (id(a), id(b))
-    if not binding and key in same:
-        return True
-    if not _equal_nodes(a, b, binding, same):
-        return False
-    if not binding:
-        same.add(key)
+    # reducer, so trees that share sub-expressions compare in time proportional to their
+    # distinct nodes. Pairs are compared from an explicit stack: trees may be very deep.
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y:
+            continue
+        key = (id(x), id(y))
+        if not binding:
+            if key in same:
+                continue
+            same.add(key)  # any difference found later ends the whole comparison
+        pairs = _equal_nodes(x, y, binding, same)
+        if pairs is None:
+            return False
+        stack.extend(pairs)
     return True
 
 
-def _equal_nodes(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, int]]) -> bool:
+def _equal_nodes(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, int]]
+                 ) -> list[tuple[Any, Any]] | None:
+    """The pairs of children to compare next if *a* and *b* match at the top, else None."""
     if isinstance(a, Var) or isinstance(b, Var):
-        return isinstance(a, Var) and binding.get(a) is b
+        return [] if isinstance(a, Var) and binding.get(a) is b else None
     if isinstance(a, IterVar) or isinstance(b, IterVar):
-        return isinstance(a, IterVar) and isinstance(b, IterVar) and _equal(a.var, b.var, binding, same)
+        return [(a.var, b.var)] if isinstance(a, IterVar) and isinstance(b, IterVar) else None
     if type(a) is not type(b):
-        return False
+        return None
     if isinstance(a, tuple):
-        return len(a) == len(b) and all(_equal(x, y, binding, same) for x, y in zip(a, b))
+        return list(zip(a, b)) if len(a) == len(b) else None
     if isinstance(a, FloatImm):
-        return a.dtype == b.dtype and (a.value == b.value or (a.value != a.value and b.value != b.value))
+        ok = a.dtype == b.dtype and (a.value == b.value or (a.value != a.value and b.value != b.value))
+        return [] if ok else None
     if isinstance(a, Expr):
-        return all(_equal(getattr(a, f.name), getattr(b, f.name), binding, same) for f in fields(a))
+        return [(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)]
     from schedule.reduce import CommReducer
 
     if isinstance(a, CommReducer):
         if len(a.lhs) != len(b.lhs) or len(a.rhs) != len(b.rhs):
-            return False
+            return None
         inner = {**binding, **dict(zip(a.lhs, b.lhs)), **dict(zip(a.rhs, b.rhs))}
-        return (_equal(a.result, b.result, inner, same)
-                and _equal(a.identity_element, b.identity_element, binding, same))
+        ok = (_equal(a.result, b.result, inner, same)
+              and _equal(a.identity_element, b.identity_element, binding, same))
+        return [] if ok else None
     if isinstance(a, (str, int, float)):
-        return a == b
+        return [] if a == b else None
     # Tensors compare by (operation, output index); operations and anything else by identity.
-    return bool(a == b) if hasattr(a, "value_index") else False
+    return [] if (hasattr(a, "value_index") and bool(a == b)) else None

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Generator
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, Any
 
 from schedule.errors import ScheduleError
-from schedule.expr import Expr, ProducerLoad, Reduce, Var
-from schedule.functor import ExprMutator, substitute
+from schedule.expr import Expr, IntImm, ProducerLoad, Reduce, Var
+from schedule.functor import children, substitute
 from schedule.graph import attach_ivar
 from schedule.itervar import IterVar
+from schedule.recursion import drive
 from schedule.relations import Fuse, Rebase
 from schedule.stage import AttachType
 from schedule.tensor import ComputeOp, Operation, Tensor
@@ -26,58 +29,83 @@ def normalize(sch: Schedule) -> Schedule:
     return new
 
 
-class _Inline(ExprMutator):
-    """Replace each read of an inlined operation by its (already expanded) body at the read's indices."""
+class _Expander:
+    """Each read of an inlined operation replaced by its body at the read's indices, the
+    inlined operations that body reads expanded in turn.
 
-    def __init__(self, expanded: dict[Operation, tuple[list[Var], Expr]]) -> None:
-        self._expanded = expanded
+    Bodies are expanded where they are read, on an explicit stack, so a chain of N inlined
+    stages costs the size of the final expression, not N copies of growing ones.
+    """
 
-    def visit_producer_load(self, e: ProducerLoad) -> Expr:
-        e2 = self.visit_default(e)
-        assert isinstance(e2, ProducerLoad)
-        found = self._expanded.get(e2.producer.op)
-        if found is None:
-            return e2
-        args, body = found
-        return substitute(body, dict(zip(args, e2.indices)))
+    def __init__(self, inlined: dict[Operation, tuple[list[Var], Expr]]) -> None:
+        self.inlined = inlined
 
+    def __call__(self, body: tuple[Expr, ...]) -> tuple[Expr, ...]:
+        if isinstance(body[0], Reduce):
+            new = drive(self.expand(body[0]))
+            if new is body[0]:
+                return body
+            return tuple(Reduce(new.combiner, new.source, new.axis, new.condition, k, new.init)
+                         for k in range(len(body)))
+        return tuple(drive(self.expand(b)) for b in body)
 
-def _inline_into(body: tuple[Expr, ...], mutator: _Inline) -> tuple[Expr, ...]:
-    if isinstance(body[0], Reduce):
-        new = mutator(body[0])
-        if new is body[0]:
-            return body
-        assert isinstance(new, Reduce)
-        return tuple(Reduce(new.combiner, new.source, new.axis, new.condition, k, new.init)
-                     for k in range(len(body)))
-    return tuple(mutator(b) for b in body)
+    def expand(self, e: Expr) -> Generator[Any, Any, Expr]:
+        if isinstance(e, (Var, IntImm)) or (isinstance(e, Expr) and not any(True for _ in children(e))):
+            return e
+        if isinstance(e, ProducerLoad):
+            indices = []
+            for i in e.indices:
+                indices.append((yield self.expand(i)))
+            found = self.inlined.get(e.producer.op)
+            if found is not None:
+                args, body = found
+                return (yield self.expand(substitute(body, dict(zip(args, indices)))))
+            return e if all(a is b for a, b in zip(indices, e.indices)) else ProducerLoad(e.producer, tuple(indices))
+        if isinstance(e, Reduce):
+            source = []
+            for x in e.source:
+                source.append((yield self.expand(x)))
+            condition = yield self.expand(e.condition)
+            if all(a is b for a, b in zip(source, e.source)) and condition is e.condition:
+                return e
+            return Reduce(e.combiner, tuple(source), e.axis, condition, e.value_index, e.init)
+        changed: dict[str, Any] = {}
+        for f in fields(e):
+            old = getattr(e, f.name)
+            if isinstance(old, Expr):
+                new = yield self.expand(old)
+            elif isinstance(old, tuple) and old and all(isinstance(v, Expr) for v in old):
+                items = []
+                for v in old:
+                    items.append((yield self.expand(v)))
+                new = old if all(a is b for a, b in zip(items, old)) else tuple(items)
+            else:
+                continue
+            if new is not old:
+                changed[f.name] = new
+        return replace(e, **changed) if changed else e
 
 
 def inject_inline(sch: Schedule) -> None:
-    """Substitute every stage marked Inline into its readers and mark it InlinedAlready.
-
-    Stages are visited producers first, each inlined body expanded once (with the inlined
-    stages it reads already in it), so a chain of inlined stages collapses in one pass.
-    """
-    expanded: dict[Operation, tuple[list[Var], Expr]] = {}
-    mutator = _Inline(expanded)
+    """Substitute every stage marked Inline into its readers and mark it InlinedAlready."""
+    inlined: dict[Operation, tuple[list[Var], Expr]] = {}
+    expand = _Expander(inlined)
     repl: dict[Tensor, Tensor] = {}
     for st in sch.stages:
         op: Operation = st.op
         if not isinstance(op, ComputeOp):
-            inlined = [t.op.name for t in op.input_tensors if t.op in expanded]
-            if inlined:
-                raise ScheduleError(f"normalize: stage '{inlined[0]}' is inlined but read by the "
+            names = [t.op.name for t in op.input_tensors if t.op in inlined]
+            if names:
+                raise ScheduleError(f"normalize: stage '{names[0]}' is inlined but read by the "
                                     f"extern stage '{st.name}', which needs it computed")
-        elif expanded and any(t.op in expanded for t in op.input_tensors):
-            body = _inline_into(op.body, mutator)
+        elif st.attach_type == AttachType.Inline:
+            st.attach_type = AttachType.InlinedAlready
+            inlined[st.op] = ([iv.var for iv in op.axis], op.body[0])
+            continue
+        elif inlined and any(t.op in inlined for t in op.input_tensors):
+            body = expand(op.body)
             if any(a is not b for a, b in zip(body, op.body)):
                 op = ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
-        if st.attach_type == AttachType.Inline:
-            assert isinstance(op, ComputeOp)
-            st.attach_type = AttachType.InlinedAlready
-            expanded[st.op] = ([iv.var for iv in op.axis], op.body[0])
-            continue
         op = op.replace_inputs(repl)
         if op is not st.op:
             for k in range(st.op.num_outputs):

@@ -42,6 +42,10 @@ from schedule.functor import ExprFunctor
 
 _INFIX = {Add: "+", Sub: "-", Mul: "*", EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
 
+#: Python's parser nests parentheses only 200 deep: every this many levels of an expression
+#: continue in a function of no arguments (a thunk), called where the value is needed.
+_CUT = 30
+
 
 class ExprSource(ExprFunctor[str]):
     """The Python text of an expression; variables must be in scope (:attr:`defined`)."""
@@ -50,6 +54,27 @@ class ExprSource(ExprFunctor[str]):
         self.names = names
         self.checks = checks
         self.defined: dict[Var, int] = {}  # variables in scope, with how many scopes define them
+        self.thunks: list[str] = []  # definitions the next statement needs first
+
+    def __call__(self, e: Expr) -> str:
+        memo = self._bu_memo
+        if memo is not None:
+            hit = memo.get(id(e))
+            if hit is not None and hit[0] is e:
+                return hit[1]
+        text = super().__call__(e)
+        height = e._height
+        if height >= _CUT and height % _CUT == 0:
+            # Evaluated where it is called, as the expression would be: lazy branches stay lazy.
+            name = self.names.fresh("_t")
+            self.thunks += [f"def {name}():", f"    return {text}"]
+            return f"{name}()"
+        return text
+
+    def take_thunks(self) -> list[str]:
+        """The thunk definitions made since the last call (to emit before the statement)."""
+        out, self.thunks = self.thunks, []
+        return out
 
     def visit_int_imm(self, e: IntImm) -> str:
         return str(bool(e.value)) if is_bool(e.dtype) else str(e.value)

@@ -13,7 +13,7 @@ after another; with barriers each thread is a generator and the block runs them 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
 from lower.backend.kernel import Kernel, analyze_kernel, check_races, contains_barrier
@@ -42,6 +42,8 @@ from schedule.itervar import IterVar
 #: Python allows only 20 statically nested blocks; deeper nests continue in a helper function.
 _MAX_DEPTH = 16
 
+Steps = Generator[Stmt, None, None]
+
 
 class _StmtSource(StmtFunctor[None]):
     def __init__(self, names: Names, checks: bool) -> None:
@@ -60,7 +62,9 @@ class _StmtSource(StmtFunctor[None]):
 
     # -- emitting ------------------------------------------------------------------------------
     def emit(self, text: str) -> None:
-        self.lines.append("    " * self.indent + text)
+        pad = "    " * self.indent
+        self.lines += [pad + line for line in self.expr.take_thunks()]
+        self.lines.append(pad + text)
 
     def define(self, var: Var) -> str:
         """Bring *var* into scope; its Python name."""
@@ -74,15 +78,15 @@ class _StmtSource(StmtFunctor[None]):
         del self.scope[len(self.scope) - 1 - self.scope[::-1].index(name)]
         self.expr.defined[var] -= 1
 
-    def block(self, head: str, body: Stmt, new_var: Var | None = None) -> None:
+    def block(self, head: str, body: Stmt, new_var: Var | None = None) -> Steps:
         self.emit(head)
         self.indent += 1
         self.depth += 1
         mark = len(self.lines)
         if self.depth >= _MAX_DEPTH:
-            self.outline(body)
+            yield from self.outline(body)
         else:
-            self(body)
+            yield body
         if len(self.lines) == mark:
             self.emit("pass")
         self.indent -= 1
@@ -90,13 +94,13 @@ class _StmtSource(StmtFunctor[None]):
         if new_var is not None:
             self.undefine(new_var)
 
-    def outline(self, body: Stmt) -> None:
+    def outline(self, body: Stmt) -> Steps:
         """Continue *body* in a helper function taking every name in scope."""
         name = self.names.fresh(f"_nest{len(self.helpers)}")
         params = ", ".join(dict.fromkeys(self.scope))
         saved = self.lines, self.indent, self.depth
         self.lines, self.indent, self.depth = [], 1, 0
-        self(body)
+        yield body
         inner = self.lines or ["    pass"]
         self.lines, self.indent, self.depth = saved
         self.helpers.append([f"def {name}({params}):", *inner])
@@ -111,31 +115,32 @@ class _StmtSource(StmtFunctor[None]):
         self.scope.append(name)
 
     # -- statements ----------------------------------------------------------------------------
-    def visit_for(self, s: For) -> None:
+    def visit_for(self, s: For) -> Steps:
         lo, ext = self.expr(s.min), self.expr(s.extent)
         rng = f"range({ext})" if lo == "0" else f"range({lo}, {lo} + {ext})"
         v = self.define(s.loop_var)
-        self.block(f"for {v} in {rng}:", s.body, s.loop_var)
+        yield from self.block(f"for {v} in {rng}:", s.body, s.loop_var)
 
-    def visit_attr_stmt(self, s: AttrStmt) -> None:
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         if s.key == "thread_extent" and isinstance(s.node, IterVar):
             if self.kernel is None:
                 kernel = analyze_kernel(s)
                 check_races(kernel)
-                self.run_kernel(kernel)
+                yield from self.run_kernel(kernel)
             elif self.kernel.guarded(s.node.thread_tag):
-                self.block(f"if {self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)}:", s.body)
+                yield from self.block(f"if {self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)}:",
+                                      s.body)
             else:
-                self(s.body)
+                yield s.body
         elif s.key == "virtual_thread" and isinstance(s.node, IterVar):
             # Only a virtual thread of non-constant extent is left by then: its copies in turn.
             ext = self.expr(s.value)
             v = self.define(s.node.var)
-            self.block(f"for {v} in range({ext}):", s.body, s.node.var)
+            yield from self.block(f"for {v} in range({ext}):", s.body, s.node.var)
         else:
-            self(s.body)
+            yield s.body
 
-    def run_kernel(self, k: Kernel) -> None:
+    def run_kernel(self, k: Kernel) -> Steps:
         """Every block of *k*, and in each every thread, runs the kernel body."""
         self.kernel = k
         scope_mark = len(self.scope)
@@ -165,7 +170,7 @@ class _StmtSource(StmtFunctor[None]):
             self.indent += 1
             self.scope += [self.hw[t] for t in tags]
             self.in_generator = True
-            self.thread_body(k)
+            yield from self.thread_body(k)
             self.in_generator = False
             self.indent -= 1
             loops = " ".join(f"for {self.hw[t]} in range({self.launch[t]})" for t in tags)
@@ -176,7 +181,7 @@ class _StmtSource(StmtFunctor[None]):
                 self.scope.append(self.hw[tag])
                 self.indent += 1
                 self.depth += 1
-            self.thread_body(k)
+            yield from self.thread_body(k)
             self.indent -= len(tags)
             self.depth -= len(tags)
         self.indent -= len(opened)
@@ -184,7 +189,7 @@ class _StmtSource(StmtFunctor[None]):
         del self.scope[scope_mark:]  # names of the kernel's threads and buffers end with it
         self.kernel, self.hw, self.launch = None, {}, {}
 
-    def thread_body(self, k: Kernel) -> None:
+    def thread_body(self, k: Kernel) -> Steps:
         """One thread's run: its local buffers, every bound variable at its index, the body."""
         for buf in k.per_thread:
             self.allocate(buf)
@@ -192,17 +197,18 @@ class _StmtSource(StmtFunctor[None]):
             self.emit(f"{self.define(iv.var)} = {self.hw[iv.thread_tag]}")
         mark = len(self.lines)
         if k.guarded(k.root.node.thread_tag):  # type: ignore[union-attr]
-            self.block(f"if {self.names(k.root.node.var, '')} < {self.expr(k.root.value)}:", k.body)  # type: ignore[union-attr]
+            yield from self.block(f"if {self.names(k.root.node.var, '')} < {self.expr(k.root.value)}:",  # type: ignore[union-attr]
+                                  k.body)
         else:
-            self(k.body)
+            yield k.body
         if len(self.lines) == mark:
             self.emit("pass")
         for iv in reversed(k.threads):
             self.undefine(iv.var)
 
-    def visit_allocate(self, s: Allocate) -> None:
+    def visit_allocate(self, s: Allocate) -> Steps:
         self.allocate(s.buffer)
-        self(s.body)
+        yield s.body
 
     def visit_store(self, s: Store) -> None:
         buf = self.names(s.buffer, s.buffer.name)
@@ -212,24 +218,24 @@ class _StmtSource(StmtFunctor[None]):
         else:
             self.emit(f"{buf}[{index}] = {value}")
 
-    def visit_if_then_else(self, s: IfThenElse) -> None:
-        self.block(f"if {self.expr(s.condition)}:", s.then_case)
+    def visit_if_then_else(self, s: IfThenElse) -> Steps:
+        yield from self.block(f"if {self.expr(s.condition)}:", s.then_case)
         if s.else_case is not None:
-            self.block("else:", s.else_case)
+            yield from self.block("else:", s.else_case)
 
-    def visit_let_stmt(self, s: LetStmt) -> None:
+    def visit_let_stmt(self, s: LetStmt) -> Steps:
         value = self.expr(s.value)
         v = self.define(s.var)
         self.emit(f"{v} = {value}")
-        self(s.body)
+        yield s.body
         self.undefine(s.var)
 
-    def visit_seq_stmt(self, s: SeqStmt) -> None:
+    def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         for x in s.seq:
-            self(x)
+            yield x
 
-    def visit_producer_consumer(self, s: ProducerConsumer) -> None:
-        self(s.body)
+    def visit_producer_consumer(self, s: ProducerConsumer) -> Steps:
+        yield s.body
 
     def visit_evaluate(self, s: Evaluate) -> None:
         if is_barrier(s):
