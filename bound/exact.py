@@ -69,12 +69,13 @@ def nonempty_extent(e: Expr) -> Expr:
 
 def iteration_constraints(cs: Stage, ret: Mapping[IterVar, Range], view: LoopView
                           ) -> tuple[dict[Var, Expr], list[Expr]]:
-    """Root values of *cs* (root var -> expression in loop vars) and the guards its loops obey."""
+    """Root values of *cs* (root var -> expression in loop vars) and the guards its loops obey
+    (but those of the fixed loops, which :func:`read_region` adds where the region needs them)."""
     values: dict[IterVar, Expr] = dict(view.leaf_values)
-    factors = {iv: Range.from_min_extent(r.min, nonempty_extent(r.extent)) for iv, r in ret.items()}
+    own = [*cs.all_iter_vars, *cs.leaf_iter_vars, *(rel.rebased for rel in cs.relations if isinstance(rel, Rebase))]
+    factors = {iv: Range.from_min_extent(ret[iv].min, nonempty_extent(ret[iv].extent)) for iv in own if iv in ret}
     pass_up_index(cs, factors, values)
     guards: list[Expr] = [_in_range(v, r) for v, r in view.all_relaxed.items()]
-    guards += [_in_range(v, r) for v, r in view.fixed.items()]
     inner_ivs: list[IterVar] = []
     for rel in cs.relations:
         match rel:
@@ -93,14 +94,57 @@ def iteration_constraints(cs: Stage, ret: Mapping[IterVar, Range], view: LoopVie
     return {iv.var: values[iv] for iv in roots}, guards
 
 
+def connected(guards: Sequence[Expr], seeds: set[Var], ranges: Mapping[Var, Range] | None = None
+              ) -> list[Expr]:
+    """The guards that share a variable with *seeds*, directly or through other guards, and
+    ``lo <= v < lo + extent`` for each variable *v* of *ranges* so reached.
+
+    The others only bound loops the region does not depend on: leaving them out keeps the
+    isl problem as small as what it is about (a stage deep in a pipeline sits inside
+    hundreds of loops, each a parameter otherwise). Constant guards are kept.
+    """
+    ranges = ranges or {}
+    vars_of = [free_vars([g]) for g in guards]
+    by_var: dict[Var, list[int]] = {}
+    for k, vs in enumerate(vars_of):
+        for v in vs:
+            by_var.setdefault(v, []).append(k)
+    kept = {k for k, vs in enumerate(vars_of) if not vs}
+    pending = list(seeds)
+    reached = set(seeds)
+    in_ranges: list[Var] = []
+
+    def reach(vs: Sequence[Var]) -> None:
+        for v in vs:
+            if v not in reached:
+                reached.add(v)
+                pending.append(v)
+    while pending:
+        v = pending.pop()
+        r = ranges.get(v)
+        if r is not None:
+            in_ranges.append(v)
+            reach(free_vars([r.min, r.extent]))
+        for k in by_var.get(v, ()):
+            if k not in kept:
+                kept.add(k)
+                reach(vars_of[k])
+    order = {v: n for n, v in enumerate(ranges)}
+    return ([g for k, g in enumerate(guards) if k in kept]
+            + [_in_range(v, ranges[v]) for v in sorted(in_ranges, key=order.__getitem__)])
+
+
 def read_region(accesses: Sequence[Access], root_values: Mapping[Var, Expr], guards: Sequence[Expr],
-                relaxed: Sequence[Var], names: IslNames) -> IslSet:
-    """The union over *accesses* of the elements read, as a set over ``a0, a1, ...``."""
+                relaxed: Sequence[Var], names: IslNames, fixed: Mapping[Var, Range] | None = None) -> IslSet:
+    """The union over *accesses* of the elements read, as a set over ``a0, a1, ...``; *fixed*
+    gives the ranges of the loops the region is per iteration of."""
     ndim = len(accesses[0].indices)
     dims = [names.fresh(f"a{d}") for d in range(ndim)]
     rows = [([substitute(i, root_values) for i in acc.indices], substitute(acc.condition, root_values))
             for acc in accesses]
-    exprs = [*guards, *(c for _, c in rows), *(i for idx, _ in rows for i in idx)]
+    reads = [*(c for _, c in rows), *(i for idx, _ in rows for i in idx)]
+    guards = connected(guards, set(free_vars(reads)) | set(relaxed), fixed)
+    exprs = [*guards, *reads]
     relaxed_set = set(relaxed)
     params = [names[v] for v in free_vars(exprs) if v not in relaxed_set]
     b = Builder(names, [*(names[v] for v in relaxed), *dims], params)
@@ -116,16 +160,31 @@ def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
                   names: Mapping[Var, tuple[int | None, int | None]], shape_vars: Sequence[Var] = ()) -> list[Range]:
     """The per-dimension hull of *region* as ranges in the loop variables of *fixed* and the
     named bounds of *names* (with their constant bounds); *shape_vars* are at least 0."""
-    guards = [_in_range(v, r) for v, r in fixed.items()]
-    used = set(free_vars(guards))
-    for name in region.param_names:
-        used.add(region.names.var(name))
+    params = {region.names.var(name) for name in region.param_names}
+    guards = connected([], params, fixed)
+    used = set(free_vars(guards)) | params
     for v in used & names.keys():
         lo, hi = names[v]
         if lo is not None:
             guards.append(arith.ge(v, lo))
         if hi is not None:
             guards.append(arith.le(v, hi))
-    ranges = {**names, **fixed}
-    return [Range.from_min_extent(simplify(lo, ranges), simplify(extent, ranges))
-            for lo, extent in region.box_ranges(guards, nonnegative=shape_vars)]
+    out = []
+    for lo, extent in region.box_ranges(guards, nonnegative=shape_vars):
+        ranges = _ranges_of([lo, extent], {**names, **fixed})
+        out.append(Range.from_min_extent(simplify(lo, ranges), simplify(extent, ranges)))
+    return out
+
+
+def _ranges_of(exprs: Sequence[Expr], known: Mapping[Var, object]) -> dict[Var, object]:
+    """The entries of *known* for the variables of *exprs* and, through them, of their ranges."""
+    out: dict[Var, object] = {}
+    pending = [v for v in free_vars(exprs) if v in known]
+    while pending:
+        v = pending.pop()
+        if v in out:
+            continue
+        out[v] = r = known[v]
+        if isinstance(r, Range):
+            pending += [u for u in free_vars([r.min, r.extent]) if u in known and u not in out]
+    return {v: out[v] for v in known if v in out}

@@ -29,7 +29,7 @@ from schedule import arith
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Expr, Var
 from schedule.functor import free_vars
-from schedule.graph import attach_path, feed_graph, read_graph
+from schedule.graph import create_attach_path, feed_graph, read_graph
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_down_domain
 from schedule.relations import Rebase
@@ -60,7 +60,7 @@ class GraphContext:
         loop_vars = {iv.var for st in s.stages for iv in _iter_vars(st)}
         loop_vars |= {thread.var for thread in bind_map.values()}
         shapes = [e for st in s.stages for k in range(st.op.num_outputs) for e in st.op.output(k).shape]
-        return GraphContext(feed_graph(read_graph(roots)), {st: attach_path(st) for st in s.stages},
+        return GraphContext(feed_graph(read_graph(roots)), create_attach_path(s),
                             bind_map, {st.op: st for st in s.stages}, loop_vars, free_vars(shapes))
 
     def tag(self, iv: IterVar) -> str:
@@ -193,7 +193,8 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
         if symbols is not None:
             try:
                 root_values, guards = iteration_constraints(consumer, cret, view)
-                regions.append(read_region(accesses, root_values, guards, list(view.all_relaxed), names))
+                regions.append(read_region(accesses, root_values, guards, list(view.all_relaxed), names,
+                                           view.fixed))
                 fixed_all.update(view.fixed)
                 continue
             except NonAffineError:

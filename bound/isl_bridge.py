@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from itertools import chain, count
 from typing import TYPE_CHECKING, Any
 
 import islpy as isl
@@ -62,6 +61,7 @@ class IslNames:
     def __init__(self) -> None:
         self._name_of: dict[Var, str] = {}
         self._var_of: dict[str, Var] = {}
+        self._next: dict[str, int] = {}  # per base name, the first suffix that may be free
 
     def __getitem__(self, v: Var) -> str:
         name = self._name_of.get(v)
@@ -69,7 +69,7 @@ class IslNames:
             base = re.sub(r"\W", "_", v.name) or "v"
             if base[0].isdigit():
                 base = "v" + base
-            name = next(c for c in chain([base], (f"{base}_{k}" for k in count(1))) if c not in self._var_of)
+            name = self._unused(base)
             self._name_of[v], self._var_of[name] = name, v
         return name
 
@@ -78,10 +78,18 @@ class IslNames:
 
     def fresh(self, hint: str) -> str:
         """A new name that no variable has (for auxiliary set dimensions)."""
-        base = re.sub(r"\W", "_", hint)
-        name = next(c for c in chain([base], (f"{base}_{k}" for k in count(1))) if c not in self._var_of)
+        name = self._unused(re.sub(r"\W", "_", hint))
         self._var_of[name] = Var(name)
         return name
+
+    def _unused(self, base: str) -> str:
+        if base not in self._var_of:
+            return base
+        k = self._next.get(base, 1)
+        while f"{base}_{k}" in self._var_of:
+            k += 1
+        self._next[base] = k + 1
+        return f"{base}_{k}"
 
 
 def make_space(set_names: Sequence[str], param_names: Sequence[str]) -> isl.Space:

@@ -23,7 +23,7 @@ from schedule.graph import attach_path
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split
-from schedule.stage import AttachType, Stage
+from schedule.stage import Stage
 
 Wrap = Callable[[Stmt], Stmt]
 
@@ -183,20 +183,22 @@ def scope_attr(node: object, key: str, value: str) -> Wrap:
 
 
 def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[IterVar, Expr],
-                 skip: set[IterVar], skip_root_domain: bool, path: Sequence[IterVar] | None = None) -> list[Expr]:
+                 skip: set[IterVar], skip_root_domain: bool, path: Sequence[IterVar] | None = None,
+                 threads: Sequence[IterVar] | None = None) -> list[Expr]:
     """The conditions an iteration must meet (TVM's MakeBoundCheck, provable equality for roots).
 
     An IterVar above a split whose parts overshoot it must stay in its range; a root whose
     inferred range may leave its domain must stay in the domain. Conditions that interval
-    arithmetic over the loop ranges proves are left out. *path* is the stage's attach path,
-    if known.
+    arithmetic over the loop ranges proves are left out. *path* is the stage's attach path and
+    *threads* the schedule's thread IterVars, if known.
     """
     flagged = _overshooting(stage, bounds)
     ranges: list[dict[Var, IntervalSet]] = []  # the loops' ranges, gathered when first needed
 
     def loops(*exprs: Expr) -> tuple[dict[Var, IntervalSet], Analyzer]:
         if not ranges:
-            ranges.append(_loop_ranges(stage, bounds, attach_path(stage) if path is None else path))
+            ranges.append(_loop_ranges(stage, bounds, attach_path(stage) if path is None else path,
+                                       thread_axes(bounds) if threads is None else threads))
         return _context(ranges[0], exprs)
 
     preds: list[Expr] = []
@@ -229,15 +231,24 @@ def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[
     return preds
 
 
-def _loop_ranges(stage: Stage, bounds: Mapping[IterVar, Range], path: Sequence[IterVar]) -> dict[Var, IntervalSet]:
-    """The ranges of the loops around *stage* (its attach path, its leaves, bound threads)."""
+def _loop_ranges(stage: Stage, bounds: Mapping[IterVar, Range], path: Sequence[IterVar],
+                 threads: Sequence[IterVar]) -> dict[Var, IntervalSet]:
+    """The ranges of the loops around *stage* (its attach path, its leaves) and of every
+    thread index, which is defined throughout its kernel."""
     enclosing = [*path, *stage.leaf_iter_vars]
     dom = {iv.var: IntervalSet.from_range(bounds[iv]) for iv in enclosing if iv in bounds}
-    for st in {id(st): st for st in [stage, *_attach_stages(stage)]}.values():
-        for iv, a in st.iter_var_attrs.items():
-            if a.bind_thread is not None and iv in bounds:
-                dom[a.bind_thread.var] = IntervalSet.from_range(bounds[iv])
+    for iv in [*path, *stage.leaf_iter_vars]:
+        thread = stage.bound_thread(iv) if iv in stage.iter_var_attrs else None
+        if thread is not None and thread in bounds:
+            dom[thread.var] = IntervalSet.from_range(bounds[thread])
+    for thread in threads:
+        dom.setdefault(thread.var, IntervalSet.from_range(bounds[thread]))
     return dom
+
+
+def thread_axes(bounds: Mapping[IterVar, Range]) -> list[IterVar]:
+    """The thread IterVars that have a range in *bounds*."""
+    return [iv for iv in bounds if iv.iter_type == IterVarType.ThreadIndex]
 
 
 def _context(dom: dict[Var, IntervalSet], exprs: tuple[Expr, ...]) -> tuple[dict[Var, IntervalSet], Analyzer]:
@@ -257,14 +268,6 @@ def _context(dom: dict[Var, IntervalSet], exprs: tuple[Expr, ...]) -> tuple[dict
         s = needed[v]
         analyzer.bind(v, Range.from_min_extent(s.min_value, arith.add(arith.sub(s.max_value, s.min_value), 1)))
     return needed, analyzer
-
-
-def _attach_stages(stage: Stage) -> list[Stage]:
-    out, st = [], stage
-    while st.attach_type == AttachType.Scope and st.attach_stage is not None and st.attach_stage not in out:
-        st = st.attach_stage
-        out.append(st)
-    return out
 
 
 def _provably_below(v: Expr, extent: Expr, dom: Mapping[Var, IntervalSet], analyzer: Analyzer) -> bool:

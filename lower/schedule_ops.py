@@ -14,7 +14,7 @@ from typing import Any
 from bound import BoundError
 from bound.infer import infer_normalized
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags
+from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags, thread_axes
 from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
 from lower.thread_attrs import merge_thread_extents
 from schedule import arith
@@ -100,9 +100,11 @@ class _Builder:
                 raise LoweringError(f"stage '{st.name}': attach type {st.attach_type.name} is not supported")
         self.placed: set[Stage] = set()
         self.paths = create_attach_path(s)
+        self.thread_axes = thread_axes(bounds)
         self.threads = {iv: a.bind_thread for st in s.stages for iv, a in st.iter_var_attrs.items()
                         if a.bind_thread is not None}
         self.thread_tags = {t.var: t.thread_tag for t in self.threads.values()}
+        self.thread_vars = set(self.thread_tags)
         self.loop_vars = {iv.var for st in s.stages for iv in [*st.all_iter_vars, *st.leaf_iter_vars]}
         self.loop_vars |= set(self.thread_tags)
 
@@ -203,15 +205,14 @@ class _Builder:
 
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
                skip_root_domain: bool) -> list[Expr]:
-        preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact, self.paths[st])
+        preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact, self.paths[st],
+                             self.thread_axes)
         # Bounds of loop-dependent reductions mention the roots; write them in terms of the loops.
         roots = {iv.var: values[iv] for iv in st.op.root_iter_vars if iv in values and values[iv] is not iv.var}
         preds = [substitute(p, roots) for p in preds] if roots else preds
         if not self.exact:
             return preds
-        outer = {iv.var for iv in self.paths[st]}
-        outer |= {a.bind_thread.var for s_ in self.s.stages for a in s_.iter_var_attrs.values()
-                  if a.bind_thread is not None}
+        outer = {iv.var for iv in self.paths[st]} | self.thread_vars
         return nest.tighten(preds, outer)
 
     def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:

@@ -115,26 +115,41 @@ def attach_path(stage: Stage) -> list[IterVar]:
     For a stage attached at leaf ``v`` of ``D``: ``v`` and every leaf of ``D`` outside it, then
     the same for ``D``'s own attachment, until a stage computed at the root.
     """
-    path: list[IterVar] = []
-    visited = {stage}
-    s = stage
-    while s.attach_type == AttachType.Scope:
-        target, iv = s.attach_stage, attach_ivar(s)
-        assert target is not None
-        leaves = target.leaf_iter_vars
-        pos = next((k for k, leaf in enumerate(leaves) if leaf is iv), None)
-        if pos is None:
-            raise ScheduleError(f"stage '{s.name}' is attached at '{iv.name}', which is not a loop of "
-                                f"'{target.name}' any more")
-        path.extend(reversed(leaves[:pos + 1]))
-        if target in visited:
-            raise ScheduleError(f"stage '{stage.name}': the compute_at attachments form a loop "
-                                f"through '{target.name}'")
-        visited.add(target)
-        s = target
-    return path
+    return _attach_paths([stage], {})[stage]
+
+
+def _own_loops(s: Stage) -> list[IterVar]:
+    """The leaves of *s*'s target up to its attach point, innermost first."""
+    target, iv = s.attach_stage, attach_ivar(s)
+    assert target is not None
+    leaves = target.leaf_iter_vars
+    pos = next((k for k, leaf in enumerate(leaves) if leaf is iv), None)
+    if pos is None:
+        raise ScheduleError(f"stage '{s.name}' is attached at '{iv.name}', which is not a loop of "
+                            f"'{target.name}' any more")
+    return list(reversed(leaves[:pos + 1]))
+
+
+def _attach_paths(stages: Iterable[Stage], paths: dict[Stage, list[IterVar]]) -> dict[Stage, list[IterVar]]:
+    """The attach path of each of *stages*, reusing and extending *paths* (a target's path is
+    computed once for all the stages attached inside it)."""
+    for stage in stages:
+        chain: list[Stage] = []
+        s = stage
+        while s not in paths and s.attach_type == AttachType.Scope:
+            if s in chain:
+                raise ScheduleError(f"stage '{stage.name}': the compute_at attachments form a loop "
+                                    f"through '{s.name}'")
+            chain.append(s)
+            s = s.attach_stage  # type: ignore[assignment]
+        if s not in paths:
+            paths[s] = []
+        for s in reversed(chain):
+            paths[s] = _own_loops(s) + paths[s.attach_stage]  # type: ignore[index]
+    return paths
 
 
 def create_attach_path(sch: Schedule) -> dict[Stage, list[IterVar]]:
     """The attach path of every stage of *sch*."""
-    return {st: attach_path(st) for st in sch.stages}
+    paths = _attach_paths(sch.stages, {})
+    return {st: paths[st] for st in sch.stages}
