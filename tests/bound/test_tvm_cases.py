@@ -2,19 +2,23 @@
 
 ``exact=False`` must give TVM's numbers wherever the case does not rely on a rule TVM
 tightened after the InferBound document; such cases must hold with ``exact=True``, where a
-range may only be tighter than TVM's.
+range may only be tighter than TVM's. Each schedule also builds and computes what NumPy does.
 """
 
 from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 import schedule as te
 from bound import infer_bound
+from lower import build
 from schedule.evaluate import evaluate
 from schedule.functor import post_order_visit
+
+from ..ports.run import random, run
 
 
 def at(expr, **values):
@@ -43,6 +47,9 @@ def test_bound2_tile_then_attach_at_the_inner_outer_loop(exact):
     else:  # tight at the tails, 8 elsewhere
         assert ext(b, A1.op.axis[0], m=100, **{"i.outer": 3}) == 8
         assert ext(b, A1.op.axis[0], m=20, **{"i.outer": 2}) == 4
+    a = random((20, 13))
+    (a2,) = run(s, [A, A2], [a], exact)
+    np.testing.assert_array_equal(a2, a + 3)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -56,6 +63,9 @@ def test_split_with_more_parts_than_elements(exact):
     b = infer_bound(s, exact=exact)
     assert int(b[xo].extent) == (8 if exact else 32)  # v0.7 tightening; the document's TVM keeps 32
     assert int(b[xi].extent) == 1
+    i = random((8,))
+    (e,) = run(s, [I, E], [i], exact)
+    np.testing.assert_array_equal(e, i * 4)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -68,6 +78,9 @@ def test_tile_divisible_symbolic_shape(exact):
     b = infer_bound(s, exact=exact)
     assert b[xo].extent.same_as(m) and b[yo].extent.same_as(l)
     assert int(b[xi].extent) == 8 and int(b[yi].extent) == 32
+    a = random((16, 64))
+    (out,) = run(s, [A, B], [a], exact)
+    np.testing.assert_array_equal(out, a)
 
 
 def _fused_split(l, split):
@@ -79,6 +92,18 @@ def _fused_split(l, split):
     xo, xi = s[A2].split(s[A2].fuse(A2.op.axis[0], A2.op.axis[1]), split)
     s[A1].compute_at(s[A2], xo)
     return s, A1, xo
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_fusesplit1_builds_for_any_factor(exact):
+    l, split = te.var("l"), te.var("s")
+    s, A1, xo = _fused_split(l, split)
+    A, A2 = A1.op.input_tensors[0], s.outputs[0].output(0)
+    a = random((5, 7))
+    for factor in (1, 3, 4, 35):
+        out = np.full((5, 7), np.nan, "float32")
+        build(s, [A, A2, split], exact=exact)(a, out, factor)
+        np.testing.assert_array_equal(out, a + 3)
 
 
 def test_fusesplit1_symbolic_factor_faithful_relaxes_the_fuse():
@@ -108,6 +133,10 @@ def test_fusesplit2_rows_of_6_in_blocks_of_3(exact):
     got = [(at(b[iv].min, **values), at(b[iv].extent, **values)) for iv in A1.op.axis]
     # The document's TVM relaxes any fused block to whole rows and columns.
     assert got == ([(2, 1), (3, 3)] if exact else [(0, 1000), (0, 6)])
+    A, A2 = A1.op.input_tensors[0], s.outputs[0].output(0)
+    a = random((7, 6))
+    (out,) = run(s, [A, A2], [a], exact)
+    np.testing.assert_array_equal(out, a + 3)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -128,6 +157,9 @@ def test_warp_memory_relaxes_threadidx_x_only(exact):
     s[A1].bind(a1_xi, tx)
     b = infer_bound(s, exact=exact)
     assert ext(b, A1.op.axis[0], m=1000, **{"i.outer": 3, "threadIdx.y": 1}) == 16
+    a = random((64, 3))
+    (out,) = run(s, [A, A2], [a], exact)
+    np.testing.assert_array_equal(out, a + 3)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -138,6 +170,8 @@ def test_conv1d_three_point_window(exact):
     s = te.create_schedule(B.op)
     s[A].compute_at(s[B], B.op.axis[0])
     assert int(infer_bound(s.normalize(), exact=exact)[A.op.axis[0]].extent) == 3
+    (out,) = run(s, [B], [], exact, shapes=[(6,)])  # n comes from the output's shape
+    np.testing.assert_array_equal(out, np.full(6, 3.0))
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -153,10 +187,11 @@ def test_blur_cross_stencil_becomes_a_3x3_box(exact):
     s[A].compute_at(s[B], B.op.axis[1])
     b = infer_bound(s.normalize(), exact=exact)
     assert [int(b[iv].extent) for iv in A.op.axis] == [3, 3]
+    (out,) = run(s, [B], [], exact)
+    np.testing.assert_array_equal(out, np.full((10, 10), 5.0))
 
 
-def _gemm():
-    n = 1024
+def _gemm(n=1024):
     A = te.placeholder((n, n), name="A")
     B = te.placeholder((n, n), name="B")
     k = te.reduce_axis((0, n), name="k")
@@ -187,16 +222,24 @@ def _gemm():
         tx, xi = stage.split(xi, nparts=8)
         stage.bind(ty, thread_y)
         stage.bind(tx, thread_x)
-    return s, AA, BB, CC
+    return s, AA, BB, CC, (A, B, C)
 
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_gemm_shared_and_local_caches(exact):
-    s, AA, BB, CC = _gemm()
+    s, AA, BB, CC, _ = _gemm()
     b = infer_bound(s.normalize(), exact=exact)
     assert int(b[BB.op.axis[0]].extent) == 64 and int(b[AA.op.axis[0]].extent) == 64
     assert int(b[CC.op.axis[0]].extent) == 8 and int(b[CC.op.axis[1]].extent) == 8
     assert str(b[CC.op.axis[0]].min) == "((blockIdx.y*64) + (threadIdx.y*8))"
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_gemm_builds_with_its_caches_at_one_block(exact):
+    s, _, _, _, (A, B, C) = _gemm(64)
+    a, b = random((64, 64), seed=1), random((64, 64), seed=2)
+    (c,) = run(s, [A, B, C], [a, b], exact)
+    np.testing.assert_array_equal(c, a @ b.T)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -238,6 +281,9 @@ def test_cache_read_for_readers_that_read_each_other(exact):
     b = infer_bound(s, exact=exact)
     assert int(b[AL.op.axis[0]].extent) == 255
     assert int(b[B.op.axis[0]].extent) == 255
+    a = random((255,))
+    (e,) = run(s, [A, E], [a], exact)
+    np.testing.assert_array_equal(e, 5 * a)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -291,6 +337,9 @@ def test_const_split_tail(exact):
     xo, xi = s[T].split(T.op.axis[0], factor=4)
     b = infer_bound(s, exact=exact)
     assert (int(b[xo].extent), int(b[xi].extent)) == (6, 4)
+    a, bb = random((21,), seed=1), random((21,), seed=2)
+    (t,) = run(s, [A, B, T], [a, bb], exact)
+    np.testing.assert_array_equal(t, a + bb)
 
 
 @pytest.mark.parametrize("exact", [False, True])

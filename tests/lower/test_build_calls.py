@@ -1,4 +1,7 @@
-"""What a built function accepts, and kernels that never clash with Python or use undefined names."""
+"""What a built function accepts, and kernels that never clash with Python or use undefined names.
+
+(TVM's loop-dependent reductions run in tests/ports/test_tvm_schedule_ops.py.)
+"""
 
 from __future__ import annotations
 
@@ -52,48 +55,6 @@ def test_names_that_are_python_keywords_and_builtins_work(exact):
     c = np.full((4, 3), np.nan, "float32")
     build(s, [A, C], exact=exact)(a, c)
     np.testing.assert_array_equal(c, (a + 1) * 2)
-
-
-@pytest.mark.parametrize("exact", [False, True])
-def test_a_reduction_whose_extent_depends_on_a_data_axis(exact):
-    X = te.placeholder((10,), name="x")
-
-    def prefix(n):
-        rv = te.reduce_axis((0, n))
-        return te.sum(X[rv], axis=rv)
-
-    Y = te.compute(X.shape, prefix, name="y")
-    s = te.create_schedule(Y.op)
-    x = np.arange(1, 11, dtype="float32")
-    y = np.full(10, np.nan, "float32")
-    build(s, [X, Y], exact=exact)(x, y)
-    np.testing.assert_array_equal(y, np.concatenate([[0], np.cumsum(x)[:-1]]))
-
-
-@pytest.mark.parametrize("exact", [False, True])
-def test_a_loop_dependent_reducer_after_cache_write(exact):
-    """TVM's test_loop_dep_reduce_cache_write: the combiner and its identity use the data axis."""
-    X = te.placeholder((10,), name="x")
-
-    def f(n):
-        rv = te.reduce_axis((0, n))
-        init = lambda dtype: te.select(n > 1, te.const(0, dtype), n.astype(dtype))  # noqa: E731
-        total = te.comm_reducer(lambda x, y: te.max(x + y, n.astype("float32")), init, name="sum")
-        return total(X[rv], axis=rv)
-
-    Y = te.compute(X.shape, f, name="y")
-    s = te.create_schedule(Y.op)
-    s.cache_write(Y, "local")
-    x = np.random.default_rng(3).standard_normal(10).astype("float32")
-    y = np.full(10, np.nan, "float32")
-    build(s, [X, Y], exact=exact)(x, y)
-    expected = []
-    for n in range(10):
-        acc = 0.0 if n > 1 else float(n)
-        for r in range(n):
-            acc = max(acc + float(x[r]), float(n))
-        expected.append(acc)
-    np.testing.assert_allclose(y, expected, rtol=1e-5)
 
 
 def test_a_reduction_loop_outside_the_axis_its_extent_needs_is_refused():
