@@ -520,6 +520,10 @@ class Analyzer:
                 _add_range(self._bounds, self._subst, k, self._ranges[k])
                 changed.add(k)
 
+    def knows(self, var: Var) -> bool:
+        """Whether *var* has a range here."""
+        return var in self._ranges
+
     def _var_bounds(self) -> tuple[dict[Var, Bound], dict[Var, Expr]]:
         if self._bounds is None:
             self._bounds, self._subst = var_bounds_of(self._ranges)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from schedule import arith
 from schedule.errors import ScheduleError
 from schedule.expr import Expr
+from schedule.functor import free_vars
 from schedule.itervar import IterVar, Range
 from schedule.relations import Fuse, Rebase, Singleton, Split
 
@@ -124,11 +125,14 @@ def pass_down_domain(stage: Stage, dom_map: MutableMapping[IterVar, Range], prov
 
 def launch_range(r: Range, prover: Prover) -> Range:
     """The range a thread bound to a loop over *r* is launched with: *r*, or ``[0, c)`` for the
-    constant bound ``c`` of an extent that varies with outer loops (exact regions at a tail);
-    the loop then runs only for the threads below its extent."""
+    constant bound ``c`` of an extent that varies with the loops *prover* knows (exact regions
+    at a tail); the loop then runs only for the threads below its extent."""
     const_bound = getattr(prover, "const_bound", None)
-    if arith.value_of(r.extent) is not None or const_bound is None:
+    knows = getattr(prover, "knows", None)
+    if arith.value_of(r.extent) is not None or const_bound is None or knows is None:
         return r
+    if not any(knows(v) for v in free_vars([r.extent])):
+        return r  # shape variables only: the same for every iteration
     hi = const_bound(r.extent)[1]
     if hi is None or hi >= 2**31 - 1:
         return r
