@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bound.access import Access
 from bound.isl_bridge import Builder, IslNames, IslSet
-from bound.simplify import simplify
+from bound.simplify import needed_ranges, simplify
 from schedule import arith
 from schedule.expr import Expr, Mul, Select, Var
 from schedule.functor import free_vars, substitute
@@ -171,20 +171,6 @@ def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
             guards.append(arith.le(v, hi))
     out = []
     for lo, extent in region.box_ranges(guards, nonnegative=shape_vars):
-        ranges = _ranges_of([lo, extent], {**names, **fixed})
+        ranges = needed_ranges([lo, extent], {**names, **fixed})
         out.append(Range.from_min_extent(simplify(lo, ranges), simplify(extent, ranges)))
     return out
-
-
-def _ranges_of(exprs: Sequence[Expr], known: Mapping[Var, object]) -> dict[Var, object]:
-    """The entries of *known* for the variables of *exprs* and, through them, of their ranges."""
-    out: dict[Var, object] = {}
-    pending = [v for v in free_vars(exprs) if v in known]
-    while pending:
-        v = pending.pop()
-        if v in out:
-            continue
-        out[v] = r = known[v]
-        if isinstance(r, Range):
-            pending += [u for u in free_vars([r.min, r.extent]) if u in known and u not in out]
-    return {v: out[v] for v in known if v in out}

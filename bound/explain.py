@@ -25,7 +25,6 @@ from schedule.evaluate import evaluate
 from schedule.expr import Expr, IntImm, ProducerLoad, Var
 from schedule.functor import post_order_visit, substitute
 from schedule.itervar import IterVar, Range
-from schedule.normalize import tensor_map
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
 from schedule.tensor import ComputeOp, PlaceholderOp, Tensor
@@ -51,13 +50,15 @@ class StageReport:
 class BoundReport(Mapping[Tensor, StageReport]):
     """One :class:`StageReport` per computed tensor, in stage order; ``str()`` is a table."""
 
-    def __init__(self, rows: dict[Tensor, StageReport], exact: bool) -> None:
+    def __init__(self, rows: dict[Tensor, StageReport], exact: bool,
+                 aliases: Mapping[Tensor, Tensor] | None = None) -> None:
         self._rows = rows
         self.exact = exact
+        self._aliases = dict(aliases or {})  # a stage's current outputs -> the tensors the user holds
 
     def __getitem__(self, tensor: Tensor) -> StageReport:
         try:
-            return self._rows[tensor]
+            return self._rows[self._aliases.get(tensor, tensor)]
         except KeyError:
             raise KeyError(f"no report for {tensor!r}: placeholders and inlined stages compute "
                            "nothing") from None
@@ -99,7 +100,13 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     ctx = GraphContext.of(s)
     names = IslNames()
     rows: dict[Tensor, StageReport] = {}
-    user_tensor = {new: old for old, new in tensor_map(sch, s).items()}
+    # Rows are keyed by the tensors the user holds (a cache_write rebuilds its stage's op).
+    user_tensor: dict[Tensor, Tensor] = {}
+    aliases: dict[Tensor, Tensor] = {}
+    for original, stage in zip(sch.stages, s.stages):
+        for k in range(stage.op.num_outputs):
+            user_tensor[stage.op.output(k)] = original.origin_op.output(k)
+            aliases[original.op.output(k)] = original.origin_op.output(k)
     for stage in s.stages:
         if isinstance(stage.op, PlaceholderOp) or stage.attach_type == AttachType.InlinedAlready:
             continue
@@ -115,7 +122,7 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
         for t in tensors:
             needed = _size(t) if stage.is_output else _needed(t, ctx, bounds, names)
             rows[user_tensor[t]] = StageReport(t.name, allocated, computed, needed)
-    return BoundReport(rows, exact)
+    return BoundReport(rows, exact, aliases)
 
 
 def _require_concrete(t: Tensor) -> None:

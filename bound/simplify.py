@@ -17,7 +17,7 @@ without a range (beyond their dtype).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bound.const_bound import Bound, ConstBounds
@@ -53,7 +53,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprMutator, children
+from schedule.functor import ExprMutator, children, distinct_post_order, free_vars
 from schedule.itervar import IterVar, Range
 
 _MAX_PASSES = 4
@@ -423,33 +423,32 @@ def _simplify(e: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -
     return current if node_count(current) <= node_count(original) else original
 
 
+def needed_ranges(exprs: Sequence[Expr], known: Mapping[Var, Any]) -> dict[Var, Any]:
+    """The entries of *known* (ranges, interval sets or constant bounds per variable) for the
+    variables of *exprs* and, through their ranges, the variables those depend on; in the
+    order of *known*. A stage deep in a pipeline needs a few of its many enclosing loops."""
+    out: dict[Var, Any] = {}
+    pending = [v for v in free_vars(exprs) if v in known]
+    while pending:
+        v = pending.pop()
+        if v in out:
+            continue
+        out[v] = r = known[v]
+        ends = [r.min, r.extent] if isinstance(r, Range) else [getattr(r, "min_value", None),
+                                                                getattr(r, "max_value", None)]
+        pending += [u for u in free_vars([e for e in ends if isinstance(e, Expr)]) if u in known and u not in out]
+    return {v: out[v] for v in known if v in out}
+
+
 def node_count(e: Expr) -> int:
     """The number of nodes of *e* (its size as printed, roughly)."""
     sizes: dict[int, int] = {}
 
     def visit(x: Expr) -> None:
         sizes[id(x)] = 1 + sum(sizes[id(c)] for c in children(x))
-    for x in _distinct_post_order(e):
+    for x in distinct_post_order(e):
         visit(x)
     return sizes[id(e)]
-
-
-def _distinct_post_order(e: Expr) -> list[Expr]:
-    """Each distinct node of *e* once, children before parents (shared nodes are not repeated)."""
-    order: list[Expr] = []
-    seen: set[int] = set()
-    stack: list[tuple[Expr, bool]] = [(e, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((c, False) for c in children(node))
-    return order
 
 
 def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -> bool | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.linear import Linear
+from bound.simplify import needed_ranges
 from bound.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
@@ -252,20 +253,10 @@ def thread_axes(bounds: Mapping[IterVar, Range]) -> list[IterVar]:
 
 
 def _context(dom: dict[Var, IntervalSet], exprs: tuple[Expr, ...]) -> tuple[dict[Var, IntervalSet], Analyzer]:
-    """The ranges *exprs* depend on (through the ranges of their loops, too) and an analyzer
-    knowing them: a stage deep in a pipeline needs a few of its many enclosing loops."""
-    needed: dict[Var, IntervalSet] = {}
-    pending = [v for v in free_vars(exprs) if v in dom]
-    while pending:
-        v = pending.pop()
-        if v in needed:
-            continue
-        needed[v] = s = dom[v]
-        pending += [u for u in free_vars([e for e in (s.min_value, s.max_value) if isinstance(e, Expr)])
-                    if u in dom and u not in needed]
+    """The ranges *exprs* depend on and an analyzer knowing them (outer ranges first)."""
+    needed = needed_ranges(exprs, dom)
     analyzer = Analyzer()
-    for v in [u for u in dom if u in needed]:  # the enclosing order: outer ranges first
-        s = needed[v]
+    for v, s in needed.items():
         analyzer.bind(v, Range.from_min_extent(s.min_value, arith.add(arith.sub(s.max_value, s.min_value), 1)))
     return needed, analyzer
 

@@ -61,6 +61,12 @@ class ExprFunctor(Generic[R]):
 
 def _post_order_above(e: Expr, height: int, done: dict[int, tuple[Expr, Any]]) -> list[Expr]:
     """The distinct nodes of *e* higher than *height* and not in *done*, children first."""
+    return distinct_post_order(e, lambda c: c._height > height and not (id(c) in done and done[id(c)][0] is c))
+
+
+def distinct_post_order(e: Expr, keep: Callable[[Expr], bool] | None = None) -> list[Expr]:
+    """Each distinct node of *e* once, children before parents (shared nodes are not
+    repeated), without recursion; with *keep*, only the nodes it keeps (and not below them)."""
     order: list[Expr] = []
     seen: set[int] = set()
     stack: list[tuple[Expr, bool]] = [(e, False)]
@@ -69,12 +75,11 @@ def _post_order_above(e: Expr, height: int, done: dict[int, tuple[Expr, Any]]) -
         if expanded:
             order.append(node)
             continue
-        key = id(node)
-        if key in seen or (key in done and done[key][0] is node):
+        if id(node) in seen or (keep is not None and node is not e and not keep(node)):
             continue
-        seen.add(key)
+        seen.add(id(node))
         stack.append((node, True))
-        stack.extend((c, False) for c in children(node) if c._height > height)
+        stack.extend((c, False) for c in children(node))
     return order
 
 

@@ -161,15 +161,3 @@ def legalize_invalid_attach(sch: Schedule) -> None:
             raise ScheduleError(f"stage '{st.name}' is attached at '{st.attach_ivar.name}' of stage "
                                 f"'{target.name}', but {hint}")
         st.attach_ivar = iv
-
-
-def tensor_map(original: Schedule, normalized: Schedule) -> dict[Tensor, Tensor]:
-    """Each output tensor of *original*'s stages -> the same tensor in its normalized copy.
-
-    normalize keeps the stages in order but gives the readers of inlined stages new operations.
-    """
-    out: dict[Tensor, Tensor] = {}
-    for a, b in zip(original.stages, normalized.stages):
-        for k in range(a.op.num_outputs):
-            out[a.op.output(k)] = b.op.output(k)
-    return out

@@ -189,3 +189,14 @@ def test_reads_that_are_not_affine_are_counted_by_enumeration(exact):
     # i*j for i < 3, j < 4 reads P at 0, 1, 2, 3, 4, 6; a product of two ranges is "everything"
     # to interval arithmetic, so both modes realize P whole
     assert (row.computed, row.needed) == (12, 6)
+
+
+def test_reports_are_found_by_the_tensors_the_user_holds():
+    A = te.placeholder((8, 8), name="A")
+    C = te.compute((8, 8), lambda i, j: A[i, j] * 2, name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    report = explain(s)
+    assert report[C] is report[s[C].op.output(0)]  # the rebuilt operation finds the same row
+    assert (report[C].name, report[CC].name) == ("C", "C.local")
+    assert report[CC].computed == report[C].needed == 64

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import schedule as te
+from bound import infer_bound
 from lower import BarrierDivergenceError, LoweringError, build, lower
 from lower.backend import compile_source, python_source
 from lower.lower import LoweredFunc
@@ -103,6 +104,8 @@ def test_a_local_cache_fetched_per_thread_into_a_shared_stage(exact):
     s[AA].compute_at(s[C], ooc)
     oaa, iaa = s[AA].split(s[AA].op.axis[0], factor=32)
     s[AA].bind(iaa, thread_x)
+    b = infer_bound(s, exact=exact)
+    assert int(b[AA.op.axis[0]].extent) == 97 and str(b[AA.op.axis[0]].min) == "threadIdx.x"
     text = str(lower(s, [A, C], exact=exact))
     assert "allocate A.local[float32 * 97]" in text and "if (" not in text
     a = np.random.default_rng(1).standard_normal(128).astype("float32")

@@ -2,7 +2,7 @@
 
 Not ported: scan, tensorize and schedule records (features we do not have); TVM's
 AutoInline* helpers are replaced by the compute_inline calls they make. The local-stage
-predicate cases are in tests/lower/test_threads.py.
+predicate cases are in tests/lower/test_threads.py, inline_mixed in tests/bound/test_tvm_cases.py.
 """
 
 from __future__ import annotations
@@ -27,34 +27,20 @@ def _copy_then_add():
 
 
 @BOTH
-def test_schedule0_symbolic_copy(exact):
-    A, A1, _ = _copy_then_add()
-    s = te.create_schedule(A1.op)
-    a = random((5, 7))
-    (a1,) = run(s, [A, A1], [a], exact)
-    np.testing.assert_array_equal(a1, a)
-
-
-@BOTH
-def test_schedule1_split_with_a_pragma(exact):
-    A, A1, _ = _copy_then_add()
-    s = te.create_schedule(A1.op)
-    xo, xi = s[A1].split(A1.op.axis[0], 8)
-    s[A1].pragma(xo, "auto_unroll_max_step", 10)
-    a = random((19, 3))
-    (a1,) = run(s, [A, A1], [a], exact)
-    np.testing.assert_array_equal(a1, a)
-
-
-@BOTH
-def test_schedule2_compute_at_a_split(exact):
+@pytest.mark.parametrize("case", ["schedule0", "schedule1", "schedule2"])
+def test_schedule0_to_2_copy_split_pragma_compute_at(case, exact):
     A, A1, A2 = _copy_then_add()
-    s = te.create_schedule(A2.op)
-    xo, xi = s[A2].split(A2.op.axis[0], 8)
-    s[A1].compute_at(s[A2], xo)
+    out = A1 if case != "schedule2" else A2
+    s = te.create_schedule(out.op)
+    if case != "schedule0":
+        xo, xi = s[out].split(out.op.axis[0], 8)
+        if case == "schedule1":
+            s[out].pragma(xo, "auto_unroll_max_step", 10)
+        else:
+            s[A1].compute_at(s[A2], xo)
     a = random((19, 3))
-    (a2,) = run(s, [A, A2], [a], exact)
-    np.testing.assert_array_equal(a2, a + 3)
+    (result,) = run(s, [A, out], [a], exact)
+    np.testing.assert_array_equal(result, a if case != "schedule2" else a + 3)
 
 
 @BOTH
@@ -119,22 +105,6 @@ def test_schedule_const_bound(exact):
     a = random((128,))
     (a1,) = run(s, [A, A1], [a], exact)
     np.testing.assert_array_equal(a1, a + 1)
-
-
-@BOTH
-def test_inline_mixed(exact):
-    n = te.var("n")
-    A = te.placeholder((n,), name="A")
-    A1 = te.compute(A.shape, lambda *i: A(*i) + 1, name="A1")
-    A2 = te.compute(A.shape, lambda *i: A1(*i) + 2, name="A2")
-    C = te.compute((n,), lambda i: A2[i] + A1[i], name="C")
-    s = te.create_schedule(C.op)
-    xo, xi = s[C].split(C.op.axis[0], factor=8)
-    s[A1].compute_at(s[C], xo)
-    s[A2].compute_inline()
-    a = random((21,))
-    (c,) = run(s, [A, C], [a], exact)
-    np.testing.assert_array_equal(c, 2 * a + 4)
 
 
 def _product():
