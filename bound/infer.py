@@ -173,9 +173,12 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     fixed_all: dict = {}
     scope_rank = scope_rank_of(stage, ctx)
     all_exact = True
-    for op in _consumers(stage, ctx):
+    consumers = _consumers(stage, ctx)
+    idle = 0  # consumers that compute nothing
+    for op in consumers:
         consumer = ctx.stage_of[op]
         if isinstance(op, ComputeOp) and any(arith.value_of(ret[iv].extent) == 0 for iv in op.axis if iv in ret):
+            idle += 1
             continue  # the consumer computes nothing, so it reads nothing
         view = _classify(stage, consumer, ctx, ret, scope_rank)
         cret = ret
@@ -223,8 +226,11 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
             # and the hull must not carry it outside the tensor.
             hull = IntervalSet(r.min, arith.sub(arith.add(r.min, r.extent), 1))
             requests[d].append(_clamp(hull, outputs[0].shape[d], analyzer, rules))
+    nothing = consumers and idle == len(consumers)  # no consumer reads anything: compute nothing
     for d, iv in enumerate(axes):
-        if iv not in ret:
+        if iv not in ret and nothing and symbols is not None:
+            ret[iv] = Range.from_min_extent(arith.const(0, iv.var.dtype), arith.const(0, iv.var.dtype))
+        elif iv not in ret:
             ret[iv] = union(requests[d]).cover_range(iv.dom) if requests[d] else iv.dom
             if symbols is not None:
                 ret[iv] = _nonnegative(ret[iv], ctx.loop_vars, analyzer)

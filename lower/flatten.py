@@ -70,13 +70,25 @@ class _Region:
         if self.layout is not None:
             return self.layout.linear_index_expr([arith.sub(i, lo) for i, lo in zip(indices, self.mins)]), \
                 tuple(checks)
-        index: Expr = arith.const(0, "int32")
+        # Flat indices of a buffer of 2**31 elements or more are computed in int64, as TVM does.
+        dtype = "int64" if _too_big_for_int32(self.extents) else "int32"
+        index: Expr = arith.const(0, dtype)
         for k, (i, lo) in enumerate(zip(indices, self.mins)):
-            stride: Expr = arith.const(1, "int32")
+            stride: Expr = arith.const(1, dtype)
             for e in self.extents[k + 1:]:
-                stride = arith.mul(stride, e)
-            index = arith.add(index, arith.mul(arith.sub(i, lo), stride))
+                stride = arith.mul(stride, arith.cast(dtype, e) if e.dtype != dtype else e)
+            offset = arith.sub(i, lo)
+            index = arith.add(index, arith.mul(arith.cast(dtype, offset) if offset.dtype != dtype else offset, stride))
         return index, tuple(checks)
+
+
+def _too_big_for_int32(extents: Sequence[Expr]) -> bool:
+    size = 1
+    for e in extents:
+        v = arith.value_of(e)
+        if v is not None:
+            size *= max(int(v), 0)
+    return size > _UNBOUNDED
 
 
 class _Flatten(StmtMutator):
@@ -138,7 +150,8 @@ class _Flatten(StmtMutator):
         An extent free of loop variables is allocated as it is (symbolic shapes stay
         symbolic); one that varies takes its constant bound, or else its bound over the loops.
         """
-        size: Expr = arith.const(1)
+        constant = 1  # the constant factors, multiplied exactly (no int32 overflow)
+        symbolic: list[Expr] = []
         for d, r in enumerate(bounds):
             extent = r.extent
             if any(v in self.loop_sets for v in free_vars([extent])):
@@ -151,6 +164,12 @@ class _Flatten(StmtMutator):
                         raise LoweringError(f"stage '{t.op.name}': the extent {r.extent} of dimension {d} "
                                             "of its region has no upper bound to allocate")
                     extent = self.analyzer.simplify(arith.max_expr(s.max_value, 0))
+            if arith.value_of(extent) is not None:
+                constant *= max(int(arith.value_of(extent)), 0)
+            else:
+                symbolic.append(extent)
+        size: Expr = arith.const(constant)
+        for extent in symbolic:
             size = arith.mul(size, extent)
         return self.analyzer.simplify(size)
 

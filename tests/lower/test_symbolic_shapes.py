@@ -116,3 +116,14 @@ def test_a_stray_variable_is_refused_naming_it_and_the_stage():
     assert "(A[i] + float32(v))" in str(lower(s, [A, B]))  # lower prints it, as TVM does
     with pytest.raises(ValueError, match="stage 'B' uses the variable 'v'"):
         build(s, [A, B])
+
+
+def test_buffers_of_two_to_the_31_elements_or_more_index_in_int64():
+    A = te.placeholder((50000, 50000), name="A")
+    B = te.compute((50000, 50000), lambda i, j: A[i, j] + 1, name="B")
+    C = te.compute((50000, 50000), lambda i, j: B[i, j] * 2, name="C")
+    text = str(lower(te.create_schedule(C.op), [A, C]))
+    assert "allocate B[float32 * (int64)2500000000]" in text
+    assert "B[((int64(i)*(int64)50000) + int64(j))]" in text
+    small = te.placeholder((4, 5), name="S")
+    assert "int64" not in str(lower(te.create_schedule(te.compute((4, 5), lambda i, j: small[i, j]).op), [small]))
