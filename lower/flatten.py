@@ -99,6 +99,11 @@ class _Flatten(StmtMutator):
             for t, b in buffers.items()}
         self.bound_args = set(buffers)
         self.analyzer = Analyzer()
+        # Shapes are never negative: knowing it keeps symbolic allocations simple.
+        shapes = [e for st in s.stages for k in range(st.op.num_outputs) for e in st.op.output(k).shape]
+        self.shape_vars = free_vars(shapes)
+        for v in self.shape_vars:
+            self.analyzer.bind(v, Range.from_min_extent(0, arith.const(_UNBOUNDED, v.dtype)))
         self.loop_sets: dict[Var, IntervalSet] = {}
         self.thread_ranks: list[int] = []
         self.loads = _Loads(self)
@@ -155,8 +160,8 @@ class _Flatten(StmtMutator):
         for d, r in enumerate(bounds):
             extent = r.extent
             if any(v in self.loop_sets for v in free_vars([extent])):
-                hi = self.analyzer.const_bound(extent)[1]
-                if hi is not None and hi < _UNBOUNDED:
+                hi = self._const_bound(extent)
+                if hi is not None:
                     extent = arith.const(max(hi, 0))
                 else:
                     s = eval_set(extent, self.loop_sets, self.analyzer)
@@ -172,6 +177,20 @@ class _Flatten(StmtMutator):
         for extent in symbolic:
             size = arith.mul(size, extent)
         return self.analyzer.simplify(size)
+
+    def _const_bound(self, e: Expr) -> int | None:
+        """A constant upper bound of *e* that holds for any shape: one that comes from a shape
+        variable's int32 range (``n / 3`` is below 715827883) is no size to allocate."""
+        hi = self.analyzer.const_bound(e)[1]
+        if hi is None or hi >= _UNBOUNDED:
+            return None
+        if self.shape_vars:  # the same bound with smaller shapes, or it came from their range
+            small = self.analyzer.copy()
+            for v in self.shape_vars:
+                small.bind(v, Range.from_min_extent(0, arith.const(2**20, v.dtype)))
+            if small.const_bound(e)[1] != hi:
+                return None
+        return hi
 
     def visit_provide(self, s: Provide) -> Stmt:
         t = s.op.output(s.value_index)

@@ -127,3 +127,23 @@ def test_buffers_of_two_to_the_31_elements_or_more_index_in_int64():
     assert "B[((int64(i)*(int64)50000) + int64(j))]" in text
     small = te.placeholder((4, 5), name="S")
     assert "int64" not in str(lower(te.create_schedule(te.compute((4, 5), lambda i, j: small[i, j]).op), [small]))
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_region_that_grows_with_its_loop_allocates_in_shape_variables(exact):
+    """Rows 0..i of T1 are read at row i: the allocation is bounded by n, not by n's int32 range
+    (found by the symbolic property test as a MemoryError)."""
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((n, m), name="A")
+    T1 = te.compute((n, m), lambda i, j: A[i, j] * 2.0 + 1.0, name="T1")
+    T3 = te.compute((n, m), lambda i, j: T1[i, 0] + T1[0, j], name="T3")
+    s = te.create_schedule(T3.op)
+    jo, ji = s[T3].split(T3.op.axis[1], nparts=3)
+    s[T1].compute_at(s[T3], s[T3].fuse(T3.op.axis[0], jo))
+    allocation = str(lower(s, [A, T3], exact=exact)).splitlines()[1]
+    assert "715827883" not in allocation and "n" in allocation
+    a = np.arange(12, dtype="float32").reshape(4, 3)
+    t3 = np.full((4, 3), np.nan, "float32")
+    build(s, [A, T3], exact=exact)(a, t3)
+    t1 = a * 2 + 1
+    np.testing.assert_array_equal(t3, t1[:, :1] + t1[:1, :])
