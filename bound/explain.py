@@ -10,23 +10,26 @@ counted with isl where the bounds are quasi-affine and enumerated otherwise.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import product
 
+import numpy as np
+
 from bound.access import Access, reads
 from bound.errors import NonAffineError
-from bound.infer import GraphContext, infer_normalized, scope_rank_of
+from bound.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
+from bound.infer import GraphContext, infer_named
 from bound.isl_bridge import Builder, IslNames, IslSet
-from bound.thread_scope import need_relax
+from bound.vector_eval import evaluate_columns
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
 from schedule.evaluate import evaluate
-from schedule.expr import Expr, IntImm, ProducerLoad, Var
-from schedule.functor import post_order_visit, substitute
-from schedule.itervar import IterVar, Range
+from schedule.expr import IntImm, ProducerLoad, Var
+from schedule.functor import post_order_visit
+from schedule.itervar import Range
 from schedule.schedule import Schedule
-from schedule.stage import AttachType, Stage
+from schedule.stage import AttachType
 from schedule.tensor import ComputeOp, PlaceholderOp, Tensor
 
 
@@ -96,9 +99,10 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     check_schedule("explain", sch)
     check_flag("explain", "exact", exact)
     s = sch.normalize()
-    bounds = infer_normalized(s, exact=exact)
+    bounds = infer_named(s, exact=exact)
     ctx = GraphContext.of(s)
     names = IslNames()
+    runs = Executions(ctx, bounds)
     rows: dict[Tensor, StageReport] = {}
     # Rows are keyed by the tensors the user holds (a cache_write rebuilds its stage's op).
     user_tensor: dict[Tensor, Tensor] = {}
@@ -114,13 +118,15 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
         for t in tensors:
             _require_concrete(t)
         if isinstance(stage.op, ComputeOp):
-            nest = _stage_nest(stage, ctx, bounds, stage.op.axis, shared_only=True)
-            allocated = math.prod(_max_extents(nest, names))
-            computed = _count(nest, names)
+            nest = stage_nest(stage, ctx, bounds, stage.op.axis, shared_only=True)
+            if nest.shared:
+                allocated, computed = math.prod(max_extents_shared(nest)), count_shared(nest)
+            else:
+                allocated, computed = runs.of(stage).allocated_and_computed(len(stage.op.axis))
         else:
             allocated = computed = _size(tensors[0])
         for t in tensors:
-            needed = _size(t) if stage.is_output else _needed(t, ctx, bounds, names)
+            needed = _size(t) if stage.is_output else _needed(t, ctx, runs, names)
             rows[user_tensor[t]] = StageReport(t.name, allocated, computed, needed)
     return BoundReport(rows, exact, aliases)
 
@@ -136,109 +142,105 @@ def _size(t: Tensor) -> int:
     return math.prod(arith.value_of(e) for e in t.shape)
 
 
-@dataclass
-class _Nest:
-    """Points of a stage's executions: loops (counted), shared loops (not counted), region."""
-
-    loops: list[tuple[Var, Range]]
-    shared: list[tuple[Var, Range]]
-    region: list[tuple[Var, Range]]  # root variables and their realized ranges
-    domains: list[Range | None]  # each root's domain, where the region may leave it
-
-    def dims(self) -> list[tuple[Var, Range]]:
-        return [*self.loops, *self.shared, *self.region]
-
-    def conditions(self) -> list[Expr]:
-        out = [_in_range(v, r) for v, r in self.dims()]
-        return out + [_in_range(v, d) for (v, _), d in zip(self.region, self.domains) if d is not None]
+_BITMAP_LIMIT = 1 << 22  # consumer domains up to this many points are painted, larger ones go to isl
 
 
-def _in_range(v: Expr, r: Range) -> Expr:
-    return arith.logical_and(arith.ge(v, r.min), arith.lt(v, arith.add(r.min, r.extent)))
-
-
-def _stage_nest(stage: Stage, ctx: GraphContext, bounds: Mapping[IterVar, Range],
-                roots: Sequence[IterVar], shared_only: bool) -> _Nest:
-    """*stage*'s attach loops and the region of *roots* it realizes at each iteration.
-
-    With *shared_only*, thread loops across which the stage's storage is shared are set apart
-    (they do not repeat the work); otherwise every loop counts as a loop.
-    """
-    rank = scope_rank_of(stage, ctx)
-    to_loop_var: dict[Var, Expr] = {}
-    loops, shared = [], []
-    for iv in reversed(ctx.attach_path[stage]):
-        thread = ctx.bind_map.get(iv)
-        if thread is not None:
-            to_loop_var[thread.var] = iv.var
-        relaxed = shared_only and bool(ctx.tag(iv)) and need_relax(ctx.tag(iv), True, rank)
-        (shared if relaxed else loops).append((iv.var, bounds[iv]))
-
-    def own(r: Range) -> Range:
-        return Range.from_min_extent(substitute(r.min, to_loop_var), substitute(r.extent, to_loop_var))
-    return _Nest([(v, own(r)) for v, r in loops], [(v, own(r)) for v, r in shared],
-                 [(iv.var, own(bounds[iv])) for iv in roots], [iv.dom for iv in roots])
-
-
-# -- counting --------------------------------------------------------------------------------
-
-def _builder(nest: _Nest, names: IslNames, extra: Sequence[str] = ()) -> Builder:
-    return Builder(names, [*(names[v] for v, _ in nest.dims()), *extra], [])
-
-
-def _count(nest: _Nest, names: IslNames) -> int:
-    """Points (loop iteration, region point) over the counted loops."""
-    try:
-        points = _builder(nest, names).where(nest.conditions())
-        keep = [names[v] for v, _ in [*nest.loops, *nest.region]]
-        return points.project_onto(keep).count()
-    except NonAffineError:
-        seen = {(*(env[v] for v, _ in nest.loops), *point) for env, point in _enumerate(nest)}
-        return len(seen)
-
-
-def _max_extents(nest: _Nest, names: IslNames) -> list[int]:
-    """The largest realized extent of each region dimension over the executions."""
-    out = []
-    loops_only = _Nest(nest.loops, nest.shared, [], [])
-    for _, r in nest.region:
-        try:
-            name = names.fresh("extent")
-            b = _builder(loops_only, names, [name])
-            s = b.where(loops_only.conditions(), [(name, r.extent)]).project_onto([name])
-            out.append(max(s.max_of(name) or 0, 0))
-        except NonAffineError:
-            envs = _loop_envs(loops_only.dims(), {})
-            out.append(max((evaluate(r.extent, env) for env in envs), default=0))
-    return out
-
-
-def _needed(t: Tensor, ctx: GraphContext, bounds: Mapping[IterVar, Range], names: IslNames) -> int:
+def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> int:
     """Distinct elements of *t* that its consumers read over all their executions.
 
     A read whose index depends on data, or an extern consumer, may touch any element: the
     whole tensor counts.
     """
-    region: IslSet | None = None
-    seen: set[tuple[int, ...]] = set()
+    shape = tuple(arith.value_of(e) for e in t.shape)
+    inside = np.zeros(shape, dtype=bool)
+    outside: set[tuple[int, ...]] = set()  # indices a read takes outside the tensor
+    region: IslSet | None = None  # reads of consumers too large to paint
     for op in ctx.feed.get(t, []):
         if not isinstance(op, ComputeOp):
             return _size(t)
-        nest = _stage_nest(ctx.stage_of[op], ctx, bounds, op.root_iter_vars, shared_only=False)
-        for acc in reads(op, [t]):
-            if _loads_data(acc):
-                return _size(t)
-            try:
-                dims = [names.fresh(f"a{d}") for d in range(len(acc.indices))]
-                b = _builder(nest, names, dims)
-                part = b.where([*nest.conditions(), acc.condition], list(zip(dims, acc.indices)))
-                part = part.project_onto(dims).renamed([f"a{d}" for d in range(len(dims))])
+        accesses = reads(op, [t])
+        if any(_loads_data(acc) for acc in accesses):
+            return _size(t)
+        if not accesses:
+            continue
+        run = runs.of(ctx.stage_of[op])
+        nest, lo, hi = run.nest, run.lo, run.hi
+        boxes = np.unique(np.concatenate([lo, hi], axis=1), axis=0)
+        lo, hi = boxes[:, :len(nest.region)], boxes[:, len(nest.region):]
+        roots = [v for v, _ in nest.region]
+        for acc in accesses:
+            if math.prod(_domain_extents(nest)) <= _BITMAP_LIMIT:
+                    index = _painted_reads(roots, _domain_extents(nest), nest.domains, lo, hi, acc)
+            else:
+                part = _isl_reads(roots, lo, hi, acc, names)
                 region = part if region is None else region.union(part)
-            except NonAffineError:
-                seen.update(_enumerated_reads(nest, acc))
-    if not seen:
-        return region.count() if region is not None else 0
-    return len(seen | (region.points() if region is not None else set()))
+                continue
+            ok = np.all((index >= 0) & (index < np.array(shape)), axis=1)
+            inside[tuple(index[ok].T)] = True
+            outside.update(map(tuple, index[~ok].tolist()))
+    if region is not None:
+        if not inside.any() and not outside:
+            return region.count()
+        points = region.points()
+        inside[tuple(np.array([p for p in points if all(0 <= x < n for x, n in zip(p, shape))]).T)] = True
+        outside |= {p for p in points if not all(0 <= x < n for x, n in zip(p, shape))}
+    return int(inside.sum()) + len(outside)
+
+
+def _domain_extents(nest: StageNest) -> list[int]:
+    return [arith.value_of(d.extent) if d is not None else 1 << 62 for d in nest.domains]
+
+
+def _painted_reads(roots: list[Var], extents: list[int], domains: list[Range | None],
+                   lo: np.ndarray, hi: np.ndarray, acc: Access) -> np.ndarray:
+    """The indices *acc* reads at the points of the union of the boxes ``[lo, hi)``."""
+    base = np.array([arith.value_of(d.min) for d in domains], dtype=np.int64)  # type: ignore[union-attr]
+    painted = np.zeros(extents, dtype=bool)
+    sizes = hi - lo
+    for shape in np.unique(sizes, axis=0):
+        rows = np.all(sizes == shape, axis=1)
+        if not np.all(shape > 0):
+            continue
+        offsets = np.indices(tuple(shape)).reshape(len(shape), -1)
+        corner = lo[rows] - base
+        painted[tuple(corner[:, d][:, None] + offsets[d][None, :] for d in range(len(shape)))] = True
+    points = np.nonzero(painted)
+    env = {v: points[d] + base[d] for d, v in enumerate(roots)}
+    values = evaluate_columns([acc.condition, *acc.indices], env, len(points[0]) if points else 0)
+    keep = values[0].astype(bool)
+    return np.stack([v[keep] for v in values[1:]], axis=1).reshape(-1, len(acc.indices)).astype(np.int64)
+
+
+def _isl_reads(roots: list[Var], lo: np.ndarray, hi: np.ndarray, acc: Access, names: IslNames) -> IslSet:
+    """What :func:`_painted_reads` finds, as an isl set, for domains too large to paint."""
+    dims = [names.fresh(f"a{d}") for d in range(len(acc.indices))]
+    b = Builder(names, [*(names[v] for v in roots), *dims], [])
+    out: IslSet | None = None
+    for a, z in zip(lo.tolist(), hi.tolist()):
+        box = [arith.logical_and(arith.ge(v, x), arith.lt(v, y)) for v, x, y in zip(roots, a, z)]
+        try:
+            part = b.where([*box, acc.condition], list(zip(dims, acc.indices))).project_onto(dims)
+        except NonAffineError:
+            found = {tuple(evaluate(i, env) for i in acc.indices)
+                     for env in _box_envs(roots, a, z) if evaluate(acc.condition, env)}
+            part = _point_set(found, dims, names)
+        out = part if out is None else out.union(part)
+    if out is None:
+        return _point_set(set(), dims, names).renamed([f"a{d}" for d in range(len(dims))])
+    return out.renamed([f"a{d}" for d in range(len(dims))])
+
+
+def _point_set(points: set[tuple[int, ...]], dims: list[str], names: IslNames) -> IslSet:
+    b = Builder(names, dims, [])
+    s = b.universe().subtract(b.universe())
+    for p in points:
+        s = s | b.where([arith.equal(names.var(d), x) for d, x in zip(dims, p)]).isl
+    return IslSet(s, names)
+
+
+def _box_envs(roots: list[Var], lo: list[int], hi: list[int]) -> Iterator[dict]:
+    for point in product(*(range(x, y) for x, y in zip(lo, hi))):
+        yield dict(zip(roots, point))
 
 
 def _loads_data(acc: Access) -> bool:
@@ -246,40 +248,3 @@ def _loads_data(acc: Access) -> bool:
     for e in (*acc.indices, acc.condition):
         post_order_visit(e, lambda x: found.append(x) if isinstance(x, ProducerLoad) else None)
     return bool(found)
-
-
-def _enumerated_reads(nest: _Nest, acc: Access) -> Iterator[tuple[int, ...]]:
-    for env, _ in _enumerate(nest):
-        if evaluate(acc.condition, env):
-            yield tuple(evaluate(i, env) for i in acc.indices)
-
-
-def _enumerate(nest: _Nest) -> Iterator[tuple[dict, tuple[int, ...]]]:
-    """Every (environment, region point) of the nest, by brute force."""
-    for env in _loop_envs([*nest.loops, *nest.shared], {}):
-        ranges = []
-        for (_, r), dom in zip(nest.region, nest.domains):
-            lo, hi = _bounds(r, env)
-            if dom is not None:
-                dlo, dhi = _bounds(dom, env)
-                lo, hi = max(lo, dlo), min(hi, dhi)
-            ranges.append(range(lo, hi))
-        for point in product(*ranges):
-            full = {**env, **{v: x for (v, _), x in zip(nest.region, point)}}
-            yield full, point
-
-
-def _bounds(r: Range, env: Mapping[Var, int]) -> tuple[int, int]:
-    lo = evaluate(r.min, env)
-    return lo, lo + evaluate(r.extent, env)
-
-
-def _loop_envs(loops: Sequence[tuple[Var, Range]], env: dict) -> Iterator[dict]:
-    if not loops:
-        yield dict(env)
-        return
-    (v, r), rest = loops[0], loops[1:]
-    for x in range(*_bounds(r, env)):
-        env[v] = x
-        yield from _loop_envs(rest, env)
-    env.pop(v, None)

@@ -14,7 +14,7 @@ quasi-affine; it is never looser than ``exact=False``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bound.access import reads
 from bound.errors import BoundError, NonAffineError
@@ -88,6 +88,46 @@ def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | 
     :arg fallbacks: if given, receives the names of the stages whose region exact mode had to
         compute with intervals (some consumer's index arithmetic is not quasi-affine).
     """
+    named = infer_named(s, exact=exact, fallbacks=fallbacks)
+
+    def final(e: Expr) -> Expr:
+        written = named.restore(e)
+        if written is e:
+            return e
+        # Deep compute_at nests give bounds too large to be worth another pass.
+        return named.analyzer.simplify(written) if node_count(written) <= _SIMPLIFY_LIMIT else written
+
+    return {iv: Range.from_min_extent(final(r.min), final(r.extent)) for iv, r in named.ranges.items()}
+
+
+@dataclass
+class NamedBounds:
+    """InferBound's ranges with exact mode's named bounds kept (see :mod:`bound.symbols`).
+
+    *definitions* gives each name its expression, itself in loop variables and other names;
+    :meth:`restore` writes a name out. Counting with the names as isl dimensions costs time
+    linear in the nesting depth, where the restored bounds grow with it.
+    """
+
+    ranges: dict[IterVar, Range]
+    definitions: dict[Var, Expr]
+    analyzer: Analyzer
+    symbols: BoundSymbols | None
+    _inputs: dict[Var, list[Var]] = field(default_factory=dict)
+
+    def inputs(self, name: Var) -> list[Var]:
+        """The variables of *name*'s definition."""
+        got = self._inputs.get(name)
+        if got is None:
+            got = self._inputs[name] = free_vars([self.definitions[name]])
+        return got
+
+    def restore(self, e: Expr) -> Expr:
+        return e if self.symbols is None else self.symbols.restore(e)
+
+
+def infer_named(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None = None) -> NamedBounds:
+    """InferBound on a normalized schedule, the loop-dependent exact ranges left named."""
     ctx = GraphContext.of(s)
     rules = TIGHT if exact else FAITHFUL
     ret: dict[IterVar, Range] = {}
@@ -109,16 +149,9 @@ def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | 
         for iv in stage.all_iter_vars + stage.leaf_iter_vars:
             if iv in ret:
                 analyzer.bind(iv, ret[iv])
-
-    def final(e: Expr) -> Expr:
-        e = analyzer.simplify(e)
-        if symbols is None:
-            return e
-        written = symbols.restore(e)
-        # Deep compute_at nests give bounds too large to be worth another pass.
-        return analyzer.simplify(written) if node_count(written) <= _SIMPLIFY_LIMIT else written
-
-    return {iv: Range.from_min_extent(final(r.min), final(r.extent)) for iv, r in ret.items()}
+    ranges = {iv: Range.from_min_extent(analyzer.simplify(r.min), analyzer.simplify(r.extent))
+              for iv, r in ret.items()}
+    return NamedBounds(ranges, symbols.definitions if symbols is not None else {}, analyzer, symbols)
 
 
 _SIMPLIFY_LIMIT = 200

@@ -200,3 +200,62 @@ def test_reports_are_found_by_the_tensors_the_user_holds():
     assert report[C] is report[s[C].op.output(0)]  # the rebuilt operation finds the same row
     assert (report[C].name, report[CC].name) == ("C", "C.local")
     assert report[CC].computed == report[C].needed == 64
+
+
+def _chain(n: int, length: int = 64):
+    """The guarded stencil chain of benchmarks/bench_infer_bound.py: each stage split by 4 and
+    its producer computed at the outer loop, so executions multiply with every stage."""
+    def stencil(P):
+        return lambda i: _guarded(P, i - 1, length) + P[i] + _guarded(P, i + 1, length)
+    stages = [te.placeholder((length,), name="A")]
+    for k in range(n):
+        stages.append(te.compute((length,), stencil(stages[-1]), name=f"S{k}"))
+    s = te.create_schedule(stages[-1].op)
+    for consumer, producer in zip(reversed(stages[2:]), reversed(stages[1:-1])):
+        outer, _ = s[consumer].split(consumer.op.axis[0], factor=4)
+        s[producer].compute_at(s[consumer], outer)
+    return s, stages[1:]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("exact", [False, True])
+def test_compute_at_chain_counts_equal_enumerating_the_loop_nests(n, exact):
+    s, stages = _chain(n)
+    sn = s.normalize()
+    bounds = infer_normalized(sn, exact=exact)
+    report = explain(s, exact=exact)
+    for stage in sn.stages[1:]:
+        T = stage.op.output(0)
+        largest, computed = volumes(bounds, stage)
+        row = report[T]
+        assert (row.allocated, row.computed) == (largest, computed), (T.name, exact)
+        if not stage.is_output:
+            assert row.needed == _needed_by_enumeration(sn, bounds, T) == 64
+
+
+def test_deep_compute_at_chain_is_counted_without_enumerating_its_executions():
+    # The first stage of 40 computes billions of points; the outer stages do not depend on how deep
+    # the chain goes, so they must count what the 4-stage chain counts (checked by enumeration
+    # above), and every stage reads all of its producer.
+    deep, shallow = explain(_chain(40)[0]), explain(_chain(4)[0])
+    tail = [counts(r) for r in deep.values()][-4:]
+    assert tail == [counts(r) for r in shallow.values()]
+    assert all(r.needed == 64 for r in deep.values())
+    computed = [r.computed for r in deep.values()]
+    assert computed[0] > 2 ** 32 and computed == sorted(computed, reverse=True)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_shared_stage_at_the_thread_loop_is_computed_once_per_block(exact):
+    # Each block of 16 threads reads B[16b-1 .. 16b+16] (inside the tensor): the threads fetch
+    # it together, so 17 + 18 + 18 + 17 points, not 16 times as many.
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] * 2, name="B")
+    C = te.compute((64,), lambda i: _guarded(B, i - 1, 64) + B[i] + _guarded(B, i + 1, 64), name="C")
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=16)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    BS = s.cache_read(B, "shared", [C])
+    s[BS].compute_at(s[C], tx)
+    assert counts(explain(s, exact=exact)[BS]) == (18, 70, 64)
