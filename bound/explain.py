@@ -142,7 +142,10 @@ def _size(t: Tensor) -> int:
     return math.prod(arith.value_of(e) for e in t.shape)
 
 
-_BITMAP_LIMIT = 1 << 22  # consumer domains up to this many points are painted, larger ones go to isl
+# A consumer's reads are taken with isl from each distinct box it realizes, or, when it realizes
+# many boxes in a domain small enough, painted point by point.
+_FEW_BOXES = 64
+_BITMAP_LIMIT = 1 << 22
 
 
 def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> int:
@@ -168,16 +171,19 @@ def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> 
         boxes = np.unique(np.concatenate([lo, hi], axis=1), axis=0)
         lo, hi = boxes[:, :len(nest.region)], boxes[:, len(nest.region):]
         roots = [v for v, _ in nest.region]
+        if len(lo) > _FEW_BOXES and math.prod(_domain_extents(nest)) <= _BITMAP_LIMIT:
+            env, size = _painted_points(roots, _domain_extents(nest), nest.domains, lo, hi)
+            for acc in accesses:
+                values = evaluate_columns([acc.condition, *acc.indices], env, size)
+                keep = values[0].astype(bool)
+                index = np.stack([v[keep] for v in values[1:]], axis=1).reshape(-1, len(acc.indices))
+                ok = np.all((index >= 0) & (index < np.array(shape)), axis=1)
+                inside[tuple(index[ok].T)] = True
+                outside.update(map(tuple, index[~ok].tolist()))
+            continue
         for acc in accesses:
-            if math.prod(_domain_extents(nest)) <= _BITMAP_LIMIT:
-                    index = _painted_reads(roots, _domain_extents(nest), nest.domains, lo, hi, acc)
-            else:
-                part = _isl_reads(roots, lo, hi, acc, names)
-                region = part if region is None else region.union(part)
-                continue
-            ok = np.all((index >= 0) & (index < np.array(shape)), axis=1)
-            inside[tuple(index[ok].T)] = True
-            outside.update(map(tuple, index[~ok].tolist()))
+            part = _isl_reads(roots, lo, hi, acc, names)
+            region = part if region is None else region.union(part)
     if region is not None:
         if not inside.any() and not outside:
             return region.count()
@@ -191,9 +197,9 @@ def _domain_extents(nest: StageNest) -> list[int]:
     return [arith.value_of(d.extent) if d is not None else 1 << 62 for d in nest.domains]
 
 
-def _painted_reads(roots: list[Var], extents: list[int], domains: list[Range | None],
-                   lo: np.ndarray, hi: np.ndarray, acc: Access) -> np.ndarray:
-    """The indices *acc* reads at the points of the union of the boxes ``[lo, hi)``."""
+def _painted_points(roots: list[Var], extents: list[int], domains: list[Range | None],
+                    lo: np.ndarray, hi: np.ndarray) -> tuple[dict[Var, np.ndarray], int]:
+    """The points of the union of the boxes ``[lo, hi)``, as a column per root."""
     base = np.array([arith.value_of(d.min) for d in domains], dtype=np.int64)  # type: ignore[union-attr]
     painted = np.zeros(extents, dtype=bool)
     sizes = hi - lo
@@ -205,14 +211,11 @@ def _painted_reads(roots: list[Var], extents: list[int], domains: list[Range | N
         corner = lo[rows] - base
         painted[tuple(corner[:, d][:, None] + offsets[d][None, :] for d in range(len(shape)))] = True
     points = np.nonzero(painted)
-    env = {v: points[d] + base[d] for d, v in enumerate(roots)}
-    values = evaluate_columns([acc.condition, *acc.indices], env, len(points[0]) if points else 0)
-    keep = values[0].astype(bool)
-    return np.stack([v[keep] for v in values[1:]], axis=1).reshape(-1, len(acc.indices)).astype(np.int64)
+    return {v: points[d] + base[d] for d, v in enumerate(roots)}, len(points[0])
 
 
 def _isl_reads(roots: list[Var], lo: np.ndarray, hi: np.ndarray, acc: Access, names: IslNames) -> IslSet:
-    """What :func:`_painted_reads` finds, as an isl set, for domains too large to paint."""
+    """The indices *acc* reads at the points of the boxes ``[lo, hi)``, as an isl set."""
     dims = [names.fresh(f"a{d}") for d in range(len(acc.indices))]
     b = Builder(names, [*(names[v] for v in roots), *dims], [])
     out: IslSet | None = None
@@ -234,7 +237,10 @@ def _point_set(points: set[tuple[int, ...]], dims: list[str], names: IslNames) -
     b = Builder(names, dims, [])
     s = b.universe().subtract(b.universe())
     for p in points:
-        s = s | b.where([arith.equal(names.var(d), x) for d, x in zip(dims, p)]).isl
+        point = b.universe()
+        for d, x in zip(dims, p):
+            point = point & b.var(d).eq_set(b.pw_aff(arith.const(x)))
+        s = s | point
     return IslSet(s, names)
 
 
