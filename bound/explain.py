@@ -142,8 +142,10 @@ def _size(t: Tensor) -> int:
     return math.prod(arith.value_of(e) for e in t.shape)
 
 
-# A consumer's reads are taken with isl from each distinct box it realizes, or, when it realizes
-# many boxes in a domain small enough, painted point by point.
+# A consumer's reads are painted point by point over the boxes it realizes when its domain is
+# small, or when it realizes many boxes in a domain not too large; otherwise they are taken
+# with isl from each distinct box.
+_SMALL_DOMAIN = 1 << 16
 _FEW_BOXES = 64
 _BITMAP_LIMIT = 1 << 22
 
@@ -171,7 +173,8 @@ def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> 
         boxes = np.unique(np.concatenate([lo, hi], axis=1), axis=0)
         lo, hi = boxes[:, :len(nest.region)], boxes[:, len(nest.region):]
         roots = [v for v, _ in nest.region]
-        if len(lo) > _FEW_BOXES and math.prod(_domain_extents(nest)) <= _BITMAP_LIMIT:
+        points = math.prod(_domain_extents(nest))
+        if points <= _SMALL_DOMAIN or (len(lo) > _FEW_BOXES and points <= _BITMAP_LIMIT):
             env, size = _painted_points(roots, _domain_extents(nest), nest.domains, lo, hi)
             for acc in accesses:
                 values = evaluate_columns([acc.condition, *acc.indices], env, size)
