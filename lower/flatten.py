@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bound import Analyzer, IntervalSet, eval_set
+from bound.errors import NonAffineError
+from bound.isl_bridge import Builder, IslNames
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
@@ -105,12 +107,14 @@ class _Flatten(StmtMutator):
         for v in self.shape_vars:
             self.analyzer.bind(v, Range.from_min_extent(0, arith.const(_UNBOUNDED, v.dtype)))
         self.loop_sets: dict[Var, IntervalSet] = {}
+        self.loop_ranges: dict[Var, Range] = {}
         self.thread_ranks: list[int] = []
         self.loads = _Loads(self)
 
     def visit_for(self, s: For) -> Stmt:
         self.analyzer.bind(s.loop_var, Range.from_min_extent(s.min, s.extent))
         self.loop_sets[s.loop_var] = IntervalSet.from_range(Range.from_min_extent(s.min, s.extent))
+        self.loop_ranges[s.loop_var] = Range.from_min_extent(s.min, s.extent)
         return super().visit_default(s)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
@@ -118,6 +122,7 @@ class _Flatten(StmtMutator):
             return (yield super().visit_default(s))
         self.analyzer.bind(s.node.var, Range.from_min_extent(0, s.value))
         self.loop_sets[s.node.var] = IntervalSet.from_range(Range.from_min_extent(0, s.value))
+        self.loop_ranges[s.node.var] = Range.from_min_extent(0, s.value)
         self.thread_ranks.append(thread_rank(s.node.thread_tag)[0])
         try:
             return (yield super().visit_default(s))
@@ -160,7 +165,7 @@ class _Flatten(StmtMutator):
         for d, r in enumerate(bounds):
             extent = r.extent
             if any(v in self.loop_sets for v in free_vars([extent])):
-                hi = self._const_bound(extent)
+                hi = _smallest(self._const_bound(extent), largest_over_loops(extent, self.loop_ranges))
                 if hi is not None:
                     extent = arith.const(max(hi, 0))
                 else:
@@ -207,6 +212,41 @@ class _Flatten(StmtMutator):
 
     def mutate_expr(self, e: Expr) -> Expr:
         return self.loads(e)
+
+
+def _smallest(*bounds: int | None) -> int | None:
+    known = [b for b in bounds if b is not None]
+    return min(known) if known else None
+
+
+#: Beyond this many loops, an extent's largest value is not worth an isl problem.
+_ISL_LOOPS = 16
+
+
+def largest_over_loops(e: Expr, loops: Mapping[Var, Range]) -> int | None:
+    """The largest value *e* takes over the iterations of *loops* (whose ranges may use outer
+    loops), exactly, with isl; None if it depends on other variables or is not quasi-affine."""
+    used: list[Var] = []
+    pending = free_vars([e])
+    while pending:
+        v = pending.pop()
+        if v in used:
+            continue
+        r = loops.get(v)
+        if r is None or len(used) >= _ISL_LOOPS:
+            return None
+        used.append(v)
+        pending.extend(free_vars([r.min, r.extent]))
+    names = IslNames()
+    value = names.fresh("value")
+    try:
+        b = Builder(names, [*(names[v] for v in used), value], [])
+        conditions = [arith.logical_and(arith.ge(v, loops[v].min),
+                                        arith.lt(v, arith.add(loops[v].min, loops[v].extent)))
+                      for v in used]
+        return b.where(conditions, [(value, e)]).project_onto([value]).max_of(value)
+    except NonAffineError:
+        return None
 
 
 class _Loads(ExprMutator):
