@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bound.access import Access
+from bound.errors import NonAffineError
 from bound.isl_bridge import Builder, IslNames, IslSet
 from bound.simplify import needed_ranges, simplify
 from schedule import arith
@@ -174,3 +175,33 @@ def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
         ranges = needed_ranges([lo, extent], {**names, **fixed})
         out.append(Range.from_min_extent(simplify(lo, ranges), simplify(extent, ranges)))
     return out
+
+
+#: Beyond this many loops, a largest value is not worth an isl problem.
+_ISL_LOOPS = 16
+
+
+def largest_over_loops(e: Expr, loops: Mapping[Var, Range]) -> int | None:
+    """The largest value *e* takes over the iterations of *loops* (whose ranges may use outer
+    loops), exactly, with isl; None if it depends on other variables or is not quasi-affine."""
+    used: list[Var] = []
+    pending = free_vars([e])
+    while pending:
+        v = pending.pop()
+        if v in used:
+            continue
+        r = loops.get(v)
+        if r is None or len(used) >= _ISL_LOOPS:
+            return None
+        used.append(v)
+        pending.extend(free_vars([r.min, r.extent]))
+    names = IslNames()
+    value = names.fresh("value")
+    try:
+        b = Builder(names, [*(names[v] for v in used), value], [])
+        conditions = [arith.logical_and(arith.ge(v, loops[v].min),
+                                        arith.lt(v, arith.add(loops[v].min, loops[v].extent)))
+                      for v in used]
+        return b.where(conditions, [(value, e)]).project_onto([value]).max_of(value)
+    except NonAffineError:
+        return None

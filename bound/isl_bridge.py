@@ -310,9 +310,77 @@ def pw_aff_to_expr(pa: isl.PwAff, names: IslNames, dtype: str = "int32",
             for a in affs[1:]:
                 result = builder(result, aff_to_expr(a, names, dtype))
             return result
-    result = aff_to_expr(affs[-1], names, dtype)
-    for piece_set, a in reversed(pieces[:-1]):
-        result = arith.select(set_to_condition(piece_set, names), aff_to_expr(a, names, dtype), result)
+    # Otherwise as isl's AST generator writes it: a select per piece, with conditions and
+    # values simplified in the context of the previous pieces.
+    n_in = pa.dim(_DT.in_)
+    if n_in:  # a function of set dimensions: the AST speaks of parameters only
+        pa = pa.move_dims(_DT.param, pa.dim(_DT.param), _DT.in_, 0, n_in)
+    if not pa.domain().is_params():
+        pa = pa.project_domain_on_params()
+    where = pa.domain().params()
+    if context is not None:
+        a, b = isl.align_two(where, context)
+        where = (a & b).params()
+    pa = pa.align_params(where.space)
+    build = isl.AstBuild.from_context(where)
+    return ast_to_expr(build.expr_from_pw_aff(pa), names, dtype)
+
+
+def ast_to_expr(e: isl.AstExpr, names: IslNames, dtype: str = "int32") -> Expr:
+    """An isl AST expression (over parameters and loop iterators) as an expression.
+
+    isl writes ``pdiv_q``/``fdiv_q`` for floor division and ``pdiv_r``/``zdiv_r`` for the
+    remainder, all with a positive constant divisor: floordiv and floormod say the same.
+    """
+    out: dict[int, Expr] = {}
+    stack: list[tuple[isl.AstExpr, bool]] = [(e, False)]
+    done: list[isl.AstExpr] = []  # keeps the visited nodes alive while their ids are keys
+    while stack:
+        x, expanded = stack.pop()
+        kind = x.get_type()
+        if kind == isl.ast_expr_type.int:
+            out[id(x)] = arith.const(int(x.get_val().to_python()), dtype)
+            done.append(x)
+            continue
+        if kind == isl.ast_expr_type.id:
+            out[id(x)] = names.var(x.get_id().get_name())
+            done.append(x)
+            continue
+        if kind != isl.ast_expr_type.op:
+            raise NonAffineError(f"isl AST expression of type {kind}")
+        args = [x.get_op_arg(k) for k in range(x.get_op_n_arg())]
+        if not expanded:
+            stack.append((x, True))
+            stack.extend((a, False) for a in args)
+            x._args = args  # type: ignore[attr-defined]
+            continue
+        args = x._args  # type: ignore[attr-defined]
+        out[id(x)] = _ast_op(x.get_op_type(), [out[id(a)] for a in args])
+        done.append(x)
+    return out[id(e)]
+
+
+_AST_BINARY = {
+    "add": arith.add, "sub": arith.sub, "mul": arith.mul, "div": arith.floordiv,
+    "fdiv_q": arith.floordiv, "pdiv_q": arith.floordiv, "pdiv_r": arith.floormod, "zdiv_r": arith.floormod,
+    "min": arith.min_expr, "max": arith.max_expr, "and_": arith.logical_and, "and_then": arith.logical_and,
+    "or_": arith.logical_or, "or_else": arith.logical_or, "eq": arith.equal, "le": arith.le, "lt": arith.lt,
+    "ge": arith.ge, "gt": arith.gt,
+}
+
+
+def _ast_op(op: Any, args: list[Expr]) -> Expr:
+    name = str(op).rsplit(".", 1)[-1]
+    if name == "minus":
+        return arith.sub(arith.const(0, args[0].dtype), args[0])
+    if name in ("select", "cond"):
+        return arith.select(*args)
+    fn = _AST_BINARY.get(name)
+    if fn is None:
+        raise NonAffineError(f"isl AST operation {name}")
+    result = args[0]
+    for a in args[1:]:  # min and max may take more than two arguments
+        result = fn(result, a)
     return result
 
 

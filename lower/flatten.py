@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bound import Analyzer, IntervalSet, eval_set
-from bound.errors import NonAffineError
-from bound.isl_bridge import Builder, IslNames
+from bound.exact import largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
@@ -59,11 +58,12 @@ class _Region:
     """Where a tensor's buffer lives and how logical indices map into it."""
 
     def __init__(self, buffer: Buffer, mins: Sequence[Expr], extents: Sequence[Expr],
-                 layout: Layout | None = None) -> None:
+                 layout: Layout | None = None, strides: Sequence[Expr] | None = None) -> None:
         self.buffer = buffer
         self.mins = tuple(mins)
         self.extents = tuple(extents)
         self.layout = layout
+        self.strides = tuple(strides) if strides is not None else self.extents  # row-major sizes
 
     def flat(self, indices: Sequence[Expr]) -> tuple[Expr, tuple[Expr, ...]]:
         checks: list[Expr] = []
@@ -73,11 +73,11 @@ class _Region:
             return self.layout.linear_index_expr([arith.sub(i, lo) for i, lo in zip(indices, self.mins)]), \
                 tuple(checks)
         # Flat indices of a buffer of 2**31 elements or more are computed in int64, as TVM does.
-        dtype = "int64" if _too_big_for_int32(self.extents) else "int32"
+        dtype = "int64" if _too_big_for_int32(self.strides) else "int32"
         index: Expr = arith.const(0, dtype)
         for k, (i, lo) in enumerate(zip(indices, self.mins)):
             stride: Expr = arith.const(1, dtype)
-            for e in self.extents[k + 1:]:
+            for e in self.strides[k + 1:]:
                 stride = arith.mul(stride, arith.cast(dtype, e) if e.dtype != dtype else e)
             offset = arith.sub(i, lo)
             index = arith.add(index, arith.mul(arith.cast(dtype, offset) if offset.dtype != dtype else offset, stride))
@@ -94,7 +94,8 @@ def _too_big_for_int32(extents: Sequence[Expr]) -> bool:
 
 
 class _Flatten(StmtMutator):
-    def __init__(self, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> None:
+    def __init__(self, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strides: bool) -> None:
+        self.box_strides = box_strides
         self.stages = {st.op: st for st in s.stages}
         self.regions: dict[Tensor, _Region] = {
             t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape, layout_of(self.stages.get(t.op), t))
@@ -141,10 +142,13 @@ class _Flatten(StmtMutator):
                                        for r, n in zip(s.bounds, lay.dims)):
             raise LoweringError(f"stage '{t.op.name}' has a layout, which needs the whole tensor "
                                 "realized at once; compute it at the root")
-        size = arith.const(lay.physical_size) if lay is not None else self._allocation(t, s.bounds)
+        extents = [r.extent for r in s.bounds] if lay is not None else self._allocation(t, s.bounds)
+        size = arith.const(lay.physical_size) if lay is not None else self._size(extents)
         buf = Buffer(buffer_name(t), t.dtype, (size,), scope, t)
         old = self.regions.get(t)
-        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay)
+        # Strides are the region's extents, as TVM flattens; with box strides, the allocated box's.
+        strides = extents if self.box_strides else [r.extent for r in s.bounds]
+        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay, strides)
         try:
             body = yield s.body
             return AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, body))
@@ -154,14 +158,14 @@ class _Flatten(StmtMutator):
             else:
                 self.regions[t] = old
 
-    def _allocation(self, t: Tensor, bounds: Sequence[Range]) -> Expr:
-        """Elements of the largest region *bounds* takes inside the loops around it.
+    def _allocation(self, t: Tensor, bounds: Sequence[Range]) -> list[Expr]:
+        """Per dimension, the largest extent *bounds* takes inside the loops around it.
 
         An extent free of loop variables is allocated as it is (symbolic shapes stay
-        symbolic); one that varies takes its constant bound, or else its bound over the loops.
+        symbolic); one that varies takes its largest value over the loops (isl), or its
+        constant bound, or else its bound over the loops.
         """
-        constant = 1  # the constant factors, multiplied exactly (no int32 overflow)
-        symbolic: list[Expr] = []
+        out = []
         for d, r in enumerate(bounds):
             extent = r.extent
             if any(v in self.loop_sets for v in free_vars([extent])):
@@ -174,14 +178,21 @@ class _Flatten(StmtMutator):
                         raise LoweringError(f"stage '{t.op.name}': the extent {r.extent} of dimension {d} "
                                             "of its region has no upper bound to allocate")
                     extent = self.analyzer.simplify(arith.max_expr(s.max_value, 0))
+            out.append(extent)
+        return out
+
+    def _size(self, extents: Sequence[Expr]) -> Expr:
+        constant = 1  # the constant factors, multiplied exactly (no int32 overflow)
+        size: Expr | None = None
+        for extent in extents:
             if arith.value_of(extent) is not None:
                 constant *= max(int(arith.value_of(extent)), 0)
             else:
-                symbolic.append(extent)
-        size: Expr = arith.const(constant)
-        for extent in symbolic:
-            size = arith.mul(size, extent)
-        return self.analyzer.simplify(size)
+                size = extent if size is None else arith.mul(size, extent)
+        total: Expr = arith.const(constant)
+        if size is not None:
+            total = arith.mul(total, size)
+        return self.analyzer.simplify(total)
 
     def _const_bound(self, e: Expr) -> int | None:
         """A constant upper bound of *e* that holds for any shape: one that comes from a shape
@@ -219,36 +230,6 @@ def _smallest(*bounds: int | None) -> int | None:
     return min(known) if known else None
 
 
-#: Beyond this many loops, an extent's largest value is not worth an isl problem.
-_ISL_LOOPS = 16
-
-
-def largest_over_loops(e: Expr, loops: Mapping[Var, Range]) -> int | None:
-    """The largest value *e* takes over the iterations of *loops* (whose ranges may use outer
-    loops), exactly, with isl; None if it depends on other variables or is not quasi-affine."""
-    used: list[Var] = []
-    pending = free_vars([e])
-    while pending:
-        v = pending.pop()
-        if v in used:
-            continue
-        r = loops.get(v)
-        if r is None or len(used) >= _ISL_LOOPS:
-            return None
-        used.append(v)
-        pending.extend(free_vars([r.min, r.extent]))
-    names = IslNames()
-    value = names.fresh("value")
-    try:
-        b = Builder(names, [*(names[v] for v in used), value], [])
-        conditions = [arith.logical_and(arith.ge(v, loops[v].min),
-                                        arith.lt(v, arith.add(loops[v].min, loops[v].extent)))
-                      for v in used]
-        return b.where(conditions, [(value, e)]).project_onto([value]).max_of(value)
-    except NonAffineError:
-        return None
-
-
 class _Loads(ExprMutator):
     def __init__(self, owner: _Flatten) -> None:
         self.owner = owner
@@ -259,6 +240,11 @@ class _Loads(ExprMutator):
         return Load(region.buffer, index, checks)
 
 
-def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer]) -> Stmt:
-    """*stmt* with flat buffers, each allocated where it was realized (see :mod:`lower.storage_rewrite`)."""
-    return _Flatten(s, buffers)(stmt)
+def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strides: bool = False) -> Stmt:
+    """*stmt* with flat buffers, each allocated where it was realized (see :mod:`lower.storage_rewrite`).
+
+    With *box_strides* (exact mode), a buffer whose region varies with the loops is indexed
+    with the strides of its allocated box rather than of each iteration's region: the same
+    storage, and indices that do not repeat the region's extent expressions.
+    """
+    return _Flatten(s, buffers, box_strides)(stmt)

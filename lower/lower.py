@@ -70,7 +70,7 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     current = normalized_tensors(s, sn, stages)
     bounds = inferred(sn, exact)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
-    body = flatten(body, sn, {current[t]: b for t, b in buffers.items()})
+    body = flatten(body, sn, {current[t]: b for t, b in buffers.items()}, box_strides=exact)
     body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)

@@ -12,6 +12,7 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from bound import BoundError
+from bound.exact import largest_over_loops
 from bound.infer import infer_normalized
 from lower.errors import LoweringError
 from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags, thread_axes
@@ -213,7 +214,14 @@ class _Builder:
         if not self.exact:
             return preds
         outer = {iv.var for iv in self.paths[st]} | self.thread_vars
-        return nest.tighten(preds, outer)
+        preds = nest.tighten(preds, outer)
+        if not preds:
+            return preds
+        # A guard that holds at every iteration of the loops (isl decides) is left out.
+        loops = {iv.var: self.bounds[iv] for iv in self.paths[st] if iv in self.bounds}
+        loops.update((var, Range.from_min_extent(arith.const(0, extent.dtype), extent))
+                     for var, extent, _ in filter(None, nest.loops))
+        return [p for p in preds if largest_over_loops(arith.select(p, 0, 1), loops) != 0]
 
     def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:
         vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}

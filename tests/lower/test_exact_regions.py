@@ -47,3 +47,11 @@ def test_fused_split_allocates_the_largest_per_iteration_box(n, m, factor):
     c = np.full((n, m), np.nan, dtype=np.float32)
     build(s, [A, C])(a, c)
     np.testing.assert_allclose(c, (a + 2) * 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n, m, factor", [(4, 4, 3), (16, 16, 3), (16, 16, 7), (20, 12, 7)])
+def test_exact_ir_is_at_most_three_times_the_faithful_ir(n, m, factor):
+    s, A, B, C = fused(n, m, factor)
+    faithful, exact = str(lower(s, [A, C], exact=False)), str(lower(s, [A, C], exact=True))
+    assert len(exact) <= 3 * len(faithful), exact
+    assert "B[((i*" + str(m) + ") + j)]" in exact  # the box's row stride, not the region's extent
