@@ -18,7 +18,7 @@ from typing import Any
 from bound import IntervalSet, eval_set
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
-from lower.stmt_functor import StmtFunctor, StmtMutator
+from lower.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor
 from schedule.expr import Call, Expr, StringImm, Var
 from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar, Range
@@ -232,9 +232,21 @@ class _Inserter(StmtMutator):
         return seq(barrier(self.scope), out)
 
 
+class _Scopes(StmtVisitor):
+    """The storage scopes a statement writes (only written memory needs a barrier)."""
+
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_store(self, s: Store) -> None:
+        self.found.add(s.buffer.scope)
+
+
 def thread_sync(stmt: Stmt) -> Stmt:
     """*stmt* with the barriers that shared memory needs between the threads of a block."""
-    for scope in SYNC_SCOPES:
+    scopes = _Scopes()
+    scopes(stmt)
+    for scope in (s for s in SYNC_SCOPES if s in scopes.found):
         planner = _Planner(scope)
         planner(stmt)
         if planner.syncs:
