@@ -15,11 +15,11 @@ from bench_infer_bound import stencil_chain
 from bound import explain, infer_bound
 
 
-def best(fn, repeat: int) -> float:
+def best(fn, s, exact: bool, repeat: int) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        fn()
+        fn(s, exact=exact)
         times.append(time.perf_counter() - start)
     return min(times)
 
@@ -30,10 +30,10 @@ def main(sizes: list[int]) -> None:
     for n in sizes:
         s = stencil_chain(n)
         repeat = 3 if n <= 20 else 1
-        ie = best(lambda: infer_bound(s, exact=True), repeat)
-        ee = best(lambda: explain(s, exact=True), repeat)
-        i_f = best(lambda: infer_bound(s, exact=False), repeat)
-        ef = best(lambda: explain(s, exact=False), repeat)
+        ie = best(infer_bound, s, True, repeat)
+        ee = best(explain, s, True, repeat)
+        i_f = best(infer_bound, s, False, repeat)
+        ef = best(explain, s, False, repeat)
         print(f"{n:>6}{ie:>13.3f}{ee:>15.3f}{ee / ie:>7.2f}{i_f:>16.3f}{ef:>18.3f}", flush=True)
 
 

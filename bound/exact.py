@@ -10,7 +10,7 @@ Anything that is not quasi-affine raises :class:`~bound.errors.NonAffineError`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bound.access import Access
@@ -23,7 +23,7 @@ from schedule.functor import free_vars, substitute
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split
-from schedule.stage import Stage
+from schedule.stage import AttachType, Stage
 
 
 @dataclass
@@ -157,10 +157,10 @@ def read_region(accesses: Sequence[Access], root_values: Mapping[Var, Expr], gua
     return region.renamed([f"a{d}" for d in range(ndim)])
 
 
-def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
-                  names: Mapping[Var, tuple[int | None, int | None]], shape_vars: Sequence[Var] = ()) -> list[Range]:
-    """The per-dimension hull of *region* as ranges in the loop variables of *fixed* and the
-    named bounds of *names* (with their constant bounds); *shape_vars* are at least 0."""
+def region_guards(region: IslSet, fixed: Mapping[Var, Range],
+                  names: Mapping[Var, tuple[int | None, int | None]]) -> list[Expr]:
+    """What is known of *region*'s parameters: the ranges of the loops among them (and of
+    the loops their ranges use), and the constant bounds of the named bounds among them."""
     params = {region.names.var(name) for name in region.param_names}
     guards = connected([], params, fixed)
     used = set(free_vars(guards)) | params
@@ -170,6 +170,24 @@ def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
             guards.append(arith.ge(v, lo))
         if hi is not None:
             guards.append(arith.le(v, hi))
+    return guards
+
+
+@dataclass
+class ExactRegion:
+    """A stage's region per execution of its attach scope where it is not a box: the set
+    (over ``a0, a1, ...``) and what is known of its parameters."""
+
+    region: IslSet
+    guards: list[Expr]
+    restore: Callable[[Expr], Expr]  # writes the named bounds of the set's parameters out
+
+
+def region_ranges(region: IslSet, fixed: Mapping[Var, Range],
+                  names: Mapping[Var, tuple[int | None, int | None]], shape_vars: Sequence[Var] = ()) -> list[Range]:
+    """The per-dimension hull of *region* as ranges in the loop variables of *fixed* and the
+    named bounds of *names* (with their constant bounds); *shape_vars* are at least 0."""
+    guards = region_guards(region, fixed, names)
     out = []
     for lo, extent in region.box_ranges(guards, nonnegative=shape_vars):
         ranges = needed_ranges([lo, extent], {**names, **fixed})
@@ -205,3 +223,21 @@ def largest_over_loops(e: Expr, loops: Mapping[Var, Range]) -> int | None:
         return b.where(conditions, [(value, e)]).project_onto([value]).max_of(value)
     except NonAffineError:
         return None
+
+
+def plain_axes(stage: Stage) -> bool:
+    """Whether *stage*'s loops are its axes in order, at most rebased (as normalize leaves them)."""
+    parents = [rel.parent if isinstance(rel, Rebase) else None for rel in stage.relations]
+    axes = list(stage.op.axis)  # type: ignore[attr-defined]
+    if stage.relations and parents != axes:
+        return False
+    leaves = [rel.rebased for rel in stage.relations] if stage.relations else axes
+    return list(stage.leaf_iter_vars) == leaves
+
+
+def visits_exact_set(stage: Stage, stages: Sequence[Stage]) -> bool:
+    """Whether lowering visits *stage*'s exact region point by point (when InferBound found it is
+    not a box): its loops are its plain axes, with no annotation, and no stage is attached there."""
+    leaves = set(stage.leaf_iter_vars)
+    return (plain_axes(stage) and not stage.iter_var_attrs
+            and not any(st.attach_type == AttachType.Scope and st.attach_ivar in leaves for st in stages))

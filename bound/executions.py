@@ -15,6 +15,7 @@ from itertools import product
 
 import numpy as np
 
+from bound.exact import visits_exact_set
 from bound.infer import GraphContext, NamedBounds, scope_rank_of
 from bound.nest_walk import NestWalk, walk
 from bound.thread_scope import need_relax
@@ -128,29 +129,43 @@ class Run:
     extents: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    #: per state, the points computed where the stage visits its exact set, not its box
+    points: list[np.ndarray] | None = None
 
     def allocated_and_computed(self, ndim: int) -> tuple[int, int]:
         """Over the first *ndim* roots (the data axes)."""
         allocated = math.prod(max(int(self.extents[:, d].max(initial=0)), 0) for d in range(ndim))
-        volume = np.prod(self.hi[:, :ndim] - self.lo[:, :ndim], axis=1)
+        if self.points is not None:
+            volume = np.array([len(p) for p in self.points], dtype=np.int64)
+        else:
+            volume = np.prod(self.hi[:, :ndim] - self.lo[:, :ndim], axis=1)
         return allocated, int(sum((self.weight * volume).tolist()))
 
 
 class Executions:
     """Each stage's :class:`Run`, walked once for its own row and its producers' rows."""
 
-    def __init__(self, ctx: GraphContext, bounds: NamedBounds) -> None:
-        self._ctx, self._bounds = ctx, bounds
+    def __init__(self, ctx: GraphContext, bounds: NamedBounds, stages: Sequence[Stage]) -> None:
+        self._ctx, self._bounds, self._stages = ctx, bounds, stages
         self._runs: dict[Stage, Run] = {}
 
     def of(self, stage: Stage) -> Run:
         run = self._runs.get(stage)
         if run is None:
             nest = stage_nest(stage, self._ctx, self._bounds, stage.op.root_iter_vars, shared_only=False)
-            w = walk(nest.loops, nest.lets, region_exprs(nest))
+            exact = (self._bounds.regions or {}).get(stage)
+            if exact is not None and not visits_exact_set(stage, self._stages):
+                exact = None
+            params = [exact.region.names.var(n) for n in exact.region.param_names] if exact is not None else []
+            w = walk(nest.loops, nest.lets, [*region_exprs(nest), *params])
             extents = w.evaluate([r.extent for _, r in nest.region])
             lo, hi = clipped_boxes(w, nest)
             run = self._runs[stage] = Run(nest, w.weight, np.stack(extents, axis=1).reshape(w.size, -1), lo, hi)
+            if exact is not None:
+                values = [v.tolist() for v in w.evaluate(params)]
+                names = exact.region.param_names
+                run.points = [np.array(exact.region.points_at(dict(zip(names, (int(c[k]) for c in values)))),
+                                       dtype=np.int64).reshape(-1, len(nest.region)) for k in range(w.size)]
         return run
 
 

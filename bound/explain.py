@@ -102,7 +102,7 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     bounds = infer_named(s, exact=exact)
     ctx = GraphContext.of(s)
     names = IslNames()
-    runs = Executions(ctx, bounds)
+    runs = Executions(ctx, bounds, s.stages)
     rows: dict[Tensor, StageReport] = {}
     # Rows are keyed by the tensors the user holds (a cache_write rebuilds its stage's op).
     user_tensor: dict[Tensor, Tensor] = {}
@@ -174,8 +174,12 @@ def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> 
         lo, hi = boxes[:, :len(nest.region)], boxes[:, len(nest.region):]
         roots = [v for v, _ in nest.region]
         points = math.prod(_domain_extents(nest))
-        if points <= _SMALL_DOMAIN or (len(lo) > _FEW_BOXES and points <= _BITMAP_LIMIT):
-            env, size = _painted_points(roots, _domain_extents(nest), nest.domains, lo, hi)
+        if run.points is not None or points <= _SMALL_DOMAIN or (len(lo) > _FEW_BOXES and points <= _BITMAP_LIMIT):
+            if run.points is not None:  # the consumer visits its exact set, not its box
+                visited = np.unique(np.concatenate([*run.points, np.zeros((0, len(roots)), np.int64)]), axis=0)
+                env, size = {v: visited[:, d] for d, v in enumerate(roots)}, len(visited)
+            else:
+                env, size = _painted_points(roots, _domain_extents(nest), nest.domains, lo, hi)
             for acc in accesses:
                 values = evaluate_columns([acc.condition, *acc.indices], env, size)
                 keep = values[0].astype(bool)

@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 
 from bound.access import reads
 from bound.errors import BoundError, NonAffineError
-from bound.exact import LoopView, iteration_constraints, read_region, region_ranges
+from bound.exact import (
+    ExactRegion,
+    LoopView,
+    iteration_constraints,
+    plain_axes,
+    read_region,
+    region_guards,
+    region_ranges,
+)
 from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
 from bound.isl_bridge import IslNames
 from bound.message_passing import pass_up_domain
@@ -81,14 +89,18 @@ def infer_bound(sch: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
     return infer_normalized(sch.normalize(), exact=exact)
 
 
-def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None = None
-                     ) -> dict[IterVar, Range]:
+def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None = None,
+                     regions: dict[Stage, ExactRegion] | None = None) -> dict[IterVar, Range]:
     """InferBound on an already normalized schedule.
 
     :arg fallbacks: if given, receives the names of the stages whose region exact mode had to
         compute with intervals (some consumer's index arithmetic is not quasi-affine).
+    :arg regions: if given, receives (exact mode) the stages whose region per execution is
+        not a box, with that set.
     """
     named = infer_named(s, exact=exact, fallbacks=fallbacks)
+    if regions is not None:
+        regions.update(named.regions or {})
 
     def final(e: Expr) -> Expr:
         written = named.restore(e)
@@ -113,6 +125,8 @@ class NamedBounds:
     definitions: dict[Var, Expr]
     analyzer: Analyzer
     symbols: BoundSymbols | None
+    #: exact mode: the stages whose region per execution is not a box, with that set
+    regions: dict[Stage, ExactRegion] | None = None
     _inputs: dict[Var, list[Var]] = field(default_factory=dict)
 
     def inputs(self, name: Var) -> list[Var]:
@@ -134,8 +148,9 @@ def infer_named(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None 
     analyzer = Analyzer()
     names = IslNames()
     symbols = BoundSymbols(ctx.loop_vars, analyzer) if exact else None
+    regions: dict[Stage, ExactRegion] | None = {} if exact else None
     for stage in reversed(s.stages):
-        if not _infer_root_bound(stage, ctx, ret, rules, symbols, analyzer, names) and fallbacks is not None:
+        if not _infer_root_bound(stage, ctx, ret, rules, symbols, analyzer, names, regions) and fallbacks is not None:
             fallbacks.append(stage.name)
         if stage.attach_type == AttachType.InlinedAlready:
             continue
@@ -151,7 +166,7 @@ def infer_named(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None 
                 analyzer.bind(iv, ret[iv])
     ranges = {iv: Range.from_min_extent(analyzer.simplify(r.min), analyzer.simplify(r.extent))
               for iv, r in ret.items()}
-    return NamedBounds(ranges, symbols.definitions if symbols is not None else {}, analyzer, symbols)
+    return NamedBounds(ranges, symbols.definitions if symbols is not None else {}, analyzer, symbols, regions)
 
 
 _SIMPLIFY_LIMIT = 200
@@ -182,7 +197,8 @@ def _consumers(stage: Stage, ctx: GraphContext) -> list[Operation]:
 
 
 def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range], rules: Rules,
-                      symbols: BoundSymbols | None, analyzer: Analyzer, names: IslNames) -> bool:
+                      symbols: BoundSymbols | None, analyzer: Analyzer, names: IslNames,
+                      exact_regions: dict[Stage, ExactRegion] | None = None) -> bool:
     """Set the ranges of *stage*'s root IterVars; False if exact mode fell back on intervals.
 
     *symbols* (exact mode) names the loop-dependent ranges this sets.
@@ -249,6 +265,10 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
                       for iv in axes]
         else:
             ranges = region_ranges(region, fixed_all, symbols.bounds, ctx.shape_vars)
+            if (exact_regions is not None and not any(requests) and plain_axes(stage)
+                    and isinstance(stage.op, ComputeOp) and not stage.op.reduce_axis and not region.is_box()):
+                guards = region_guards(region, fixed_all, symbols.bounds)
+                exact_regions[stage] = ExactRegion(region, guards, symbols.restore)
         for d, r in enumerate(ranges):
             if empty and requests[d]:
                 continue  # the interval requests alone decide

@@ -68,8 +68,9 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     buffers = arg_buffers(tensors, layouts)
     sn = s.normalize()
     current = normalized_tensors(s, sn, stages)
-    bounds = inferred(sn, exact)
-    body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact)
+    regions: dict = {}
+    bounds = inferred(sn, exact, regions)
+    body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact, regions)
     body = flatten(body, sn, {current[t]: b for t, b in buffers.items()}, box_strides=exact)
     body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)

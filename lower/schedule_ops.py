@@ -12,11 +12,14 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from bound import BoundError
-from bound.exact import largest_over_loops
+from bound.errors import NonAffineError
+from bound.exact import ExactRegion, largest_over_loops, visits_exact_set
 from bound.infer import infer_normalized
+from bound.isl_bridge import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from lower.errors import LoweringError
 from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags, thread_axes
-from lower.stmt import NO_OP, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
+from lower.stmt import NO_OP, For, ForKind, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
+from lower.substitute import substitute_stmt
 from lower.thread_attrs import merge_thread_extents
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
@@ -62,29 +65,38 @@ def _check_bounds(sn: Schedule, bounds: Mapping[IterVar, Range]) -> None:
                                  f"'{st.name}'; pass infer_bound(s) of this schedule, after its last change")
 
 
-def inferred(sn: Schedule, exact: bool) -> dict[IterVar, Range]:
-    """The bounds of a normalized schedule; a schedule no loop nest can realize is a LoweringError."""
+def inferred(sn: Schedule, exact: bool, regions: dict[Stage, ExactRegion] | None = None
+             ) -> dict[IterVar, Range]:
+    """The bounds of a normalized schedule; a schedule no loop nest can realize is a LoweringError.
+
+    *regions*, if given, receives the exact regions that are not boxes (see :func:`build_pipeline`).
+    """
     try:
-        return infer_normalized(sn, exact=exact)
+        return infer_normalized(sn, exact=exact, regions=regions)
     except BoundError as err:
         raise LoweringError(str(err)) from err
 
 
-def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool) -> Stmt:
+def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool,
+                   regions: Mapping[Stage, ExactRegion] | None = None) -> Stmt:
     """ScheduleOps on a normalized schedule with its bounds.
 
     With *exact* bounds, regions lie inside their tensors, so roots need no domain guard, and
-    a split tail shortens its loop instead of guarding the body.
+    a split tail shortens its loop instead of guarding the body. A stage of *regions* whose
+    loops are its plain axes visits exactly its set, each point once (isl's AST generation);
+    its storage stays the bounding box.
     """
-    return merge_thread_extents(_Builder(sn, bounds, keep_trivial, exact).build())
+    return merge_thread_extents(_Builder(sn, bounds, keep_trivial, exact, regions or {}).build())
 
 
 Steps = Generator[Any, Any, Stmt]
 
 
 class _Builder:
-    def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool) -> None:
+    def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool,
+                 regions: Mapping[Stage, ExactRegion]) -> None:
         self.s = s
+        self.regions = regions
         self.exact = exact
         self.bounds = bounds
         self.keep_trivial = keep_trivial
@@ -181,6 +193,11 @@ class _Builder:
         if any(arith.value_of(self.bounds[iv].extent) == 0 for iv in op.axis):
             return NO_OP  # nothing of this stage is read: it computes nothing
             yield  # a generator all the same
+        if self._scannable(st):
+            try:
+                return self._scanned(st)
+            except NonAffineError:
+                pass  # a loop isl writes in a form we do not translate: compute the box
         nest = make_loop_nest(st, self.bounds, leaves, self.keep_trivial)
         preds = self.checks(st, nest, nest.values, set(), False)
         if not isinstance(op.body[0], Reduce):
@@ -203,6 +220,36 @@ class _Builder:
         init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
         init = yield self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
         return (yield self.wrap(nest, seq(init, update), 0, begin, True))
+
+    def _scannable(self, st: Stage) -> bool:
+        """Whether *st* may visit its exact set: its loops are its axes, plain, and host nothing."""
+        return st in self.regions and not self.keep_trivial and visits_exact_set(st, self.s.stages)
+
+    def _scanned(self, st: Stage) -> Stmt:
+        """*st*'s provides at exactly the points of its region (see :func:`build_pipeline`)."""
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        exact = self.regions[st]
+        axes = [iv.var for iv in op.axis]
+        tree = scan_loops(exact.region, exact.guards, axes)
+
+        def stmt(node: AstNode) -> Stmt:
+            match node:
+                case AstBlock(items=items):
+                    return seq(*(stmt(x) for x in items))
+                case AstIf(condition=c, then=t, otherwise=o):
+                    return IfThenElse(exact.restore(c), stmt(t), stmt(o) if o is not None else None)
+                case AstFor(var=v, lo=lo, extent=extent, stride=1, body=body):
+                    return For(v, exact.restore(lo), exact.restore(extent), ForKind.SERIAL, stmt(body))
+                case AstFor(var=v, lo=lo, extent=extent, stride=k, body=body):
+                    step = Var(v.name + ".s", v.dtype)
+                    inner = substitute_stmt(stmt(body), {v: arith.add(exact.restore(lo), arith.mul(step, k))})
+                    return For(step, arith.const(0, v.dtype), exact.restore(extent), ForKind.SERIAL, inner)
+                case AstPoint(coordinates=coords):
+                    values = {iv: exact.restore(c) for iv, c in zip(op.axis, coords)}
+                    return seq(*(self.provide(op, k, op.body[k], values) for k in range(op.num_outputs)))
+            raise LoweringError(f"stage '{st.name}': unexpected loop structure from isl")
+        return stmt(tree)
 
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
                skip_root_domain: bool) -> list[Expr]:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import schedule as te
 from bound import BoundError, explain
 from bound.access import reads
+from bound.exact import visits_exact_set
 from bound.infer import infer_normalized
 from schedule.evaluate import evaluate
 
@@ -65,7 +66,8 @@ def test_stencil_at_outer_loop_recomputes_the_halo(exact, expected):
     (4, True, (4, 16, 16)),     # one row each time
     (3, False, (16, 96, 16)),
     # blocks of the fused index 0-2, 3-5, 6-8, 9-11, 12-14, 15: hulls 1x3, 2x4, 2x4, 1x3, 1x3, 1x1
-    (3, True, (8, 26, 16)),
+    # (allocated 2x4), but B visits exactly the 3 points each block reads: nothing twice
+    (3, True, (8, 16, 16)),
 ])
 def test_example_6_fuse(factor, exact, expected):
     s, B, _ = fused_4x4(factor)
@@ -150,10 +152,14 @@ def test_counts_agree_with_enumerating_the_loop_nests(data):
     note(describe(s))
     sn = s.normalize()
     for exact in (False, True):
+        regions = {}
         try:
-            bounds = infer_normalized(sn, exact=exact)
+            bounds = infer_normalized(sn, exact=exact, regions=regions)
         except BoundError:
             return
+        # Stages that visit their exact set compute less than their box, and their readers read
+        # less: those are checked against the stores of the lowered program in tests/lower.
+        scanned = {st for st in regions if visits_exact_set(st, sn.stages)}
         report = explain(s, exact=exact)
         for user_stage, stage in zip(s.stages, sn.stages):
             if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):
@@ -161,11 +167,11 @@ def test_counts_agree_with_enumerating_the_loop_nests(data):
             T = stage.op.output(0)
             row = report[user_stage.op.output(0)]
             largest, computed = volumes(bounds, stage)
-            assert row.computed == computed, (T.name, exact)
+            assert row.computed <= computed if stage in scanned else row.computed == computed, (T.name, exact)
             assert row.allocated >= largest, (T.name, exact)
             if not stage.attach_type == te.AttachType.Scope:
                 assert row.allocated == largest
-            if not stage.is_output:
+            if not stage.is_output and not scanned:
                 assert row.needed == _needed_by_enumeration(sn, bounds, T), (T.name, exact)
 
 
@@ -178,7 +184,8 @@ def test_inlined_stages_have_no_row_and_their_reader_reads_the_producer():
     s[Q].compute_inline()
     report = explain(s)
     assert list(report) == [P, R]
-    assert counts(report[P]) == (7, 7, 4)   # P[0..6] realized, P[0, 2, 4, 6] read
+    # P[0..6] realized, P[0, 2, 4, 6] read: exact mode visits those four only
+    assert counts(report[P]) == (7, 4, 4)
 
 
 @pytest.mark.parametrize("exact", [False, True])
