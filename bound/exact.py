@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bound.access import Access
 from bound.errors import NonAffineError
-from bound.isl_bridge import Builder, IslNames, IslSet
+from bound.isl_bridge import Builder, IslNames, IslSet, dim_bounds, pw_aff_to_expr
 from bound.simplify import needed_ranges, simplify
 from schedule import arith
 from schedule.expr import Expr, Mul, Select, Var
@@ -202,13 +202,24 @@ _ISL_LOOPS = 16
 def largest_over_loops(e: Expr, loops: Mapping[Var, Range]) -> int | None:
     """The largest value *e* takes over the iterations of *loops* (whose ranges may use outer
     loops), exactly, with isl; None if it depends on other variables or is not quasi-affine."""
+    found = largest_expr_over_loops(e, loops, ())
+    return arith.value_of(found) if found is not None else None  # type: ignore[return-value]
+
+
+def largest_expr_over_loops(e: Expr, loops: Mapping[Var, Range], shape_vars: Sequence[Var]) -> Expr | None:
+    """:func:`largest_over_loops` as an expression in the shape variables *shape_vars* (known
+    non-negative); None if *e* depends on other variables, is not quasi-affine or unbounded."""
     used: list[Var] = []
+    params: list[Var] = []
     pending = free_vars([e])
     while pending:
         v = pending.pop()
-        if v in used:
+        if v in used or v in params:
             continue
         r = loops.get(v)
+        if r is None and v in shape_vars:
+            params.append(v)
+            continue
         if r is None or len(used) >= _ISL_LOOPS:
             return None
         used.append(v)
@@ -216,11 +227,16 @@ def largest_over_loops(e: Expr, loops: Mapping[Var, Range]) -> int | None:
     names = IslNames()
     value = names.fresh("value")
     try:
-        b = Builder(names, [*(names[v] for v in used), value], [])
+        b = Builder(names, [*(names[v] for v in used), value], [names[v] for v in params])
         conditions = [arith.logical_and(arith.ge(v, loops[v].min),
                                         arith.lt(v, arith.add(loops[v].min, loops[v].extent)))
                       for v in used]
-        return b.where(conditions, [(value, e)]).project_onto([value]).max_of(value)
+        conditions += [arith.ge(v, 0) for v in params]
+        s = b.where(conditions, [(value, e)]).project_onto([value])
+        if not params:
+            hi = s.max_of(value)
+            return arith.const(hi, e.dtype) if hi is not None else None
+        return simplify(pw_aff_to_expr(dim_bounds(s.isl, value)[1], names, e.dtype, s.isl.params()))
     except NonAffineError:
         return None
 

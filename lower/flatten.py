@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bound import Analyzer, IntervalSet, eval_set
-from bound.exact import largest_over_loops
+from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
@@ -172,6 +172,8 @@ class _Flatten(StmtMutator):
                 hi = _smallest(self._const_bound(extent), largest_over_loops(extent, self.loop_ranges))
                 if hi is not None:
                     extent = arith.const(max(hi, 0))
+                elif (best := largest_expr_over_loops(extent, self.loop_ranges, self.shape_vars)) is not None:
+                    extent = self.analyzer.simplify(arith.max_expr(best, 0))
                 else:
                     s = eval_set(extent, self.loop_sets, self.analyzer)
                     if not s.has_upper_bound() or any(v in self.loop_sets for v in free_vars([s.max_value])):

@@ -133,3 +133,46 @@ def test_disjoint_column_ranges_and_strided_reads_compute_only_what_is_read():
     e = np.full((8, 4), np.nan, dtype=np.float32)
     build(s, [A, E])(a, e)
     np.testing.assert_allclose(e, 2 * a[:, 0:4] + 2 * a[:, 12:16] + 2 * a[:, 1::4], rtol=1e-6)
+
+
+def test_symbolic_rows_allocate_the_largest_box_over_the_loops():
+    n = te.var("n")
+    A = te.placeholder((n, 16), name="A")
+    B = te.compute((n, 16), lambda i, j: A[i, j] + 2, name="B")
+    C = te.compute((n, 16), lambda i, j: B[i, j] * 3, name="C")
+    s = te.create_schedule(C.op)
+    xo, _ = s[C].split(s[C].fuse(*C.op.axis), 3)
+    s[B].compute_at(s[C], xo)
+    text = str(lower(s, [A, C]))
+    # by hand: blocks of 3 fused indices span at most 2 rows x 16 columns; one row holds only 3
+    assert "allocate B[float32 * select((n == 1), 3, 32)]" in text
+    f = build(s, [A, C])
+    for rows in (1, 5, 16):
+        a = np.random.default_rng(rows).random((rows, 16), dtype=np.float32)
+        c = np.full((rows, 16), np.nan, dtype=np.float32)
+        f(a, c)
+        np.testing.assert_allclose(c, (a + 2) * 3, rtol=1e-6)
+
+
+def test_tiled_blur_computes_each_tile_halo_once():
+    n, tile = 16, 4
+    A = te.placeholder((n + 2, n + 2), name="A")
+    bx = te.compute((n + 2, n), lambda y, x: A[y, x] + A[y, x + 1] + A[y, x + 2], name="bx")
+    by = te.compute((n, n), lambda y, x: bx[y, x] + bx[y + 1, x] + bx[y + 2, x], name="by")
+    s = te.create_schedule(by.op)
+    yo, xo, _, _ = s[by].tile(by.op.axis[0], by.op.axis[1], tile, tile)
+    s[bx].compute_at(s[by], xo)
+    stores = provided(pipeline(s), "bx", "y.outer")
+    per_row = {}
+    for yo_value, points in stores.items():
+        per_row.setdefault(yo_value, []).extend(points)
+    for y0 in range(n // tile):
+        # each of the 4 column tiles of this row of tiles computes its (tile + 2) x tile halo once
+        expected = sorted((y, x) for y in range(y0 * tile, y0 * tile + tile + 2) for x in range(n))
+        assert sorted(per_row[y0]) == expected
+    assert explain(s)[bx].computed == (n // tile) * (tile + 2) * n
+    a = np.random.default_rng(2).random((n + 2, n + 2), dtype=np.float32)
+    out = np.full((n, n), np.nan, dtype=np.float32)
+    build(s, [A, by])(a, out)
+    h = a[:, :-2] + a[:, 1:-1] + a[:, 2:]
+    np.testing.assert_allclose(out, h[:-2] + h[1:-1] + h[2:], rtol=1e-5)
