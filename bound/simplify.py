@@ -441,14 +441,15 @@ def needed_ranges(exprs: Sequence[Expr], known: Mapping[Var, Any]) -> dict[Var, 
 
 
 def node_count(e: Expr) -> int:
-    """The number of nodes of *e* (its size as printed, roughly)."""
-    sizes: dict[int, int] = {}
-
-    def visit(x: Expr) -> None:
-        sizes[id(x)] = 1 + sum(sizes[id(c)] for c in children(x))
-    for x in distinct_post_order(e):
-        visit(x)
-    return sizes[id(e)]
+    """The number of nodes of *e* (its size as printed, roughly); cached on each node, as
+    expressions are immutable."""
+    done = e.__dict__.get("_node_count")
+    if done is not None:
+        return done
+    for x in distinct_post_order(e, lambda c: "_node_count" not in c.__dict__):
+        if "_node_count" not in x.__dict__:
+            x.__dict__["_node_count"] = 1 + sum(c.__dict__["_node_count"] for c in children(x))
+    return e.__dict__["_node_count"]
 
 
 def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -> bool | None:

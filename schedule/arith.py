@@ -65,8 +65,23 @@ def convert(value: Any) -> Expr:
     raise TypeError(f"cannot use a {type(value).__name__} ({value!r}) as an expression")
 
 
+_SMALL_INTS: dict[tuple[int, str | None], IntImm] = {}  # constants are immutable: share the common ones
+
+
 def const(value: Any, dtype: str | None = None) -> Expr:
     """A constant of *dtype*; without one, bool, int32 (int64 if too large) or float32."""
+    if type(value) is int and -4096 <= value <= 4096:
+        hit = _SMALL_INTS.get((value, dtype))
+        if hit is not None:
+            return hit
+        made = _const(value, dtype)
+        if isinstance(made, IntImm):
+            _SMALL_INTS[(value, dtype)] = made
+        return made
+    return _const(value, dtype)
+
+
+def _const(value: Any, dtype: str | None) -> Expr:
     if isinstance(value, (IntImm, FloatImm)):
         value = value.value
     if dtype is None:
