@@ -169,8 +169,26 @@ def free_vars(exprs: Iterable[Expr]) -> list[Var]:
     """The variables of *exprs* in order of first appearance."""
     seen: dict[Var, None] = {}
     for e in exprs:
-        post_order_visit(e, lambda x: seen.setdefault(x, None) if isinstance(x, Var) else None)
+        seen.update(dict.fromkeys(_vars_of(e)))
     return list(seen)
+
+
+def _vars_of(e: Expr) -> tuple[Var, ...]:
+    """The variables of *e* in order of first appearance, cached on each node (expressions
+    are immutable, and bound inference asks for the same ones many times)."""
+    got = e.__dict__.get("_free_vars")
+    if got is not None:
+        return got
+    for x in distinct_post_order(e, lambda c: "_free_vars" not in c.__dict__):
+        if "_free_vars" in x.__dict__:
+            continue
+        if isinstance(x, Var):
+            found: tuple[Var, ...] = (x,)
+        else:
+            parts = [c.__dict__["_free_vars"] for c in children(x)]
+            found = parts[0] if len(parts) == 1 else tuple(dict.fromkeys(v for p in parts for v in p))
+        x.__dict__["_free_vars"] = found
+    return e.__dict__["_free_vars"]
 
 
 class ExprMutator(ExprFunctor[Expr]):
