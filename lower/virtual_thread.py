@@ -331,7 +331,7 @@ class _Privatized(ExprMutator):
         return Load(buf, index, tuple(self(c) for c in e.checks))
 
 
-def _privatize(stmt: Stmt) -> Stmt:
+def _privatize(stmt: Stmt, scopes: _Scopes) -> Stmt:
     """Local buffers that a virtual thread writes per thread, allocated outside its scopes.
 
     TVM bounds such a buffer per virtual thread (local memory is below a virtual thread's
@@ -339,8 +339,6 @@ def _privatize(stmt: Stmt) -> Stmt:
     the copies overwrite one another. Here each virtual thread gets its own copy, as it does
     for buffers allocated inside its scope; only buffers used nowhere else change.
     """
-    scopes = _Scopes()
-    scopes(stmt)
     plan: dict[Var, dict[int, tuple[Buffer, Buffer, Expr]]] = {}
     for var, extents in scopes.extents.items():
         if len(extents) != 1 or min(extents) <= 0:
@@ -378,4 +376,8 @@ class _Virtual(StmtMutator):
 
 def inject_virtual_thread(stmt: Stmt) -> Stmt:
     """*stmt* with every ``virtual_thread`` scope replaced by its interleaved copies."""
-    return _Virtual()(_privatize(stmt))
+    scopes = _Scopes()
+    scopes(stmt)
+    if not scopes.extents:  # no virtual thread: nothing to do
+        return stmt
+    return _Virtual()(_privatize(stmt, scopes))
