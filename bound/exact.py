@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bound.access import Access
 from bound.errors import NonAffineError
-from bound.isl_bridge import Builder, IslNames, IslSet, dim_bounds, pw_aff_to_expr
+from bound.isl import Builder, IslNames, IslSet, dim_bounds, pw_aff_to_expr
 from bound.simplify import needed_ranges, simplify
 from schedule import arith
 from schedule.expr import Expr, Mul, Select, Var

@@ -20,7 +20,7 @@ from bound.access import Access, reads
 from bound.errors import NonAffineError
 from bound.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
 from bound.infer import GraphContext, infer_named
-from bound.isl_bridge import Builder, IslNames, IslSet
+from bound.isl import Builder, IslNames, IslSet
 from bound.vector_eval import evaluate_columns
 from schedule import arith
 from schedule.checks import check_flag, check_schedule

@@ -16,7 +16,7 @@ from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floo
 from bound.indexing_analysis import operand_maps
 from bound.indexing_map import AffineMap, IndexingMap, Variable
 from bound.indexing_text import isl_text, relation_text
-from bound.isl_bridge import reversed_functions, set_constraints, single_valued_function
+from bound.isl import reversed_functions, set_constraints, single_valued_function
 from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
 from schedule import arith
 from schedule.tensor import ComputeOp, Tensor

@@ -205,7 +205,7 @@ class IndexingMap:
         """Whether no point satisfies the domain, decided exactly with isl (XLA only notices
         empty intervals: ``d0 mod 8 in [45, 49]`` stays; here it is empty)."""
         from bound.indexing_text import isl_text
-        from bound.isl_bridge import relation_is_empty
+        from bound.isl import relation_is_empty
 
         if self.is_known_empty:
             return True
@@ -215,7 +215,7 @@ class IndexingMap:
         """Whether both maps relate the same indices (names, constraint forms and variables
         aside), decided with isl."""
         from bound.indexing_text import isl_text
-        from bound.isl_bridge import same_relation
+        from bound.isl import same_relation
 
         return same_relation([isl_text(self)], [isl_text(other)])
 

@@ -28,7 +28,7 @@ from bound.exact import (
     region_ranges,
 )
 from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
-from bound.isl_bridge import IslNames
+from bound.isl import IslNames
 from bound.message_passing import pass_up_domain
 from bound.simplify import Analyzer, node_count
 from bound.symbols import BoundSymbols

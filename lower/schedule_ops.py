@@ -15,7 +15,7 @@ from bound import BoundError
 from bound.errors import NonAffineError
 from bound.exact import ExactRegion, largest_over_loops, visits_exact_set
 from bound.infer import infer_normalized
-from bound.isl_bridge import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
+from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from lower.errors import LoweringError
 from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags, thread_axes
 from lower.stmt import NO_OP, For, ForKind, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound.errors import NonAffineError
-from bound.isl_bridge import Builder, IslNames, pw_aff_to_expr
+from bound.isl import Builder, IslNames, pw_aff_to_expr
 from schedule.evaluate import evaluate
 from schedule.expr import Max, Min
 

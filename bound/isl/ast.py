@@ -1,0 +1,105 @@
+"""Loops that visit every point of a set once: isl's AST generation, as plain data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+
+from bound.errors import NonAffineError
+from bound.isl.names import IslNames
+from bound.isl.sets import Builder, IslSet
+from bound.isl.to_expr import ast_to_expr
+from schedule import arith
+from schedule.expr import Expr, Var
+
+_DT = isl.dim_type
+
+
+@dataclass(frozen=True)
+class AstFor:
+    """``for (var = lo; var < lo + extent * stride; var += stride) body``."""
+
+    var: Var
+    lo: Expr
+    extent: Expr
+    stride: int
+    body: AstNode
+
+
+@dataclass(frozen=True)
+class AstIf:
+    condition: Expr
+    then: AstNode
+    otherwise: AstNode | None
+
+
+@dataclass(frozen=True)
+class AstBlock:
+    items: tuple[AstNode, ...]
+
+
+@dataclass(frozen=True)
+class AstPoint:
+    """The statement at one point of the set: its coordinates."""
+
+    coordinates: tuple[Expr, ...]
+
+
+AstNode = AstFor | AstIf | AstBlock | AstPoint
+
+
+def scan_loops(region: IslSet, context: Sequence[Expr], iterators: Sequence[Var]) -> AstNode:
+    """Loops that visit every point of *region* once (isl's AST generation), its dimensions
+    named by *iterators*, under the parameter conditions *context*.
+
+    :raises NonAffineError: for a loop whose shape this translation does not know.
+    """
+    names = region.names
+    params = region.param_names
+    b = Builder(names, [], params)
+    where = b.universe()
+    for g in context:
+        try:
+            where = where & b.condition(g)
+        except NonAffineError:
+            continue
+    where = where.params()
+    s = region.isl
+    where = where.align_params(s.space)
+    s = s.align_params(where.space).set_tuple_name("S")
+    schedule = isl.Map.identity(isl.Space.map_from_set(s.space)).intersect_domain(s).reset_tuple_id(_DT.out)
+    ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, len(iterators))
+    for v in iterators:
+        ids = ids.add(isl.Id(names[v]))
+    build = isl.AstBuild.from_context(where).set_iterators(ids)
+    node = build.node_from_schedule_map(isl.UnionMap.from_map(schedule))
+    return _ast_node(node, names)
+
+
+def _ast_node(node: isl.AstNode, names: IslNames) -> AstNode:
+    kind = node.get_type()
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return AstBlock(tuple(_ast_node(children.get_at(k), names) for k in range(children.n_ast_node())))
+    if kind == isl.ast_node_type.if_:
+        otherwise = _ast_node(node.if_get_else_node(), names) if node.if_has_else_node() else None
+        return AstIf(ast_to_expr(node.if_get_cond(), names), _ast_node(node.if_get_then_node(), names), otherwise)
+    if kind == isl.ast_node_type.user:
+        call = node.user_get_expr()
+        return AstPoint(tuple(ast_to_expr(call.get_op_arg(k), names) for k in range(1, call.get_op_n_arg())))
+    if kind == isl.ast_node_type.for_:
+        var = names.var(node.for_get_iterator().get_id().get_name())
+        lo = ast_to_expr(node.for_get_init(), names)
+        stride = int(node.for_get_inc().get_val().to_python())
+        cond = node.for_get_cond()
+        op = str(cond.get_op_type()).rsplit(".", 1)[-1]
+        lhs = cond.get_op_arg(0)
+        if op not in ("le", "lt") or lhs.get_type() != isl.ast_expr_type.id or stride < 1:
+            raise NonAffineError(f"isl loop of an unexpected shape: {cond.to_C_str()}")
+        hi = ast_to_expr(cond.get_op_arg(1), names)
+        last = hi if op == "le" else arith.sub(hi, 1)  # the largest value the loop may take
+        extent = arith.floordiv(arith.add(arith.sub(last, lo), stride), stride)
+        return AstFor(var, lo, extent, stride, _ast_node(node.for_get_body(), names))
+    raise NonAffineError(f"isl AST node of type {kind}")
