@@ -251,9 +251,28 @@ def plain_axes(stage: Stage) -> bool:
     return list(stage.leaf_iter_vars) == leaves
 
 
-def visits_exact_set(stage: Stage, stages: Sequence[Stage]) -> bool:
+def affine_loops(stage: Stage, ranges: Mapping[IterVar, Range] | None = None) -> bool:
+    """Whether each of *stage*'s loops is a quasi-affine function of its axes: splits by a
+    constant factor, fusions of a constant inner extent (checked when *ranges* are given),
+    rebases, and no reduction."""
+    if getattr(stage.op, "reduce_axis", ()):
+        return False
+    for rel in stage.relations:
+        match rel:
+            case Split(factor=f) if f is not None and arith.value_of(f) is not None:
+                continue
+            case Fuse(inner=i) if ranges is None or (i in ranges and arith.value_of(ranges[i].extent) is not None):
+                continue
+            case Rebase():
+                continue
+        return False
+    return True
+
+
+def visits_exact_set(stage: Stage, stages: Sequence[Stage], ranges: Mapping[IterVar, Range]) -> bool:
     """Whether lowering visits *stage*'s exact region point by point (when InferBound found it is
-    not a box): its loops are its plain axes, with no annotation, and no stage is attached there."""
+    not a box): its loops are affine in its axes, with no annotation, and no stage is attached
+    inside them."""
     leaves = set(stage.leaf_iter_vars)
-    return (plain_axes(stage) and not stage.iter_var_attrs
+    return (affine_loops(stage, ranges) and not stage.iter_var_attrs
             and not any(st.attach_type == AttachType.Scope and st.attach_ivar in leaves for st in stages))

@@ -154,7 +154,7 @@ class Executions:
         if run is None:
             nest = stage_nest(stage, self._ctx, self._bounds, stage.op.root_iter_vars, shared_only=False)
             exact = (self._bounds.regions or {}).get(stage)
-            if exact is not None and not visits_exact_set(stage, self._stages):
+            if exact is not None and not visits_exact_set(stage, self._stages, self._bounds.ranges):
                 exact = None
             params = [exact.region.names.var(n) for n in exact.region.param_names] if exact is not None else []
             w = walk(nest.loops, nest.lets, [*region_exprs(nest), *params])

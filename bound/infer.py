@@ -21,8 +21,8 @@ from bound.errors import BoundError, NonAffineError
 from bound.exact import (
     ExactRegion,
     LoopView,
+    affine_loops,
     iteration_constraints,
-    plain_axes,
     read_region,
     region_guards,
     region_ranges,
@@ -265,8 +265,8 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
                       for iv in axes]
         else:
             ranges = region_ranges(region, fixed_all, symbols.bounds, ctx.shape_vars)
-            if (exact_regions is not None and not any(requests) and plain_axes(stage)
-                    and isinstance(stage.op, ComputeOp) and not stage.op.reduce_axis and not region.is_box()):
+            if (exact_regions is not None and not any(requests) and affine_loops(stage)
+                    and isinstance(stage.op, ComputeOp) and not region.is_box()):
                 guards = region_guards(region, fixed_all, symbols.bounds)
                 exact_regions[stage] = ExactRegion(region, guards, symbols.restore)
         for d, r in enumerate(ranges):

@@ -13,7 +13,7 @@ from typing import Any
 
 from bound import BoundError
 from bound.errors import NonAffineError
-from bound.exact import ExactRegion, largest_over_loops, visits_exact_set
+from bound.exact import ExactRegion, largest_over_loops, plain_axes, visits_exact_set
 from bound.infer import infer_normalized
 from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from lower.errors import LoweringError
@@ -29,6 +29,7 @@ from schedule.graph import attach_ivar, create_attach_path
 from schedule.itervar import IterVar, Range
 from schedule.recursion import drive
 from schedule.relation_passing import pass_up_index
+from schedule.relations import Fuse, Rebase, Split
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
 from schedule.tensor import ComputeOp, PlaceholderOp
@@ -223,7 +224,7 @@ class _Builder:
 
     def _scannable(self, st: Stage) -> bool:
         """Whether *st* may visit its exact set: its loops are its axes, plain, and host nothing."""
-        return st in self.regions and not self.keep_trivial and visits_exact_set(st, self.s.stages)
+        return st in self.regions and not self.keep_trivial and visits_exact_set(st, self.s.stages, self.bounds)
 
     def _scanned(self, st: Stage) -> Stmt:
         """*st*'s provides at exactly the points of its region (see :func:`build_pipeline`)."""
@@ -231,7 +232,13 @@ class _Builder:
         assert isinstance(op, ComputeOp)
         exact = self.regions[st]
         axes = [iv.var for iv in op.axis]
-        tree = scan_loops(exact.region, exact.guards, axes)
+        if plain_axes(st):
+            tree = scan_loops(exact.region, exact.guards, axes)
+        else:  # the stage's own loops, as functions of its axes
+            values = _leaf_values(st, self.bounds)
+            leaves = st.leaf_iter_vars
+            tree = scan_loops(exact.region, exact.guards, [iv.var for iv in leaves],
+                              (axes, [values[iv] for iv in leaves]))
 
         def stmt(node: AstNode) -> Stmt:
             match node:
@@ -320,3 +327,21 @@ def _guard(preds: list[Expr], body: Stmt) -> Stmt:
 
 
 __all__ = ["LoweringError", "build_pipeline", "schedule_ops"]
+
+
+def _leaf_values(st: Stage, bounds: Mapping[IterVar, Range]) -> dict[IterVar, Expr]:
+    """Each IterVar of *st* as a function of its axes' values: the inverse of the loops'
+    ``pass_up_index`` (a split parent is ``inner + outer * factor + min``)."""
+    values: dict[IterVar, Expr] = {iv: iv.var for iv in st.op.axis}
+    for rel in st.relations:
+        match rel:
+            case Split(parent=p, outer=o, inner=i):
+                offset = arith.sub(values[p], bounds[p].min)
+                values[o] = arith.floordiv(offset, bounds[i].extent)
+                values[i] = arith.floormod(offset, bounds[i].extent)
+            case Fuse(outer=o, inner=i, fused=f):
+                values[f] = arith.add(arith.mul(arith.sub(values[o], bounds[o].min), bounds[i].extent),
+                                      arith.sub(values[i], bounds[i].min))
+            case Rebase(parent=p, rebased=r):
+                values[r] = arith.sub(values[p], bounds[p].min)
+    return values

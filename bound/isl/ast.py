@@ -13,6 +13,7 @@ from bound.isl.sets import Builder, IslSet
 from bound.isl.to_expr import ast_to_expr
 from schedule import arith
 from schedule.expr import Expr, Var
+from schedule.functor import free_vars, substitute
 
 _DT = isl.dim_type
 
@@ -50,26 +51,47 @@ class AstPoint:
 AstNode = AstFor | AstIf | AstBlock | AstPoint
 
 
-def scan_loops(region: IslSet, context: Sequence[Expr], iterators: Sequence[Var]) -> AstNode:
-    """Loops that visit every point of *region* once (isl's AST generation), its dimensions
-    named by *iterators*, under the parameter conditions *context*.
+def scan_loops(region: IslSet, context: Sequence[Expr], iterators: Sequence[Var],
+               order: tuple[Sequence[Var], Sequence[Expr]] | None = None) -> AstNode:
+    """Loops that visit every point of *region* once (isl's AST generation), under the
+    parameter conditions *context*, their variables named by *iterators*.
+
+    The loops run over the region's dimensions in order, or, with *order* ``(roots, values)``,
+    over one value per iterator given in terms of the variables *roots* that stand for the
+    region's dimensions (a stage's leaf loops as functions of its axes); the points' coordinates
+    are then written in terms of the iterators.
 
     :raises NonAffineError: for a loop whose shape this translation does not know.
     """
     names = region.names
-    params = region.param_names
-    b = Builder(names, [], params)
+    s = region.isl
+    dims = region.dim_names
+    if order is None:
+        schedule = isl.Map.identity(isl.Space.map_from_set(s.space))
+    else:
+        roots, values = order
+        points = [Var(f"point{k}", v.dtype) for k, v in enumerate(roots)]  # the region's dimensions
+        s = region.renamed([names[v] for v in points]).isl
+        dims = [names[v] for v in points]
+        values = [substitute(e, dict(zip(roots, points))) for e in values]
+        leaves = [names.fresh("leaf") for _ in values]
+        extra = [names[v] for v in free_vars(values) if names[v] not in dims and names[v] not in region.param_names]
+        b = Builder(names, [*dims, *leaves], [*region.param_names, *extra])
+        graph = b.where([], list(zip(leaves, values))).isl
+        schedule = isl.Map.from_range(graph).move_dims(_DT.in_, 0, _DT.out, 0, len(dims))
+        schedule = schedule.align_params(s.space)
+        s = s.align_params(schedule.space)
+    b = Builder(names, [], [s.get_dim_name(_DT.param, k) for k in range(s.dim(_DT.param))])
     where = b.universe()
     for g in context:
         try:
             where = where & b.condition(g)
         except NonAffineError:
             continue
-    where = where.params()
-    s = region.isl
-    where = where.align_params(s.space)
+    where = where.params().align_params(s.space)
     s = s.align_params(where.space).set_tuple_name("S")
-    schedule = isl.Map.identity(isl.Space.map_from_set(s.space)).intersect_domain(s).reset_tuple_id(_DT.out)
+    schedule = schedule.align_params(where.space).intersect_domain(s.reset_tuple_id()).set_tuple_name(_DT.in_, "S")
+    schedule = schedule.reset_tuple_id(_DT.out)
     ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, len(iterators))
     for v in iterators:
         ids = ids.add(isl.Id(names[v]))

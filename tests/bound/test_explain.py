@@ -159,7 +159,7 @@ def test_counts_agree_with_enumerating_the_loop_nests(data):
             return
         # Stages that visit their exact set compute less than their box, and their readers read
         # less: those are checked against the stores of the lowered program in tests/lower.
-        scanned = {st for st in regions if visits_exact_set(st, sn.stages)}
+        scanned = {st for st in regions if visits_exact_set(st, sn.stages, bounds)}
         report = explain(s, exact=exact)
         for user_stage, stage in zip(s.stages, sn.stages):
             if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):

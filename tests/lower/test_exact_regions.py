@@ -176,3 +176,32 @@ def test_tiled_blur_computes_each_tile_halo_once():
     build(s, [A, by])(a, out)
     h = a[:, :-2] + a[:, 1:-1] + a[:, 2:]
     np.testing.assert_allclose(out, h[:-2] + h[1:-1] + h[2:], rtol=1e-5)
+
+
+@pytest.mark.parametrize("axis, factor", [(1, 4), (0, 2)])
+def test_a_producer_with_its_own_loops_visits_its_exact_set_in_them(axis, factor):
+    s, A, B, C = fused(16, 16, 3)
+    s[B].split(B.op.axis[axis], factor=factor)
+    stores = provided(pipeline(s), "B", "i.j.fused.outer")
+    for o in range(86):
+        needed = {divmod(f, 16) for f in range(o * 3, min(o * 3 + 3, 256))}
+        assert sorted(stores[o]) == sorted(needed), o
+    assert explain(s)[B].computed == 256
+    a = np.random.default_rng(3).random((16, 16), dtype=np.float32)
+    c = np.full((16, 16), np.nan, dtype=np.float32)
+    build(s, [A, C])(a, c)
+    np.testing.assert_allclose(c, (a + 2) * 3, rtol=1e-6)
+
+
+def test_a_producer_fused_over_a_varying_extent_computes_its_box_and_explain_says_so():
+    # B's row length varies with the iteration (3 or 16), so its fused loop is not affine in
+    # its axes: it computes the box, once per element, and explain counts what runs
+    s, A, B, C = fused(16, 16, 3)
+    s[B].fuse(*B.op.axis)
+    stores = provided(pipeline(s), "B", "i.j.fused.outer")
+    assert all(len(set(points)) == len(points) for points in stores.values())
+    assert explain(s)[B].computed == sum(len(points) for points in stores.values()) > 256
+    a = np.random.default_rng(4).random((16, 16), dtype=np.float32)
+    c = np.full((16, 16), np.nan, dtype=np.float32)
+    build(s, [A, C])(a, c)
+    np.testing.assert_allclose(c, (a + 2) * 3, rtol=1e-6)
