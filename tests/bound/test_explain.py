@@ -14,6 +14,7 @@ from bound.infer import infer_normalized
 from schedule.evaluate import evaluate
 
 from ..loopnest import region_points, volumes
+from ..provides import pipeline, provide_counts
 from ..strategies import describe, pipelines, schedules
 
 
@@ -161,11 +162,14 @@ def test_counts_agree_with_enumerating_the_loop_nests(data):
         # less: those are checked against the stores of the lowered program in tests/lower.
         scanned = {st for st in regions if visits_exact_set(st, sn.stages, bounds)}
         report = explain(s, exact=exact)
+        runs = {op.name: n for op, n in provide_counts(pipeline(s, exact)).items()}
         for user_stage, stage in zip(s.stages, sn.stages):
             if stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp):
                 continue
             T = stage.op.output(0)
             row = report[user_stage.op.output(0)]
+            if not stage.op.reduce_axis:  # what the lowered loops provide (a reduction also updates)
+                assert row.computed == runs.get(stage.op.name, 0), (T.name, exact)
             largest, computed = volumes(bounds, stage)
             assert row.computed <= computed if stage in scanned else row.computed == computed, (T.name, exact)
             assert row.allocated >= largest, (T.name, exact)

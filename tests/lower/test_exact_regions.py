@@ -11,6 +11,8 @@ import schedule as te
 from bound import explain
 from lower import build, lower
 
+from ..provides import pipeline, provided
+
 
 def fused(n, m, factor):
     """The document's Example 6 at n x m: C's axes fused, split by *factor*, B at the outer loop."""
@@ -54,52 +56,6 @@ def test_exact_ir_is_at_most_three_times_the_faithful_ir(n, m, factor):
     s, A, B, C = fused(n, m, factor)
     faithful, exact = str(lower(s, [A, C], exact=False)), str(lower(s, [A, C], exact=True))
     assert len(exact) <= 3 * len(faithful), exact
-
-
-def provided(stmt, name, outer_name):
-    """Run the realize/provide form of a schedule: per value of the loop *outer_name*, the
-    elements of tensor *name* provided, in order (repeats kept)."""
-    from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, SeqStmt
-    from schedule.evaluate import evaluate
-
-    out = {}
-
-    def run(s, env):
-        match s:
-            case For():
-                lo = evaluate(s.min, env)
-                for v in range(lo, lo + evaluate(s.extent, env)):
-                    run(s.body, {**env, s.loop_var: v})
-            case SeqStmt():
-                for x in s.seq:
-                    run(x, env)
-            case IfThenElse():
-                if evaluate(s.condition, env):
-                    run(s.then_case, env)
-                elif s.else_case is not None:
-                    run(s.else_case, env)
-            case LetStmt():
-                run(s.body, {**env, s.var: evaluate(s.value, env)})
-            case AttrStmt() | Realize() | ProducerConsumer():
-                run(s.body, env)
-            case Provide() if s.op.name == name:
-                outer = next(v for k, v in env.items() if k.name == outer_name)
-                out.setdefault(outer, []).append(tuple(evaluate(i, env) for i in s.indices))
-            case Provide() | Evaluate():
-                pass
-            case _:
-                raise AssertionError(f"unexpected statement {type(s).__name__}")
-    run(stmt, {})
-    return out
-
-
-def pipeline(s):
-    from lower.schedule_ops import build_pipeline, inferred
-
-    sn = s.normalize()
-    regions = {}
-    bounds = inferred(sn, True, regions)
-    return build_pipeline(sn, bounds, False, True, regions)
 
 
 @pytest.mark.parametrize("n, m, factor", [(4, 4, 3), (4, 4, 4), (4, 4, 8), (16, 16, 3), (16, 16, 5),
