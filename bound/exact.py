@@ -72,11 +72,19 @@ def iteration_constraints(cs: Stage, ret: Mapping[IterVar, Range], view: LoopVie
                           ) -> tuple[dict[Var, Expr], list[Expr]]:
     """Root values of *cs* (root var -> expression in loop vars) and the guards its loops obey
     (but those of the fixed loops, which :func:`read_region` adds where the region needs them)."""
+    values, ranges = iteration_ranges(cs, ret, view)
+    guards = [_in_range(v, r) for v, r in view.all_relaxed.items()]
+    return values, guards + [_in_range(value, r) for value, r in ranges]
+
+
+def iteration_ranges(cs: Stage, ret: Mapping[IterVar, Range], view: LoopView
+                     ) -> tuple[dict[Var, Expr], list[tuple[Expr, Range]]]:
+    """Root values of *cs* and the ranges its split, fused and rebased IterVars and its roots
+    keep, as ``(value, range)``, beside those of the relaxed loops themselves."""
     values: dict[IterVar, Expr] = dict(view.leaf_values)
     own = [*cs.all_iter_vars, *cs.leaf_iter_vars, *(rel.rebased for rel in cs.relations if isinstance(rel, Rebase))]
     factors = {iv: Range.from_min_extent(ret[iv].min, nonempty_extent(ret[iv].extent)) for iv in own if iv in ret}
     pass_up_index(cs, factors, values)
-    guards: list[Expr] = [_in_range(v, r) for v, r in view.all_relaxed.items()]
     inner_ivs: list[IterVar] = []
     for rel in cs.relations:
         match rel:
@@ -86,13 +94,10 @@ def iteration_constraints(cs: Stage, ret: Mapping[IterVar, Range], view: LoopVie
                 inner_ivs.extend((o, i))
             case Rebase(parent=p):
                 inner_ivs.append(p)
-    for iv in inner_ivs:
-        guards.append(_in_range(values[iv], ret[iv]))
+    ranges = [(values[iv], ret[iv]) for iv in inner_ivs]
     roots = cs.op.root_iter_vars
-    for iv in roots:
-        if iv.dom is not None:
-            guards.append(_in_range(values[iv], iv.dom))
-    return {iv.var: values[iv] for iv in roots}, guards
+    ranges += [(values[iv], iv.dom) for iv in roots if iv.dom is not None]
+    return {iv.var: values[iv] for iv in roots}, ranges
 
 
 def connected(guards: Sequence[Expr], seeds: set[Var], ranges: Mapping[Var, Range] | None = None

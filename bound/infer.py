@@ -17,12 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bound.access import reads
+from bound.box_reads import translated_box
 from bound.errors import BoundError, NonAffineError
 from bound.exact import (
     ExactRegion,
     LoopView,
     affine_loops,
     iteration_constraints,
+    iteration_ranges,
     read_region,
     region_guards,
     region_ranges,
@@ -223,6 +225,7 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     scope_rank = scope_rank_of(stage, ctx)
     all_exact = True
     consumers = _consumers(stage, ctx)
+    exact_reads: list[tuple] = []  # exact mode: (consumer, op, view, accesses, ranges) per reading consumer
     idle = 0  # consumers that compute nothing
     for op in consumers:
         consumer = ctx.stage_of[op]
@@ -243,17 +246,31 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
         if not accesses:
             continue
         if symbols is not None:
-            try:
-                root_values, guards = iteration_constraints(consumer, cret, view)
-                regions.append(read_region(accesses, root_values, guards, list(view.all_relaxed), names,
-                                           view.fixed))
-                fixed_all.update(view.fixed)
-                continue
-            except NonAffineError:
-                all_exact = False
+            exact_reads.append((consumer, op, view, accesses, cret))
+            continue
         _interval_requests(consumer, op, view, accesses, cret, rules, analyzer, requests)
+    box = None
+    if len(exact_reads) == 1 and not any(requests):
+        consumer, op, view, accesses, cret = exact_reads[0]
+        root_values, constraints = iteration_ranges(consumer, cret, view)
+        box = translated_box(accesses, root_values, constraints, view.all_relaxed, outputs[0].shape,
+                             analyzer.const_bounds())
+    for consumer, op, view, accesses, cret in exact_reads if box is None else ():
+        try:
+            root_values, guards = iteration_constraints(consumer, cret, view)
+            regions.append(read_region(accesses, root_values, guards, list(view.all_relaxed), names,
+                                       view.fixed))
+            fixed_all.update(view.fixed)
+        except NonAffineError:
+            all_exact = False
+            _interval_requests(consumer, op, view, accesses, cret, rules, analyzer, requests)
     axes = stage.op.axis  # type: ignore[attr-defined]
-    if regions:
+    if box is not None:
+        assert symbols is not None
+        for d, (lo, extent) in enumerate(box):
+            r = Range.from_min_extent(analyzer.simplify(lo), analyzer.simplify(extent))
+            ret[axes[d]] = symbols.name_range(r, f"{stage.name}.{axes[d].var.name}")
+    elif regions:
         region = regions[0]
         for other in regions[1:]:
             region = region.union(other)

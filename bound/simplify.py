@@ -548,6 +548,10 @@ class Analyzer:
         out = self.simplify(cond)
         return isinstance(out, IntImm) and out.value != 0
 
+    def const_bounds(self) -> ConstBounds:
+        """Constant bounds under the known ranges, without simplifying first (memoized per node)."""
+        return ConstBounds(self._var_bounds()[0])
+
     def const_bound(self, e: Expr) -> Bound:
         bounds, subst = self._var_bounds()
         return ConstBounds(bounds)(_Rewriter(bounds, subst)(e))
