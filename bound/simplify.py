@@ -72,6 +72,15 @@ def _const_divisor(e: Expr) -> int | None:
     return e.b.value if isinstance(e.b, IntImm) else None  # type: ignore[attr-defined]
 
 
+#: Marks a sum written in canonical form by the rewriter (immutable nodes may carry facts).
+_CANONICAL = "_canonical_sum"
+
+
+def _unchanged(e: Any, a: Expr, b: Expr) -> bool:
+    """Whether rebuilding *e* from the rewritten children *a*, *b* would give *e* back."""
+    return a is e.a and b is e.b and not (isinstance(a, (IntImm, FloatImm)) and isinstance(b, (IntImm, FloatImm)))
+
+
 class _Rewriter(ExprMutator):
     """One bottom-up pass; see the module docstring for the rules."""
 
@@ -117,18 +126,28 @@ class _Rewriter(ExprMutator):
             if isinstance(sel, Select) and isinstance(k, IntImm):
                 return self(Select(sel.condition, arith.mul(sel.true_value, k), arith.mul(sel.false_value, k)))
         if is_int(e.dtype) and (isinstance(a, IntImm) or isinstance(b, IntImm)):
-            return self._linear(arith.mul(a, b))
-        return arith.mul(a, b)
+            return self._linear(e if a is e.a and b is e.b else arith.mul(a, b))
+        return e if _unchanged(e, a, b) else arith.mul(a, b)
 
     def _rebuild(self, e: Any, build: Any) -> Expr:
-        return build(self(e.a), self(e.b))
+        a, b = self(e.a), self(e.b)
+        return e if _unchanged(e, a, b) else build(a, b)
 
     def _linear(self, e: Expr) -> Expr:
         raw = Linear.of(e)
         lin = Linear(e.dtype, const=raw.const)
+        same = True
         for atom, k in raw.terms.items():
-            lin.add_scaled(Linear.of(self._atom(atom)), k)
-        return self._recombine(lin).to_expr()
+            new = self._atom(atom)
+            same = same and new is atom
+            lin.add_scaled(Linear.of(new), k)
+        if same and e.__dict__.get(_CANONICAL):
+            return e
+        out = self._recombine(lin).to_expr()
+        if not any(isinstance(atom, (FloorDiv, FloorMod)) for atom in lin.terms):
+            # Nothing to recombine: the same sum, its atoms unchanged, gives this very form.
+            out.__dict__[_CANONICAL] = True
+        return out
 
     def _atom(self, atom: Expr) -> Expr:
         return self(atom) if not isinstance(atom, (Add, Sub)) else self._linear(atom)

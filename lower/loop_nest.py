@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.linear import Linear
-from bound.simplify import needed_ranges
+from bound.const_bound import ConstBounds
+from bound.simplify import needed_ranges, var_bounds_of
 from bound.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
@@ -202,13 +203,23 @@ def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[
                                        thread_axes(bounds) if threads is None else threads))
         return _context(ranges[0], exprs)
 
+    def quick(v: Expr, extent: Expr, lower: bool) -> bool:
+        """Whether constant bounds of the loops prove ``v < extent`` (and ``v >= 0`` if *lower*)."""
+        n = arith.value_of(extent)
+        if n is None:
+            return False
+        if not ranges:
+            loops()
+        lo, hi = Linear.of(v).bound(ConstBounds(var_bounds_of(needed_ranges([v], ranges[0]))[0]))
+        return hi is not None and hi < n and (not lower or (lo is not None and lo >= 0))
+
     preds: list[Expr] = []
     for iv in stage.all_iter_vars:
         if iv in skip or iv not in flagged or iv.iter_type == IterVarType.Opaque or iv not in values:
             continue
         r = bounds[iv]
         v = arith.sub(values[iv], r.min)
-        if not _provably_below(v, r.extent, *loops(v, r.extent)):
+        if not quick(v, r.extent, False) and not _provably_below(v, r.extent, *loops(v, r.extent)):
             preds.append(arith.lt(v, r.extent))
     if skip_root_domain:
         return preds
@@ -219,6 +230,8 @@ def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[
         if structural_equal(r.min, iv.dom.min) and structural_equal(r.extent, iv.dom.extent):
             continue
         v = arith.sub(values[iv], iv.dom.min)
+        if quick(v, iv.dom.extent, True):
+            continue
         dom, analyzer = loops(r.min, r.extent, iv.dom.min, iv.dom.extent, v)
         same = (analyzer.can_prove(arith.equal(r.min, iv.dom.min))
                 and analyzer.can_prove(arith.equal(r.extent, iv.dom.extent)))

@@ -118,26 +118,31 @@ def prepare_hashes(e: Expr) -> None:
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def children(e: Expr) -> Iterator[Expr]:
-    """The sub-expressions of *e* in TVM's visiting order (a Reduce's axis bounds first)."""
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of *e* in TVM's visiting order (a Reduce's axis bounds first);
+    cached on the node, as expressions are immutable."""
+    done = e.__dict__.get("_children")
+    if done is not None:
+        return done
     if isinstance(e, Reduce):
+        found: list[Expr] = []
         for iv in e.axis:
             if iv.dom is not None:
-                yield iv.dom.min
-                yield iv.dom.extent
-        yield from e.source
-        yield from e.init
-        yield e.condition
-        return
-    names = _FIELD_NAMES.get(type(e))
-    if names is None:
-        names = _FIELD_NAMES[type(e)] = tuple(f.name for f in fields(e))
-    for name in names:
-        value = getattr(e, name)
-        if isinstance(value, Expr):
-            yield value
-        elif isinstance(value, tuple):
-            yield from (v for v in value if isinstance(v, Expr))
+                found += (iv.dom.min, iv.dom.extent)
+        found += (*e.source, *e.init, e.condition)
+    else:
+        names = _FIELD_NAMES.get(type(e))
+        if names is None:
+            names = _FIELD_NAMES[type(e)] = tuple(f.name for f in fields(e))
+        found = []
+        for name in names:
+            value = getattr(e, name)
+            if isinstance(value, Expr):
+                found.append(value)
+            elif isinstance(value, tuple):
+                found += (v for v in value if isinstance(v, Expr))
+    out = e.__dict__["_children"] = tuple(found)
+    return out
 
 
 class ExprVisitor(ExprFunctor[None]):
