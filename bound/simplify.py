@@ -53,7 +53,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprMutator, children, distinct_post_order, free_vars
+from schedule.functor import ExprMutator, free_vars, node_count
 from schedule.itervar import IterVar, Range
 
 _MAX_PASSES = 4
@@ -457,18 +457,6 @@ def needed_ranges(exprs: Sequence[Expr], known: Mapping[Var, Any]) -> dict[Var, 
                                                                 getattr(r, "max_value", None)]
         pending += [u for u in free_vars([e for e in ends if isinstance(e, Expr)]) if u in known and u not in out]
     return {v: out[v] for v in known if v in out}
-
-
-def node_count(e: Expr) -> int:
-    """The number of nodes of *e* (its size as printed, roughly); cached on each node, as
-    expressions are immutable."""
-    done = e.__dict__.get("_node_count")
-    if done is not None:
-        return done
-    for x in distinct_post_order(e, lambda c: "_node_count" not in c.__dict__):
-        if "_node_count" not in x.__dict__:
-            x.__dict__["_node_count"] = 1 + sum(c.__dict__["_node_count"] for c in children(x))
-    return e.__dict__["_node_count"]
 
 
 def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Expr]) -> bool | None:

@@ -108,7 +108,7 @@ def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequen
         attr = stage.iter_var_attrs.get(iv)
         thread = attr.bind_thread if attr is not None else None
         if thread is not None:
-            key = "virtual_thread" if thread.thread_tag.startswith("vthread") else "thread_extent"
+            key = "virtual_thread" if is_virtual(thread) else "thread_extent"
             launch = bounds.get(thread)
             if launch is None or structural_equal(launch.extent, extent):
                 levels.append([_attr(thread, key, extent)])
@@ -177,6 +177,17 @@ def _for(var: Var, lo: Expr, extent: Expr, kind: ForKind) -> Wrap:
 
 def _attr(node: object, key: str, value: Expr) -> Wrap:
     return lambda body: AttrStmt(node, key, value, body)
+
+
+def is_virtual(thread: IterVar) -> bool:
+    """Whether *thread* is a virtual thread (lowered by interleaving, not launched)."""
+    return thread.thread_tag.startswith("vthread")
+
+
+def has_virtual_threads(stages: Sequence[Stage]) -> bool:
+    """Whether a loop of *stages* is bound to a virtual thread."""
+    return any(attr.bind_thread is not None and is_virtual(attr.bind_thread)
+               for st in stages for attr in st.iter_var_attrs.values())
 
 
 def scope_attr(node: object, key: str, value: str) -> Wrap:

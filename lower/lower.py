@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.flatten import arg_buffers, flatten, layout_of
+from lower.loop_nest import has_virtual_threads
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
@@ -63,6 +66,25 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     check_flag("lower", "debug_keep_trivial_loop", debug_keep_trivial_loop)
     arg_list = argument_list("lower", args)
     stages = argument_stages("lower", s, arg_list)
+    with collector_paused():
+        return _lower(s, arg_list, stages, debug_keep_trivial_loop, exact)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for a while: lowering allocates many small immutable
+    nodes and hardly a cycle, and the collector's passes over them cost about a tenth of its
+    time; what cycles there are go at the next collection."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: bool, exact: bool) -> LoweredFunc:
     tensors = [a for a in arg_list if isinstance(a, Tensor)]
     layouts = {t: lay for t in tensors if (lay := layout_of(stages[t], t)) is not None}
     buffers = arg_buffers(tensors, layouts)
@@ -72,7 +94,8 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     bounds = inferred(sn, exact, regions)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact, regions)
     body = flatten(body, sn, {current[t]: b for t, b in buffers.items()}, box_strides=exact)
-    body = inject_virtual_thread(body)
+    if has_virtual_threads(sn.stages):
+        body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)
     body = thread_sync(body)

@@ -120,6 +120,10 @@ def _hash_field(value: Any) -> Any:
     return hash(value)
 
 
+#: What a leaf knows of its size from the start.
+_LEAF = {"_height": 1, "_node_count": 1}
+
+
 def _check_expr(owner: str, name: str, value: object) -> None:
     if not isinstance(value, Expr):
         raise TypeError(f"{owner}: {name} must be an expression, not {type(value).__name__}")
@@ -142,6 +146,7 @@ class IntImm(Expr):
         if not lo <= self.value <= hi:
             raise ValueError(f"IntImm: {self.value} does not fit in {self.dtype}")
         object.__setattr__(self, "value", int(self.value))
+        self.__dict__.update(_LEAF)
 
     def __int__(self) -> int: return self.value
     def __index__(self) -> int: return self.value
@@ -160,6 +165,7 @@ class FloatImm(Expr):
         if not is_float(self.dtype):
             raise TypeError(f"FloatImm: dtype must be a float type, not {self.dtype}")
         object.__setattr__(self, "value", float(self.value))
+        self.__dict__.update(_LEAF)
 
     def __int__(self) -> int: return int(self.value)
     def __float__(self) -> float: return self.value
@@ -186,6 +192,7 @@ class Var(Expr):
         if not isinstance(self.name, str):
             raise TypeError(f"Var: name must be a string, not {type(self.name).__name__}")
         object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        self.__dict__.update(_LEAF)
 
     @property
     def name_hint(self) -> str:
@@ -208,6 +215,12 @@ class BinaryOp(Expr):
         if self.a.dtype != self.b.dtype:
             raise TypeError(f"{name}: operand dtypes differ ({self.a.dtype} vs {self.b.dtype})")
         object.__setattr__(self, "_dtype", self.a.dtype)
+        # Sizes known at construction save the walks that would find them later.
+        d, da, db = self.__dict__, self.a.__dict__, self.b.__dict__
+        if "_height" in da and "_height" in db:
+            d["_height"] = 1 + max(da["_height"], db["_height"])
+        if "_node_count" in da and "_node_count" in db:
+            d["_node_count"] = 1 + da["_node_count"] + db["_node_count"]
 
     @property
     def dtype(self) -> str:  # type: ignore[override]

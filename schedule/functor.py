@@ -101,6 +101,18 @@ def height(e: Expr) -> int:
     return e.__dict__["_height"]
 
 
+def node_count(e: Expr) -> int:
+    """The number of nodes of *e* as a tree (its size as printed, roughly), without
+    recursion; cached on each node, as expressions are immutable."""
+    done = e.__dict__.get("_node_count")
+    if done is not None:
+        return done
+    for x in distinct_post_order(e, lambda c: "_node_count" not in c.__dict__):
+        if "_node_count" not in x.__dict__:
+            x.__dict__["_node_count"] = 1 + sum(c.__dict__["_node_count"] for c in children(x))
+    return e.__dict__["_node_count"]
+
+
 def prepare_hashes(e: Expr) -> None:
     """Compute the structural hash of every node below *e*, children first (no recursion)."""
     stack = [(c, False) for c in children(e)]
