@@ -484,14 +484,9 @@ def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Ex
 
 def _range_vars(r: Any) -> frozenset[Var]:
     """The variables a range (a Range, interval or pair) is written in."""
-    from schedule.functor import post_order_visit
-
     ends = [r.min, r.extent] if isinstance(r, Range) else \
         [x for x in (getattr(r, "min_value", None), getattr(r, "max_value", None)) if isinstance(x, Expr)]
-    found: set[Var] = set()
-    for e in ends:
-        post_order_visit(e, lambda x: found.add(x) if isinstance(x, Var) else None)
-    return frozenset(found)
+    return frozenset(free_vars(ends))
 
 
 class Analyzer:

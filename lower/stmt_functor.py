@@ -9,12 +9,13 @@ explicit stack. A visit method that needs no child may stay an ordinary function
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from lower.stmt import Stmt
 from schedule.errors import InternalError
 from schedule.expr import Expr
+from schedule.functor import field_names
 from schedule.itervar import Range
 from schedule.recursion import run
 
@@ -39,8 +40,8 @@ class StmtVisitor(StmtFunctor[None]):
     """Visit every statement; :meth:`visit_expr` sees each expression field."""
 
     def visit_default(self, s: Stmt) -> Generator[Any, Any, None]:
-        for f in fields(s):  # type: ignore[arg-type]
-            value = getattr(s, f.name)
+        for name in field_names(s):
+            value = getattr(s, name)
             for item in value if isinstance(value, tuple) else (value,):
                 if isinstance(item, Stmt):
                     yield item
@@ -59,11 +60,11 @@ class StmtMutator(StmtFunctor[Stmt]):
 
     def visit_default(self, s: Stmt) -> Generator[Any, Any, Stmt]:
         changed: dict[str, Any] = {}
-        for f in fields(s):  # type: ignore[arg-type]
-            old = getattr(s, f.name)
+        for name in field_names(s):
+            old = getattr(s, name)
             new = yield from self._field(old)
             if new is not old:
-                changed[f.name] = new
+                changed[name] = new
         return replace(s, **changed) if changed else s  # type: ignore[type-var]
 
     def _field(self, value: Any) -> Generator[Any, Any, Any]:
@@ -88,7 +89,7 @@ class StmtMutator(StmtFunctor[Stmt]):
 def stmt_children(s: Stmt) -> list[Stmt]:
     """The statements directly inside *s*, in order."""
     out: list[Stmt] = []
-    for f in fields(s):  # type: ignore[arg-type]
-        value = getattr(s, f.name)
+    for name in field_names(s):
+        value = getattr(s, name)
         out += [x for x in (value if isinstance(value, tuple) else (value,)) if isinstance(x, Stmt)]
     return out

@@ -95,7 +95,7 @@ class Expr:
     @cached_property
     def _structural_hash(self) -> int:
         _functor.prepare_hashes(self)  # children first, so deep trees hash without recursion
-        return hash((type(self).__name__, *(_hash_field(getattr(self, f.name)) for f in fields(self))))
+        return hash((type(self).__name__, *(_hash_field(getattr(self, name)) for name in _functor.field_names(self))))
 
     @cached_property
     def _height(self) -> int:

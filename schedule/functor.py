@@ -130,6 +130,14 @@ def prepare_hashes(e: Expr) -> None:
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+def field_names(node: Any) -> tuple[str, ...]:
+    """The dataclass field names of *node*'s type, looked up once per type."""
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:
+        names = _FIELD_NAMES[type(node)] = tuple(f.name for f in fields(node))
+    return names
+
+
 def children(e: Expr) -> tuple[Expr, ...]:
     """The sub-expressions of *e* in TVM's visiting order (a Reduce's axis bounds first);
     cached on the node, as expressions are immutable."""
@@ -143,11 +151,8 @@ def children(e: Expr) -> tuple[Expr, ...]:
                 found += (iv.dom.min, iv.dom.extent)
         found += (*e.source, *e.init, e.condition)
     else:
-        names = _FIELD_NAMES.get(type(e))
-        if names is None:
-            names = _FIELD_NAMES[type(e)] = tuple(f.name for f in fields(e))
         found = []
-        for name in names:
+        for name in field_names(e):
             value = getattr(e, name)
             if isinstance(value, Expr):
                 found.append(value)
@@ -213,16 +218,16 @@ class ExprMutator(ExprFunctor[Expr]):
 
     def visit_default(self, e: Expr) -> Expr:
         changed: dict[str, Any] = {}
-        for f in fields(e):
-            old = getattr(e, f.name)
+        for name in field_names(e):
+            old = getattr(e, name)
             if isinstance(old, Expr):
                 new = self(old)
                 if new is not old:
-                    changed[f.name] = new
+                    changed[name] = new
             elif isinstance(old, tuple) and old and all(isinstance(v, Expr) for v in old):
                 new_items = tuple(self(v) for v in old)
                 if any(n is not o for n, o in zip(new_items, old)):
-                    changed[f.name] = new_items
+                    changed[name] = new_items
         return replace(e, **changed) if changed else e
 
     def visit_reduce(self, e: Reduce) -> Expr:
@@ -326,7 +331,7 @@ def _equal_nodes(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, i
         ok = a.dtype == b.dtype and (a.value == b.value or (a.value != a.value and b.value != b.value))
         return [] if ok else None
     if isinstance(a, Expr):
-        return [(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)]
+        return [(getattr(a, name), getattr(b, name)) for name in field_names(a)]
     from schedule.reduce import CommReducer
 
     if isinstance(a, CommReducer):
