@@ -7,7 +7,7 @@ their minimum unless kept; sequences drop no-ops.
 from __future__ import annotations
 
 from bound import Analyzer
-from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, is_no_op, seq
+from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
 from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from schedule import arith
@@ -57,6 +57,11 @@ class _Simplify(StmtMutator):
         for x in s.seq:
             out.append((yield x))
         return seq(*out)
+
+    def visit_store(self, s: Store) -> Stmt:
+        value, index = self.mutate_expr(s.value), self.mutate_expr(s.index)
+        # The checks are evaluated, never printed: simplifying them buys nothing.
+        return s if value is s.value and index is s.index else Store(s.buffer, value, index, s.checks)
 
     def visit_let_stmt(self, s: LetStmt) -> Stmt:
         value = self.mutate_expr(s.value)

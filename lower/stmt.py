@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from schedule.expr import Expr, Var
 from schedule.itervar import Range
@@ -65,6 +65,9 @@ class Load(Expr):
     buffer: Buffer
     index: Expr
     checks: tuple[Expr, ...] = ()
+
+    #: The simplifier leaves the checks as they are: they are evaluated, never printed.
+    unsimplified_fields: ClassVar[tuple[str, ...]] = ("checks",)
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
