@@ -511,6 +511,8 @@ class Analyzer:
         self._bounds: dict[Var, Bound] | None = {}
         self._subst: dict[Var, Expr] = {}
         self._uses: dict[Var, frozenset[Var]] = {}  # the variables each range is written in
+        self._users: dict[Var, tuple[Var, ...]] = {}  # the variables whose ranges mention each
+        self._order: dict[Var, int] = {}  # when each variable was first bound
         for k, v in (ranges or {}).items():
             self.bind(k, v)
 
@@ -518,21 +520,29 @@ class Analyzer:
         """Record (or replace) the range of *var*."""
         v = var.var if isinstance(var, IterVar) else var
         old = self._ranges.get(v)
+        if old is r:
+            return
         self._ranges[v] = r
-        self._uses[v] = _range_vars(r)
-        if self._bounds is None or old is r:
+        uses = self._uses[v] = _range_vars(r)
+        self._order.setdefault(v, len(self._order))
+        for u in uses:
+            self._users[u] = (*self._users.get(u, ()), v)
+        if self._bounds is None:
             return
         if old is None:
             _add_range(self._bounds, self._subst, v, r)
             return
-        # A replaced range: recompute it and every later range bounded through it.
+        # A replaced range: recompute it and the later ranges bounded through it.
+        first = self._order[v]
         changed = {v}
-        keys = list(self._ranges)
-        start = next(i for i, k in enumerate(keys) if k is v)  # by identity: == on variables builds nodes
-        for k in keys[start:]:
-            if k is v or not self._uses[k].isdisjoint(changed):
-                _add_range(self._bounds, self._subst, k, self._ranges[k])
-                changed.add(k)
+        pending = [v]
+        while pending:
+            for k in self._users.get(pending.pop(), ()):
+                if k not in changed and self._order[k] > first and not self._uses[k].isdisjoint(changed):
+                    changed.add(k)
+                    pending.append(k)
+        for k in sorted(changed, key=self._order.__getitem__):
+            _add_range(self._bounds, self._subst, k, self._ranges[k])
 
     def knows(self, var: Var) -> bool:
         """Whether *var* has a range here."""
@@ -547,6 +557,8 @@ class Analyzer:
         new = Analyzer()
         new._ranges = dict(self._ranges)
         new._uses = dict(self._uses)
+        new._users = dict(self._users)
+        new._order = dict(self._order)
         bounds, subst = self._var_bounds()
         new._bounds, new._subst = dict(bounds), dict(subst)
         return new
