@@ -7,13 +7,13 @@ Each read carries the condition under which it is evaluated: the branch conditio
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from schedule import arith
 from schedule.expr import Call, Expr, ProducerLoad, Reduce
 from schedule.functor import children
-from schedule.tensor import ComputeOp, ExternOp, Operation, Tensor
+from schedule.tensor import Tensor
 
 
 @dataclass(frozen=True)
@@ -44,23 +44,11 @@ def _walk(e: Expr, cond: Expr, wanted: Collection[Tensor], out: list[Access]) ->
             stack.extend((child, c) for child in reversed(list(children(x))))
 
 
-def reads(op: Operation, tensors: Collection[Tensor]) -> list[Access]:
-    """Every read of one of *tensors* in *op*, in the order the body is visited.
-
-    An extern operation reads its inputs whole (indices are ``None``-free full ranges given
-    by :func:`full_reads`); a compute's reads come from its body, once for a multi-output
-    reduction whose bodies share one source.
-    """
+def body_reads(body: Sequence[Expr], tensors: Collection[Tensor]) -> list[Access]:
+    """Every read of one of *tensors* in a compute's *body*, in the order it is visited; once
+    for a multi-output reduction, whose bodies share one source."""
     out: list[Access] = []
-    if isinstance(op, ComputeOp):
-        bodies = op.body[:1] if isinstance(op.body[0], Reduce) else op.body
-        for b in bodies:
-            _walk(b, arith.const(True), tensors, out)
+    bodies = body[:1] if body and isinstance(body[0], Reduce) else body
+    for b in bodies:
+        _walk(b, arith.const(True), tensors, out)
     return out
-
-
-def extern_inputs(op: Operation, tensors: Collection[Tensor]) -> list[Tensor]:
-    """The inputs of an extern operation among *tensors* (it reads each one whole)."""
-    if isinstance(op, ExternOp):
-        return [t for t in op.inputs if t in tensors]
-    return []

@@ -16,11 +16,12 @@ from itertools import product
 
 import numpy as np
 
-from bound.access import Access, reads
+from bound.access import Access
 from bound.errors import NonAffineError
 from bound.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
 from bound.infer import GraphContext, infer_named
 from bound.isl import Builder, IslNames, IslSet
+from bound.operation import bounds_of, reads
 from bound.vector_eval import evaluate_columns
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
@@ -30,7 +31,7 @@ from schedule.functor import post_order_visit
 from schedule.itervar import Range
 from schedule.schedule import Schedule
 from schedule.stage import AttachType
-from schedule.tensor import ComputeOp, PlaceholderOp, Tensor
+from schedule.tensor import Tensor
 
 
 @dataclass(frozen=True)
@@ -112,18 +113,20 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
             user_tensor[stage.op.output(k)] = original.origin_op.output(k)
             aliases[original.op.output(k)] = original.origin_op.output(k)
     for stage in s.stages:
-        if isinstance(stage.op, PlaceholderOp) or stage.attach_type == AttachType.InlinedAlready:
+        kind = bounds_of(stage.op)
+        if kind.is_input(stage.op) or stage.attach_type == AttachType.InlinedAlready:
             continue
         tensors = [stage.op.output(k) for k in range(stage.op.num_outputs)]
         for t in tensors:
             _require_concrete(t)
-        if isinstance(stage.op, ComputeOp):
-            nest = stage_nest(stage, ctx, bounds, stage.op.axis, shared_only=True)
+        axes = kind.region_axes(stage.op)
+        if axes:
+            nest = stage_nest(stage, ctx, bounds, axes, shared_only=True)
             if nest.shared:
                 allocated, computed = math.prod(max_extents_shared(nest)), count_shared(nest)
             else:
-                allocated, computed = runs.of(stage).allocated_and_computed(len(stage.op.axis))
-        else:
+                allocated, computed = runs.of(stage).allocated_and_computed(len(axes))
+        else:  # computed whole
             allocated = computed = _size(tensors[0])
         for t in tensors:
             needed = _size(t) if stage.is_output else _needed(t, ctx, runs, names)
@@ -161,8 +164,9 @@ def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> 
     outside: set[tuple[int, ...]] = set()  # indices a read takes outside the tensor
     region: IslSet | None = None  # reads of consumers too large to paint
     for op in ctx.feed.get(t, []):
-        if not isinstance(op, ComputeOp):
-            return _size(t)
+        kind = bounds_of(op)
+        if kind.reads_whole(op, [t]) or not kind.region_axes(op):
+            return _size(t)  # read whole, or by an operation whose executions are not counted
         accesses = reads(op, [t])
         if any(_loads_data(acc) for acc in accesses):
             return _size(t)

@@ -282,7 +282,7 @@ def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int],
                 index[d] = physical[k]
             return probe[tuple(index)]
     back = compute(in_sizes, body, name=operand.name, tag="reshape")
-    from bound.access import reads
+    from bound.operation import reads
 
     (acc,) = reads(back.op, [probe])
     return [simplified(access_map(back.op, acc), replace_points=False)]

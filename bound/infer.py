@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bound.access import reads
 from bound.box_reads import translated_box
 from bound.errors import BoundError, NonAffineError
 from bound.exact import (
@@ -32,6 +31,7 @@ from bound.exact import (
 from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
 from bound.isl import IslNames
 from bound.message_passing import pass_up_domain
+from bound.operation import bounds_of
 from bound.simplify import Analyzer, node_count
 from bound.symbols import BoundSymbols
 from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
@@ -45,7 +45,7 @@ from schedule.relation_passing import pass_down_domain
 from schedule.relations import Rebase
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
-from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+from schedule.tensor import Operation, Tensor
 
 
 @dataclass
@@ -211,11 +211,11 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
         return True
     if stage.is_output and stage.attach_type != AttachType.GroupRoot:
         raise BoundError(f"stage '{stage.name}' is an output and must be computed at the root")
-    if stage.is_output or isinstance(stage.op, PlaceholderOp):
+    kind = bounds_of(stage.op)
+    axes = kind.region_axes(stage.op)
+    if stage.is_output or not axes:  # computed whole
         for iv in stage.op.root_iter_vars:
             ret[iv] = iv.dom  # type: ignore[assignment]
-        return True
-    if isinstance(stage.op, ExternOp):
         return True
     outputs = [stage.op.output(k) for k in range(stage.op.num_outputs)]
     ndim = len(outputs[0].shape)
@@ -229,20 +229,18 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     idle = 0  # consumers that compute nothing
     for op in consumers:
         consumer = ctx.stage_of[op]
-        if isinstance(op, ComputeOp) and any(arith.value_of(ret[iv].extent) == 0 for iv in op.axis if iv in ret):
+        consumer_kind = bounds_of(op)
+        if consumer_kind.computes_nothing(op, ret):
             idle += 1
             continue  # the consumer computes nothing, so it reads nothing
         view = _classify(stage, consumer, ctx, ret, scope_rank)
         cret = ret
         if symbols is not None:
             cret, view = _expanded(consumer, ret, view, symbols)
-        if isinstance(op, ExternOp):
-            for t in op.inputs:
-                if t in outputs:
-                    for d, extent in enumerate(t.shape):
-                        requests[d].append(IntervalSet(arith.const(0, extent.dtype), arith.sub(extent, 1)))
-            continue
-        accesses = reads(op, outputs)
+        for t in consumer_kind.reads_whole(op, outputs):
+            for d, extent in enumerate(t.shape):
+                requests[d].append(IntervalSet(arith.const(0, extent.dtype), arith.sub(extent, 1)))
+        accesses = consumer_kind.reads(op, outputs)
         if not accesses:
             continue
         if symbols is not None:
@@ -264,7 +262,6 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
         except NonAffineError:
             all_exact = False
             _interval_requests(consumer, op, view, accesses, cret, rules, analyzer, requests)
-    axes = stage.op.axis  # type: ignore[attr-defined]
     if box is not None:
         assert symbols is not None
         for d, (lo, extent) in enumerate(box):
@@ -282,8 +279,8 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
                       for iv in axes]
         else:
             ranges = region_ranges(region, fixed_all, symbols.bounds, ctx.shape_vars)
-            if (exact_regions is not None and not any(requests) and affine_loops(stage)
-                    and isinstance(stage.op, ComputeOp) and not region.is_box()):
+            if (exact_regions is not None and not any(requests) and kind.exact_regions and affine_loops(stage)
+                    and not region.is_box()):
                 guards = region_guards(region, fixed_all, symbols.bounds)
                 exact_regions[stage] = ExactRegion(region, guards, symbols.restore)
         for d, r in enumerate(ranges):
@@ -304,8 +301,9 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
             ret[iv] = union(requests[d]).cover_range(iv.dom) if requests[d] else iv.dom
             if symbols is not None:
                 ret[iv] = _nonnegative(ret[iv], ctx.loop_vars, analyzer)
-    for iv in stage.op.reduce_axis:  # type: ignore[attr-defined]
-        ret[iv] = iv.dom
+    for iv in stage.op.root_iter_vars:
+        if iv not in axes:
+            ret[iv] = iv.dom  # type: ignore[assignment]  # e.g. reduction axes: always whole
     return all_exact
 
 

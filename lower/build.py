@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from bound.operation import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend import compile_source, python_source
 from lower.binding import bind_shapes, check_array
@@ -14,7 +15,7 @@ from lower.lower import LoweredFunc, lower
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
 from schedule.schedule import Schedule
-from schedule.tensor import PlaceholderOp, Tensor
+from schedule.tensor import Tensor
 
 
 class BuiltFunc:
@@ -40,13 +41,13 @@ class BuiltFunc:
                             f"got {len(arrays)}")
         for a, value in zip(args, arrays):
             if isinstance(a, Tensor):
-                check_array(a, value, writes=not isinstance(a.op, PlaceholderOp))
+                check_array(a, value, writes=not bounds_of(a.op).is_input(a.op))
         env = bind_shapes(args, arrays, self.lowered.layouts)
         flat = [value.reshape(-1).tolist() for a, value in zip(args, arrays) if isinstance(a, Tensor)]
         self._kernel(*flat, *(env[v] for v in self.lowered.params))
         tensors = [(a, value) for a, value in zip(args, arrays) if isinstance(a, Tensor)]
         for (t, a), values in zip(tensors, flat):
-            if not isinstance(t.op, PlaceholderOp):
+            if not bounds_of(t.op).is_input(t.op):
                 a[...] = np.asarray(values, dtype=a.dtype).reshape(a.shape)
 
 

@@ -8,31 +8,26 @@ nest sharing the loops outside the first reduction loop.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from bound import BoundError
-from bound.errors import NonAffineError
-from bound.exact import ExactRegion, largest_over_loops, plain_axes, visits_exact_set
+from bound.exact import ExactRegion, largest_over_loops
 from bound.infer import infer_normalized
-from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
+from bound.operation import bounds_of
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, bound_checks, make_loop_nest, reduction_flags, thread_axes
-from lower.stmt import NO_OP, For, ForKind, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, Stmt, seq
-from lower.substitute import substitute_stmt
+from lower.loop_nest import LoopNest, bound_checks, thread_axes
+from lower.operation import Steps, lowering_of
+from lower.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq
 from lower.thread_attrs import merge_thread_extents
 from schedule import arith
 from schedule.checks import check_flag, check_schedule
-from schedule.expr import Call, Expr, ProducerLoad, Reduce, Var
+from schedule.expr import Expr
 from schedule.functor import free_vars, substitute
 from schedule.graph import attach_ivar, create_attach_path
 from schedule.itervar import IterVar, Range
 from schedule.recursion import drive
-from schedule.relation_passing import pass_up_index
-from schedule.relations import Fuse, Rebase, Split
 from schedule.schedule import Schedule
 from schedule.stage import AttachType, Stage
-from schedule.tensor import ComputeOp, PlaceholderOp
 
 
 def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
@@ -58,7 +53,7 @@ def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
 def _check_bounds(sn: Schedule, bounds: Mapping[IterVar, Range]) -> None:
     """Every loop of every computed stage must have a range (bounds of this very schedule)."""
     for st in sn.stages:
-        if isinstance(st.op, PlaceholderOp) or st.attach_type == AttachType.InlinedAlready:
+        if bounds_of(st.op).is_input(st.op) or st.attach_type == AttachType.InlinedAlready:
             continue
         for iv in [*st.op.root_iter_vars, *st.leaf_iter_vars]:
             if not isinstance(bounds.get(iv), Range):
@@ -90,9 +85,6 @@ def build_pipeline(sn: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: 
     return merge_thread_extents(_Builder(sn, bounds, keep_trivial, exact, regions or {}).build())
 
 
-Steps = Generator[Any, Any, Stmt]
-
-
 class _Builder:
     def __init__(self, s: Schedule, bounds: Mapping[IterVar, Range], keep_trivial: bool, exact: bool,
                  regions: Mapping[Stage, ExactRegion]) -> None:
@@ -104,7 +96,7 @@ class _Builder:
         self.attached: dict[IterVar, list[Stage]] = {}
         self.roots: list[Stage] = []
         for st in s.stages:
-            if isinstance(st.op, PlaceholderOp) or st.attach_type == AttachType.InlinedAlready:
+            if bounds_of(st.op).is_input(st.op) or st.attach_type == AttachType.InlinedAlready:
                 continue
             if st.attach_type == AttachType.Scope:
                 self.attached.setdefault(attach_ivar(st), []).append(st)
@@ -141,13 +133,15 @@ class _Builder:
 
     def pipeline(self, st: Stage, rest: Stmt | None) -> Steps:
         self.placed.add(st)
-        if not isinstance(st.op, ComputeOp):
-            raise LoweringError(f"stage '{st.name}': {type(st.op).__name__} cannot be lowered to loops")
-        produce = yield self.compute(st)
+        produce = yield lowering_of(st.op).produce(self, st)
         body = seq(ProducerConsumer(st.op, True, produce), rest)
-        region = tuple(self.bounds[iv] for iv in st.op.axis)
-        self.check_region_scope(st, region)
+        axes = bounds_of(st.op).region_axes(st.op)
         for k in reversed(range(st.op.num_outputs)):
+            if axes:
+                region = tuple(self.bounds[iv] for iv in axes)
+            else:  # computed whole
+                region = tuple(Range.from_min_extent(arith.const(0, e.dtype), e) for e in st.op.output(k).shape)
+            self.check_region_scope(st, region)
             body = Realize(st.op, k, region, body)
         return body
 
@@ -187,77 +181,6 @@ class _Builder:
                 body = w(body)
         return body
 
-    def compute(self, st: Stage) -> Steps:
-        op = st.op
-        assert isinstance(op, ComputeOp)
-        leaves = st.leaf_iter_vars
-        if any(arith.value_of(self.bounds[iv].extent) == 0 for iv in op.axis):
-            return NO_OP  # nothing of this stage is read: it computes nothing
-            yield  # a generator all the same
-        if self._scannable(st):
-            try:
-                return self._scanned(st)
-            except NonAffineError:
-                pass  # a loop isl writes in a form we do not translate: compute the box
-        nest = make_loop_nest(st, self.bounds, leaves, self.keep_trivial)
-        preds = self.checks(st, nest, nest.values, set(), False)
-        if not isinstance(op.body[0], Reduce):
-            provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
-            return (yield self.wrap(nest, _guard(preds, seq(*provides)), 0, len(leaves), True))
-        flags = reduction_flags(st)
-        begin = next((k for k, iv in enumerate(leaves) if flags.get(iv, 0) & 2), len(leaves))
-        update = _guard(preds, self.update(op, nest.values))
-        update = yield self.wrap(nest, update, begin, len(leaves), True)
-        if self.keep_trivial:  # TVM drops the init in this debugging mode
-            return (yield self.wrap(nest, update, 0, begin, True))
-        init_leaves = [iv for iv in leaves[begin:] if flags.get(iv, 0) != 2]
-        init_nest = make_loop_nest(st, self.bounds, init_leaves, self.keep_trivial, rename=".init")
-        values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
-        skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
-        values = _values_above(st, self.bounds, values, skipped)
-        # The init checks no reduction IterVar, root or derived (TVM's skip_iter).
-        reduce_only = {iv for iv, flag in flags.items() if flag == 2}
-        init_preds = self.checks(st, init_nest, values, reduce_only, True)
-        init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
-        init = yield self.wrap(init_nest, _guard(init_preds, init), 0, len(init_leaves), False)
-        return (yield self.wrap(nest, seq(init, update), 0, begin, True))
-
-    def _scannable(self, st: Stage) -> bool:
-        """Whether *st* may visit its exact set: its loops are its axes, plain, and host nothing."""
-        return st in self.regions and not self.keep_trivial and visits_exact_set(st, self.s.stages, self.bounds)
-
-    def _scanned(self, st: Stage) -> Stmt:
-        """*st*'s provides at exactly the points of its region (see :func:`build_pipeline`)."""
-        op = st.op
-        assert isinstance(op, ComputeOp)
-        exact = self.regions[st]
-        axes = [iv.var for iv in op.axis]
-        if plain_axes(st):
-            tree = scan_loops(exact.region, exact.guards, axes)
-        else:  # the stage's own loops, as functions of its axes
-            values = _leaf_values(st, self.bounds)
-            leaves = st.leaf_iter_vars
-            tree = scan_loops(exact.region, exact.guards, [iv.var for iv in leaves],
-                              (axes, [values[iv] for iv in leaves]))
-
-        def stmt(node: AstNode) -> Stmt:
-            match node:
-                case AstBlock(items=items):
-                    return seq(*(stmt(x) for x in items))
-                case AstIf(condition=c, then=t, otherwise=o):
-                    return IfThenElse(exact.restore(c), stmt(t), stmt(o) if o is not None else None)
-                case AstFor(var=v, lo=lo, extent=extent, stride=1, body=body):
-                    return For(v, exact.restore(lo), exact.restore(extent), ForKind.SERIAL, stmt(body))
-                case AstFor(var=v, lo=lo, extent=extent, stride=k, body=body):
-                    step = Var(v.name + ".s", v.dtype)
-                    inner = substitute_stmt(stmt(body), {v: arith.add(exact.restore(lo), arith.mul(step, k))})
-                    return For(step, arith.const(0, v.dtype), exact.restore(extent), ForKind.SERIAL, inner)
-                case AstPoint(coordinates=coords):
-                    values = {iv: exact.restore(c) for iv, c in zip(op.axis, coords)}
-                    return seq(*(self.provide(op, k, op.body[k], values) for k in range(op.num_outputs)))
-            raise LoweringError(f"stage '{st.name}': unexpected loop structure from isl")
-        return stmt(tree)
-
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
                skip_root_domain: bool) -> list[Expr]:
         preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact, self.paths[st],
@@ -277,71 +200,6 @@ class _Builder:
                      for var, extent, _ in filter(None, nest.loops))
         return [p for p in preds if largest_over_loops(arith.select(p, 0, 1), loops) != 0]
 
-    def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:
-        vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
-        return Provide(op, k, substitute(value, vmap), tuple(vmap[iv.var] for iv in op.axis))
-
-    def update(self, op: ComputeOp, values: Mapping[IterVar, Expr]) -> Stmt:
-        red = op.body[0]
-        assert isinstance(red, Reduce)
-        vmap = {iv.var: values[iv] for iv in op.root_iter_vars}
-        axes = tuple(vmap[iv.var] for iv in op.axis)
-        lhs = [ProducerLoad(op.output(k), axes) for k in range(op.num_outputs)]
-        rhs = [substitute(x, vmap) for x in red.source]
-        # The combiner may use the stage's own axes (a loop-dependent reducer).
-        results = tuple(substitute(r, vmap) for r in red.combiner.combine(lhs, rhs))
-        if len(results) == 1:
-            body: Stmt = Provide(op, 0, results[0], axes)
-        else:
-            # Every output's new value is computed from the old ones before any is written.
-            temps = [Var(f"{op.name}.v{k}", r.dtype) for k, r in enumerate(results)]
-            body = seq(*(Provide(op, k, t, axes) for k, t in enumerate(temps)))
-            for t, r in reversed(list(zip(temps, results))):
-                body = LetStmt(t, r, body)
-        cond = substitute(red.condition, vmap)
-        if arith.value_of(cond) != 1:
-            body = IfThenElse(cond, body)
-        return body
-
-
-def _values_above(st: Stage, bounds: Mapping[IterVar, Range], values: dict[IterVar, Expr],
-                  skipped: set[IterVar]) -> dict[IterVar, Expr]:
-    """*values* re-derived above the leaves, with skipped (reduction) leaves at their minimum."""
-    leaf_values = {iv: (bounds[iv].min if iv in skipped else values[iv]) for iv in st.leaf_iter_vars}
-    pass_up_index(st, bounds, leaf_values, allow_missing=True)
-    return leaf_values
-
-
-def _identity(op: ComputeOp, k: int) -> Expr:
-    red = op.body[0]
-    assert isinstance(red, Reduce)
-    if red.init:
-        return red.init[k]
-    return red.combiner.identity_element[k]
-
-
-def _guard(preds: list[Expr], body: Stmt) -> Stmt:
-    for p in reversed(preds):
-        body = IfThenElse(Call("bool", "likely", (p,)), body)
-    return body
 
 
 __all__ = ["LoweringError", "build_pipeline", "schedule_ops"]
-
-
-def _leaf_values(st: Stage, bounds: Mapping[IterVar, Range]) -> dict[IterVar, Expr]:
-    """Each IterVar of *st* as a function of its axes' values: the inverse of the loops'
-    ``pass_up_index`` (a split parent is ``inner + outer * factor + min``)."""
-    values: dict[IterVar, Expr] = {iv: iv.var for iv in st.op.axis}
-    for rel in st.relations:
-        match rel:
-            case Split(parent=p, outer=o, inner=i):
-                offset = arith.sub(values[p], bounds[p].min)
-                values[o] = arith.floordiv(offset, bounds[i].extent)
-                values[i] = arith.floormod(offset, bounds[i].extent)
-            case Fuse(outer=o, inner=i, fused=f):
-                values[f] = arith.add(arith.mul(arith.sub(values[o], bounds[o].min), bounds[i].extent),
-                                      arith.sub(values[i], bounds[i].min))
-            case Rebase(parent=p, rebased=r):
-                values[r] = arith.sub(values[p], bounds[p].min)
-    return values

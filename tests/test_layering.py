@@ -36,3 +36,16 @@ def test_only_the_isl_package_imports_islpy():
         if path.parent == ROOT / "bound" / "isl":
             continue
         assert "islpy" not in set(_imported_packages(ast.parse(path.read_text()))), path
+
+
+#: The passes that are generic over operations (DESIGN.md): they ask each operation's kind.
+GENERIC = ["bound/infer.py", "bound/explain.py", "bound/executions.py", "lower/schedule_ops.py"]
+KINDS = {"PlaceholderOp", "ComputeOp", "ExternOp", "ScanOp", "TensorComputeOp"}
+
+
+@pytest.mark.parametrize("module", GENERIC)
+def test_generic_passes_never_name_an_operation_class(module):
+    tree = ast.parse((ROOT / module).read_text())
+    named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    named |= {alias.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for alias in n.names}
+    assert not named & KINDS, f"{module} names {sorted(named & KINDS)}; ask bound.operation / lower.operation"

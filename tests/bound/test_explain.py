@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import BoundError, explain
-from bound.access import reads
 from bound.exact import visits_exact_set
 from bound.infer import infer_normalized
+from bound.operation import reads
 from schedule.evaluate import evaluate
 
 from ..loopnest import region_points, volumes

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import BoundError
-from bound.access import reads
 from bound.infer import infer_normalized
+from bound.operation import reads
 from schedule.evaluate import evaluate
 from schedule.graph import attach_path
 

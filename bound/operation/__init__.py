@@ -1,0 +1,41 @@
+"""Bound rules per kind of operation, one module each, behind :class:`OperationBounds`."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from bound.access import Access
+from bound.operation.base import OperationBounds
+from bound.operation.compute import ComputeBounds
+from bound.operation.extern import ExternBounds
+from bound.operation.placeholder import PlaceholderBounds
+from schedule.errors import InternalError
+from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+
+_RULES: dict[type, OperationBounds] = {
+    PlaceholderOp: PlaceholderBounds(),
+    ComputeOp: ComputeBounds(),
+    ExternOp: ExternBounds(),
+}
+
+
+def register(kind: type, rules: OperationBounds) -> None:
+    """Give operations of class *kind* (and its subclasses) their bound rules."""
+    _RULES[kind] = rules
+
+
+def bounds_of(op: Operation) -> OperationBounds:
+    """The bound rules of *op*'s kind."""
+    for cls in type(op).__mro__:
+        rules = _RULES.get(cls)
+        if rules is not None:
+            return rules
+    raise InternalError(f"operation '{op.name}' of kind {type(op).__name__} has no bound rules")
+
+
+def reads(op: Operation, tensors: Collection[Tensor]) -> list[Access]:
+    """What *op* reads of *tensors*, element by element, over its root IterVars."""
+    return bounds_of(op).reads(op, tensors)
+
+
+__all__ = ["OperationBounds", "bounds_of", "reads", "register"]

@@ -1,0 +1,33 @@
+"""Lowering per kind of operation, one module each, behind :class:`OperationLowering`."""
+
+from __future__ import annotations
+
+from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
+from lower.operation.compute import ComputeLowering
+from lower.operation.extern import ExternLowering
+from lower.operation.placeholder import PlaceholderLowering
+from schedule.errors import InternalError
+from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp
+
+_LOWERINGS: dict[type, OperationLowering] = {
+    PlaceholderOp: PlaceholderLowering(),
+    ComputeOp: ComputeLowering(),
+    ExternOp: ExternLowering(),
+}
+
+
+def register(kind: type, lowering: OperationLowering) -> None:
+    """Give operations of class *kind* (and its subclasses) their lowering."""
+    _LOWERINGS[kind] = lowering
+
+
+def lowering_of(op: Operation) -> OperationLowering:
+    """The lowering of *op*'s kind."""
+    for cls in type(op).__mro__:
+        found = _LOWERINGS.get(cls)
+        if found is not None:
+            return found
+    raise InternalError(f"operation '{op.name}' of kind {type(op).__name__} has no lowering")
+
+
+__all__ = ["OperationLowering", "PipelineBuilder", "Steps", "guard", "lowering_of", "register"]

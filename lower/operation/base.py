@@ -1,0 +1,55 @@
+"""What ScheduleOps needs to know of one kind of operation: its body in the loop nest.
+
+The pipeline around it (realize, produce, the stages attached in its loops) is the same for
+every kind; :class:`PipelineBuilder` is what a kind may use of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any, Protocol
+
+from bound.exact import ExactRegion
+from lower.loop_nest import LoopNest
+from lower.stmt import IfThenElse, Stmt
+from schedule.expr import Call, Expr
+from schedule.itervar import IterVar, Range
+from schedule.schedule import Schedule
+from schedule.stage import Stage
+
+#: A builder step: a generator that yields where it would recurse (see schedule.recursion).
+Steps = Generator[Any, Any, Stmt]
+
+
+class PipelineBuilder(Protocol):
+    """The ScheduleOps state an operation's lowering may use."""
+
+    s: Schedule
+    bounds: Mapping[IterVar, Range]
+    exact: bool
+    keep_trivial: bool
+    regions: Mapping[Stage, ExactRegion]
+
+    def wrap(self, nest: LoopNest, inner: Stmt, start: int, stop: int, attach: bool) -> Steps:
+        """*inner* inside the levels [start, stop) of *nest*, with the stages attached there."""
+        ...
+
+    def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
+               skip_root_domain: bool) -> list[Expr]:
+        """The guards an iteration of *st*'s loops must pass."""
+        ...
+
+
+class OperationLowering:
+    """The loop-nest body of one kind of operation (TVM's BuildProvide)."""
+
+    def produce(self, b: PipelineBuilder, st: Stage) -> Steps | Stmt:
+        """The statement inside ``produce`` for *st*."""
+        raise NotImplementedError
+
+
+def guard(preds: Sequence[Expr], body: Stmt) -> Stmt:
+    """*body* inside ``if (likely(p))`` for each of *preds*, the first outermost."""
+    for p in reversed(preds):
+        body = IfThenElse(Call("bool", "likely", (p,)), body)
+    return body

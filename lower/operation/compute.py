@@ -1,0 +1,156 @@
+"""Lowering of computes: loops over the stage's leaves around its provides, an init and an
+update nest for reductions, and the exact set of a region that is not a box."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bound.errors import NonAffineError
+from bound.exact import plain_axes, visits_exact_set
+from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
+from lower.errors import LoweringError
+from lower.loop_nest import make_loop_nest, reduction_flags
+from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
+from lower.stmt import NO_OP, For, ForKind, IfThenElse, LetStmt, Provide, Stmt, seq
+from lower.substitute import substitute_stmt
+from schedule import arith
+from schedule.expr import Expr, ProducerLoad, Reduce, Var
+from schedule.functor import substitute
+from schedule.itervar import IterVar, Range
+from schedule.relation_passing import pass_up_index
+from schedule.relations import Fuse, Rebase, Split
+from schedule.stage import Stage
+from schedule.tensor import ComputeOp
+
+
+class ComputeLowering(OperationLowering):
+    def produce(self, b: PipelineBuilder, st: Stage) -> Steps:
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        leaves = st.leaf_iter_vars
+        if any(arith.value_of(b.bounds[iv].extent) == 0 for iv in op.axis):
+            return NO_OP  # nothing of this stage is read: it computes nothing
+            yield  # a generator all the same
+        if self._scannable(b, st):
+            try:
+                return self._scanned(b, st)
+            except NonAffineError:
+                pass  # a loop isl writes in a form we do not translate: compute the box
+        nest = make_loop_nest(st, b.bounds, leaves, b.keep_trivial)
+        preds = b.checks(st, nest, nest.values, set(), False)
+        if not isinstance(op.body[0], Reduce):
+            provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
+            return (yield b.wrap(nest, guard(preds, seq(*provides)), 0, len(leaves), True))
+        flags = reduction_flags(st)
+        begin = next((k for k, iv in enumerate(leaves) if flags.get(iv, 0) & 2), len(leaves))
+        update = guard(preds, self.update(op, nest.values))
+        update = yield b.wrap(nest, update, begin, len(leaves), True)
+        if b.keep_trivial:  # TVM drops the init in this debugging mode
+            return (yield b.wrap(nest, update, 0, begin, True))
+        init_leaves = [iv for iv in leaves[begin:] if flags.get(iv, 0) != 2]
+        init_nest = make_loop_nest(st, b.bounds, init_leaves, b.keep_trivial, rename=".init")
+        values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
+        skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
+        values = _values_above(st, b.bounds, values, skipped)
+        # The init checks no reduction IterVar, root or derived (TVM's skip_iter).
+        reduce_only = {iv for iv, flag in flags.items() if flag == 2}
+        init_preds = b.checks(st, init_nest, values, reduce_only, True)
+        init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
+        init = yield b.wrap(init_nest, guard(init_preds, init), 0, len(init_leaves), False)
+        return (yield b.wrap(nest, seq(init, update), 0, begin, True))
+
+    def _scannable(self, b: PipelineBuilder, st: Stage) -> bool:
+        """Whether *st* may visit its exact set: its loops are its axes, plain, and host nothing."""
+        return st in b.regions and not b.keep_trivial and visits_exact_set(st, b.s.stages, b.bounds)
+
+    def _scanned(self, b: PipelineBuilder, st: Stage) -> Stmt:
+        """*st*'s provides at exactly the points of its region (see :func:`build_pipeline`)."""
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        exact = b.regions[st]
+        axes = [iv.var for iv in op.axis]
+        if plain_axes(st):
+            tree = scan_loops(exact.region, exact.guards, axes)
+        else:  # the stage's own loops, as functions of its axes
+            values = _leaf_values(st, b.bounds)
+            leaves = st.leaf_iter_vars
+            tree = scan_loops(exact.region, exact.guards, [iv.var for iv in leaves],
+                              (axes, [values[iv] for iv in leaves]))
+
+        def stmt(node: AstNode) -> Stmt:
+            match node:
+                case AstBlock(items=items):
+                    return seq(*(stmt(x) for x in items))
+                case AstIf(condition=c, then=t, otherwise=o):
+                    return IfThenElse(exact.restore(c), stmt(t), stmt(o) if o is not None else None)
+                case AstFor(var=v, lo=lo, extent=extent, stride=1, body=body):
+                    return For(v, exact.restore(lo), exact.restore(extent), ForKind.SERIAL, stmt(body))
+                case AstFor(var=v, lo=lo, extent=extent, stride=k, body=body):
+                    step = Var(v.name + ".s", v.dtype)
+                    inner = substitute_stmt(stmt(body), {v: arith.add(exact.restore(lo), arith.mul(step, k))})
+                    return For(step, arith.const(0, v.dtype), exact.restore(extent), ForKind.SERIAL, inner)
+                case AstPoint(coordinates=coords):
+                    values = {iv: exact.restore(c) for iv, c in zip(op.axis, coords)}
+                    return seq(*(self.provide(op, k, op.body[k], values) for k in range(op.num_outputs)))
+            raise LoweringError(f"stage '{st.name}': unexpected loop structure from isl")
+        return stmt(tree)
+
+    def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:
+        vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
+        return Provide(op, k, substitute(value, vmap), tuple(vmap[iv.var] for iv in op.axis))
+
+    def update(self, op: ComputeOp, values: Mapping[IterVar, Expr]) -> Stmt:
+        red = op.body[0]
+        assert isinstance(red, Reduce)
+        vmap = {iv.var: values[iv] for iv in op.root_iter_vars}
+        axes = tuple(vmap[iv.var] for iv in op.axis)
+        lhs = [ProducerLoad(op.output(k), axes) for k in range(op.num_outputs)]
+        rhs = [substitute(x, vmap) for x in red.source]
+        # The combiner may use the stage's own axes (a loop-dependent reducer).
+        results = tuple(substitute(r, vmap) for r in red.combiner.combine(lhs, rhs))
+        if len(results) == 1:
+            body: Stmt = Provide(op, 0, results[0], axes)
+        else:
+            # Every output's new value is computed from the old ones before any is written.
+            temps = [Var(f"{op.name}.v{k}", r.dtype) for k, r in enumerate(results)]
+            body = seq(*(Provide(op, k, t, axes) for k, t in enumerate(temps)))
+            for t, r in reversed(list(zip(temps, results))):
+                body = LetStmt(t, r, body)
+        cond = substitute(red.condition, vmap)
+        if arith.value_of(cond) != 1:
+            body = IfThenElse(cond, body)
+        return body
+
+
+def _values_above(st: Stage, bounds: Mapping[IterVar, Range], values: dict[IterVar, Expr],
+                  skipped: set[IterVar]) -> dict[IterVar, Expr]:
+    """*values* re-derived above the leaves, with skipped (reduction) leaves at their minimum."""
+    leaf_values = {iv: (bounds[iv].min if iv in skipped else values[iv]) for iv in st.leaf_iter_vars}
+    pass_up_index(st, bounds, leaf_values, allow_missing=True)
+    return leaf_values
+
+
+def _identity(op: ComputeOp, k: int) -> Expr:
+    red = op.body[0]
+    assert isinstance(red, Reduce)
+    if red.init:
+        return red.init[k]
+    return red.combiner.identity_element[k]
+
+
+def _leaf_values(st: Stage, bounds: Mapping[IterVar, Range]) -> dict[IterVar, Expr]:
+    """Each IterVar of *st* as a function of its axes' values: the inverse of the loops'
+    ``pass_up_index`` (a split parent is ``inner + outer * factor + min``)."""
+    values: dict[IterVar, Expr] = {iv: iv.var for iv in st.op.axis}
+    for rel in st.relations:
+        match rel:
+            case Split(parent=p, outer=o, inner=i):
+                offset = arith.sub(values[p], bounds[p].min)
+                values[o] = arith.floordiv(offset, bounds[i].extent)
+                values[i] = arith.floormod(offset, bounds[i].extent)
+            case Fuse(outer=o, inner=i, fused=f):
+                values[f] = arith.add(arith.mul(arith.sub(values[o], bounds[o].min), bounds[i].extent),
+                                      arith.sub(values[i], bounds[i].min))
+            case Rebase(parent=p, rebased=r):
+                values[r] = arith.sub(values[p], bounds[p].min)
+    return values
