@@ -23,7 +23,7 @@ from schedule.functor import free_vars, substitute
 from schedule.itervar import IterVar, Range
 from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split
-from schedule.stage import AttachType, Stage
+from schedule.stage import ATTACHED, Stage
 
 
 @dataclass
@@ -96,6 +96,9 @@ def iteration_ranges(cs: Stage, ret: Mapping[IterVar, Range], view: LoopView
                 inner_ivs.append(p)
     ranges = [(values[iv], ret[iv]) for iv in inner_ivs]
     roots = cs.op.root_iter_vars
+    for iv in roots:
+        if iv not in values:  # an opaque root (a scan's spatial axis): no loop gives its value
+            raise NonAffineError(f"stage '{cs.name}': root '{iv.name}' has no loop")
     ranges += [(values[iv], iv.dom) for iv in roots if iv.dom is not None]
     return {iv.var: values[iv] for iv in roots}, ranges
 
@@ -278,6 +281,5 @@ def visits_exact_set(stage: Stage, stages: Sequence[Stage], ranges: Mapping[Iter
     """Whether lowering visits *stage*'s exact region point by point (when InferBound found it is
     not a box): its loops are affine in its axes, with no annotation, and no stage is attached
     inside them."""
-    leaves = set(stage.leaf_iter_vars)
     return (affine_loops(stage, ranges) and not stage.iter_var_attrs
-            and not any(st.attach_type == AttachType.Scope and st.attach_ivar in leaves for st in stages))
+            and not any(st.attach_type in ATTACHED and st.attach_stage is stage for st in stages))

@@ -165,8 +165,8 @@ def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> 
     region: IslSet | None = None  # reads of consumers too large to paint
     for op in ctx.feed.get(t, []):
         kind = bounds_of(op)
-        if kind.reads_whole(op, [t]) or not kind.region_axes(op):
-            return _size(t)  # read whole, or by an operation whose executions are not counted
+        if kind.reads_whole(op, [t]):
+            return _size(t)
         accesses = reads(op, [t])
         if any(_loads_data(acc) for acc in accesses):
             return _size(t)

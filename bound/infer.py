@@ -40,7 +40,7 @@ from schedule.checks import check_flag, check_schedule
 from schedule.expr import Expr, Var
 from schedule.functor import free_vars
 from schedule.graph import create_attach_path, feed_graph, read_graph
-from schedule.itervar import IterVar, Range
+from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_down_domain
 from schedule.relations import Rebase
 from schedule.schedule import Schedule
@@ -250,9 +250,12 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
     box = None
     if len(exact_reads) == 1 and not any(requests):
         consumer, op, view, accesses, cret = exact_reads[0]
-        root_values, constraints = iteration_ranges(consumer, cret, view)
-        box = translated_box(accesses, root_values, constraints, view.all_relaxed, outputs[0].shape,
-                             analyzer.const_bounds())
+        try:
+            root_values, constraints = iteration_ranges(consumer, cret, view)
+            box = translated_box(accesses, root_values, constraints, view.all_relaxed, outputs[0].shape,
+                                 analyzer.const_bounds())
+        except NonAffineError:
+            box = None
     for consumer, op, view, accesses, cret in exact_reads if box is None else ():
         try:
             root_values, guards = iteration_constraints(consumer, cret, view)
@@ -368,6 +371,10 @@ def _classify(stage: Stage, consumer: Stage, ctx: GraphContext, ret: Mapping[Ite
         target[iv.var] = vr
         if thread is not None:
             target[thread.var] = vr
+    for iv in consumer.op.root_iter_vars:
+        if iv.iter_type == IterVarType.Opaque and iv in ret:  # no loop: it spans its whole range
+            view.leaf_values[iv] = iv.var
+            view.relaxed[iv.var] = ret[iv]
     if stage_attach and not found:
         raise BoundError(f"stage '{stage.name}' is attached at '{anchor.name}', but its consumer "
                          f"'{consumer.name}' does not run inside that loop; attach '{stage.name}' at "

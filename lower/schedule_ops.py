@@ -14,6 +14,7 @@ from bound import BoundError
 from bound.exact import ExactRegion, largest_over_loops
 from bound.infer import infer_normalized
 from bound.operation import bounds_of
+from lower.aliases import store_aliases
 from lower.errors import LoweringError
 from lower.loop_nest import LoopNest, bound_checks, thread_axes
 from lower.operation import Steps, lowering_of
@@ -27,7 +28,8 @@ from schedule.graph import attach_ivar, create_attach_path
 from schedule.itervar import IterVar, Range
 from schedule.recursion import drive
 from schedule.schedule import Schedule
-from schedule.stage import AttachType, Stage
+from schedule.stage import ATTACHED, AttachType, Stage
+from schedule.tensor import Operation, Tensor
 
 
 def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
@@ -95,10 +97,18 @@ class _Builder:
         self.keep_trivial = keep_trivial
         self.attached: dict[IterVar, list[Stage]] = {}
         self.roots: list[Stage] = []
+        self.aliases: dict[Tensor, Tensor] = {}
+        claimed: set[Operation] = set()  # placed by another operation's lowering
+        for st in s.stages:
+            lowering = lowering_of(st.op)
+            claimed.update(lowering.placed_inside(st.op))
+            self.aliases.update(lowering.aliases(st.op))
         for st in s.stages:
             if bounds_of(st.op).is_input(st.op) or st.attach_type == AttachType.InlinedAlready:
                 continue
-            if st.attach_type == AttachType.Scope:
+            if st.op in claimed and st.attach_type == AttachType.GroupRoot:
+                continue
+            if st.attach_type in ATTACHED:
                 self.attached.setdefault(attach_ivar(st), []).append(st)
             elif st.attach_type == AttachType.GroupRoot:
                 self.roots.append(st)
@@ -114,8 +124,15 @@ class _Builder:
         self.loop_vars = {iv.var for st in s.stages for iv in [*st.all_iter_vars, *st.leaf_iter_vars]}
         self.loop_vars |= set(self.thread_tags)
 
+    def stage_of(self, op: Operation) -> Stage:
+        st = self.s.stage_of(op)
+        assert st is not None
+        return st
+
     def build(self) -> Stmt:
         body = drive(self.pipelines(self.roots, None))
+        if self.aliases:
+            body = store_aliases(body, self.aliases)
         missing = [st.name for ivs in self.attached.values() for st in ivs if st not in self.placed]
         if missing:
             raise LoweringError(f"stage '{missing[0]}' is attached at a loop that does not exist in "

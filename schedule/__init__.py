@@ -99,6 +99,7 @@ from schedule.intrinsics import (
 from schedule.itervar import IterVar, IterVarType, Range, reduce_axis, thread_axis
 from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
+from schedule.scan import ScanOp, scan
 from schedule.schedule import Schedule, create_schedule
 from schedule.stage import AttachType, IterVarAttr, Stage
 from schedule.tensor import (

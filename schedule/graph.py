@@ -14,7 +14,7 @@ import networkx as nx
 from schedule.errors import ScheduleError
 from schedule.itervar import IterVar
 from schedule.relations import Fuse, Split
-from schedule.stage import AttachType, Stage
+from schedule.stage import ATTACHED, AttachType, Stage
 from schedule.tensor import Operation, Tensor
 
 if TYPE_CHECKING:
@@ -96,7 +96,10 @@ def attach_ivar(stage: Stage) -> IterVar:
     to the leaf that now carries it (the inner part of a split, the result of a fuse of which
     it was the inner part), as TVM's normalize does.
     """
-    assert stage.attach_stage is not None and stage.attach_ivar is not None
+    assert stage.attach_stage is not None
+    if stage.attach_type == AttachType.ScanUpdate:  # each step of the scan: inside all its loops
+        return stage.attach_stage.leaf_iter_vars[-1]
+    assert stage.attach_ivar is not None
     target, iv = stage.attach_stage, stage.attach_ivar
     moved = True
     while moved and not any(leaf is iv for leaf in target.leaf_iter_vars):
@@ -136,7 +139,7 @@ def _attach_paths(stages: Iterable[Stage], paths: dict[Stage, list[IterVar]]) ->
     for stage in stages:
         chain: list[Stage] = []
         s = stage
-        while s not in paths and s.attach_type == AttachType.Scope:
+        while s not in paths and s.attach_type in ATTACHED:
             if s in chain:
                 raise ScheduleError(f"stage '{stage.name}': the compute_at attachments form a loop "
                                     f"through '{s.name}'")

@@ -7,7 +7,7 @@ from typing import Any
 
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.graph import post_dfs_order, read_graph
-from schedule.stage import Stage
+from schedule.stage import AttachType, Stage
 from schedule.tensor import Operation, Tensor
 
 
@@ -27,6 +27,10 @@ class Schedule:
             stage.is_output = any(op is out for out in self.outputs)
             self.stages.append(stage)
             self.stage_map[op] = stage
+        for stage in self.stages:  # a scan's body is computed at each of its steps
+            for op in stage.op.step_operations():
+                inner = self.stage_map[op]
+                inner.attach_type, inner.attach_stage, inner.step_of = AttachType.ScanUpdate, stage, stage
 
     def __getitem__(self, key: Tensor | Operation) -> Stage:
         op = key.op if isinstance(key, Tensor) else key
@@ -69,6 +73,8 @@ class Schedule:
         for st in new.stages:
             if st.attach_stage is not None:
                 st.attach_stage = mapping[st.attach_stage]
+            if st.step_of is not None:
+                st.step_of = mapping[st.step_of]
         return new
 
     def normalize(self) -> Schedule:

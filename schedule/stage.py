@@ -33,6 +33,9 @@ class AttachType(enum.IntEnum):
     ScanUpdate = 5
 
 
+#: Attach types of a stage computed inside another stage's loops.
+ATTACHED = (AttachType.Scope, AttachType.ScanUpdate)
+
 #: Storage scopes a stage may be given with set_scope ("" lets lowering infer it).
 STORAGE_SCOPES = ("", "global", "shared", "shared.dyn", "warp", "local")
 
@@ -75,6 +78,7 @@ class Stage:
         self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
         self.is_output = False
         self.group: Stage | None = None
+        self.step_of: Stage | None = None  # the scan whose body this stage is part of
         self._schedule = schedule
         # The IterVar normalize rebases each root to; shared by copies of this stage, so that
         # every normalized copy of a schedule uses the same loop variables.
@@ -257,6 +261,7 @@ class Stage:
         if not isinstance(self.op, ComputeOp):
             kind = "a placeholder" if isinstance(self.op, PlaceholderOp) else "not a compute"
             raise self._error("compute_at", None, f"is {kind}; only compute stages can be attached")
+        self._require_movable("compute_at")
         if self.is_output:
             raise self._error("compute_at", None, "is an output of the schedule; outputs are "
                                                   "computed at the root")
@@ -270,7 +275,7 @@ class Stage:
             raise self._error("compute_at", None, f"cannot be attached to '{parent.name}', which is "
                                                   "inlined and has no loops")
         s: Stage | None = parent
-        while s is not None and s.attach_type == AttachType.Scope:
+        while s is not None and s.attach_type in ATTACHED:
             s = s.attach_stage
             if s is self:
                 raise self._error("compute_at", None, f"cannot be attached to '{parent.name}', which is "
@@ -284,8 +289,18 @@ class Stage:
         self.attach_ivar = scope
         self.attach_stage = parent
 
+    def _require_movable(self, primitive: str) -> None:
+        """A scan's update is computed at each step of the scan and stays there."""
+        if self.attach_type != AttachType.ScanUpdate or self.attach_stage is None:
+            return
+        scan = self.attach_stage
+        if any(t.op is self.op for t in getattr(scan.op, "update", ())):
+            raise self._error(primitive, None, f"is the update of scan '{scan.name}', computed at each "
+                                               "of its steps; it cannot be moved")
+
     def compute_inline(self) -> None:
         """Substitute this stage's body into its consumers (done by ``Schedule.normalize``)."""
+        self._require_movable("compute_inline")
         if not isinstance(self.op, ComputeOp):
             kind = "a placeholder" if isinstance(self.op, PlaceholderOp) else "an extern stage"
             raise self._error("compute_inline", None, f"is {kind}; only compute stages can be inlined")
@@ -308,7 +323,12 @@ class Stage:
         self.attach_ivar = self.attach_stage = None
 
     def compute_root(self) -> None:
-        """Compute this stage at the root, before its consumers."""
+        """Compute this stage at the root, before its consumers; for a stage of a scan's body,
+        the root of a step of the scan (it reads the scan's state, as TVM's scan group does)."""
+        self._require_movable("compute_root")
+        if self.step_of is not None:
+            self.attach_type, self.attach_ivar, self.attach_stage = AttachType.ScanUpdate, None, self.step_of
+            return
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = self.attach_stage = None
 

@@ -136,6 +136,10 @@ class Operation:
         """This operation reading ``vmap[t]`` instead of each input ``t``; itself if none changes."""
         return self
 
+    def step_operations(self) -> list[Operation]:
+        """The operations computed inside this one's loops at each of its steps (a scan's body)."""
+        return []
+
     def __repr__(self) -> str:
         return f"{self.kind}({self.name}, {id(self):#x})"
 

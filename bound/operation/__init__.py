@@ -9,13 +9,16 @@ from bound.operation.base import OperationBounds
 from bound.operation.compute import ComputeBounds
 from bound.operation.extern import ExternBounds
 from bound.operation.placeholder import PlaceholderBounds
+from bound.operation.scan import ScanBounds
 from schedule.errors import InternalError
+from schedule.scan import ScanOp
 from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
 
 _RULES: dict[type, OperationBounds] = {
     PlaceholderOp: PlaceholderBounds(),
     ComputeOp: ComputeBounds(),
     ExternOp: ExternBounds(),
+    ScanOp: ScanBounds(),
 }
 
 

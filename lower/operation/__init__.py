@@ -6,13 +6,16 @@ from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guar
 from lower.operation.compute import ComputeLowering
 from lower.operation.extern import ExternLowering
 from lower.operation.placeholder import PlaceholderLowering
+from lower.operation.scan import ScanLowering
 from schedule.errors import InternalError
+from schedule.scan import ScanOp
 from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp
 
 _LOWERINGS: dict[type, OperationLowering] = {
     PlaceholderOp: PlaceholderLowering(),
     ComputeOp: ComputeLowering(),
     ExternOp: ExternLowering(),
+    ScanOp: ScanLowering(),
 }
 
 

@@ -16,6 +16,7 @@ from schedule.expr import Call, Expr
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
 from schedule.stage import Stage
+from schedule.tensor import Operation, Tensor
 
 #: A builder step: a generator that yields where it would recurse (see schedule.recursion).
 Steps = Generator[Any, Any, Stmt]
@@ -34,6 +35,14 @@ class PipelineBuilder(Protocol):
         """*inner* inside the levels [start, stop) of *nest*, with the stages attached there."""
         ...
 
+    def pipelines(self, stages: list[Stage], rest: Stmt | None) -> Steps:
+        """The pipelines of *stages* (the first outermost) around *rest*."""
+        ...
+
+    def stage_of(self, op: Operation) -> Stage:
+        """The stage that computes *op*."""
+        ...
+
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
                skip_root_domain: bool) -> list[Expr]:
         """The guards an iteration of *st*'s loops must pass."""
@@ -46,6 +55,14 @@ class OperationLowering:
     def produce(self, b: PipelineBuilder, st: Stage) -> Steps | Stmt:
         """The statement inside ``produce`` for *st*."""
         raise NotImplementedError
+
+    def placed_inside(self, op: Operation) -> list[Operation]:
+        """Root operations whose pipelines *op*'s own lowering places (a scan's init)."""
+        return []
+
+    def aliases(self, op: Operation) -> dict[Tensor, Tensor]:
+        """Tensors stored in *op*'s outputs rather than in storage of their own."""
+        return {}
 
 
 def guard(preds: Sequence[Expr], body: Stmt) -> Stmt:

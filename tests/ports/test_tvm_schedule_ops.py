@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import schedule as te
-from lower import lower
 
 from .run import random, run
 
@@ -280,9 +279,3 @@ def test_schedule_compute_inline_with_caches(exact):
     np.testing.assert_array_equal(f, a + b)
     np.testing.assert_array_equal(e, (a + b) * b)
     assert "C" not in [st.name for st in s.stages if st.attach_type != te.AttachType.InlinedAlready]
-
-
-def test_scan_is_not_supported_yet():
-    assert not hasattr(te, "scan")  # TVM's scan cases need te.scan
-    A, _, A2 = _copy_then_add()
-    assert "A1" in str(lower(te.create_schedule(A2.op), [A, A2]))
