@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from bound.linear import Linear
+from schedule.dtype import is_float
 from schedule.evaluate import evaluate
 from schedule.expr import Expr, Var
 from schedule.functor import free_vars
@@ -45,7 +46,7 @@ def bind_shapes(args: Sequence[Tensor | Var], values: Sequence[Any],
                 layouts: Mapping[Tensor, Any]) -> dict[Var, int]:
     """The value of every scalar argument and shape variable, from the call's values.
 
-    :raises TypeError: for a scalar argument that is not an integer.
+    :raises TypeError: for a scalar argument that is not an integer (a number, for a float one).
     :raises ValueError: for an array whose shape disagrees with its tensor's, naming the
         argument and the dimension.
     """
@@ -53,6 +54,12 @@ def bind_shapes(args: Sequence[Tensor | Var], values: Sequence[Any],
     origin: dict[Var, str] = {}
     for a, value in zip(args, values):
         if isinstance(a, Var):
+            if is_float(a.dtype):  # a float scalar (a bias ...): any real number
+                if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                    raise TypeError(f"argument '{a.name}' is a {a.dtype} scalar; pass a number, not "
+                                    f"{type(value).__name__}")
+                env[a] = float(value)  # type: ignore[assignment]
+                continue
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"argument '{a.name}' is a scalar variable; pass an integer, not "
                                 f"{type(value).__name__}")

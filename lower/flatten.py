@@ -16,10 +16,11 @@ from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
-from lower.stmt import Allocate, AttrStmt, Buffer, For, Load, Provide, Realize, Stmt, Store
+from lower.stmt import Allocate, AttrStmt, Buffer, BufferView, For, Load, Provide, Realize, Stmt, Store
 from lower.stmt_functor import StmtMutator
 from schedule import arith
-from schedule.expr import Expr, ProducerLoad, StringImm, Var
+from schedule.buffer import BufferArg
+from schedule.expr import Expr, IntImm, ProducerLoad, StringImm, Var
 from schedule.functor import ExprMutator, free_vars
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
@@ -101,6 +102,7 @@ class _Flatten(StmtMutator):
             t: _Region(b, [arith.const(0, "int32")] * len(t.shape), t.shape, layout_of(self.stages.get(t.op), t))
             for t, b in buffers.items()}
         self.bound_args = set(buffers)
+        self.bindings = {decl: t for st in s.stages for decl, t in st.op.bindings().items()}
         self.analyzer = Analyzer()
         # Shapes are never negative: knowing it keeps symbolic allocations simple.
         shapes = [e for st in s.stages for k in range(st.op.num_outputs) for e in st.op.output(k).shape]
@@ -240,6 +242,25 @@ class _Loads(ExprMutator):
         region = self.owner._region(e.producer)
         index, checks = region.flat([self(i) for i in e.indices])
         return Load(region.buffer, index, checks)
+
+    def visit_buffer_arg(self, e: BufferArg) -> Expr:
+        decl = e.buffer
+        tensor = self.owner.bindings.get(decl)
+        if tensor is None:
+            raise LoweringError(f"buffer '{decl.name}' is passed to a call but bound to no tensor; declare "
+                                "it in te.extern's in_buffers or out_buffers")
+        region = self.owner._region(tensor)
+        if region.layout is not None:
+            raise LoweringError(f"buffer '{decl.name}': tensor '{tensor.name}' has a tiled layout, which an "
+                                "extern call cannot see through a buffer")
+        compact = [arith.const(1)]
+        for extent in reversed(region.strides[1:]):
+            compact.insert(0, arith.mul(compact[0], extent))
+        # Symbolic strides and offsets are bound here: the storage is compact and starts at 0.
+        strides = tuple(st if isinstance(st, IntImm) else c for st, c in zip(decl.strides, compact)) \
+            if decl.strides else tuple(compact)
+        offset = decl.elem_offset if isinstance(decl.elem_offset, IntImm) else arith.const(0)
+        return BufferView(region.buffer, decl.name, decl.shape, strides, offset)
 
 
 def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strides: bool = False) -> Stmt:

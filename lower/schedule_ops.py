@@ -9,6 +9,7 @@ nest sharing the loops outside the first reduction loop.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import GeneratorType
 
 from bound import BoundError
 from bound.exact import ExactRegion, largest_over_loops
@@ -150,7 +151,9 @@ class _Builder:
 
     def pipeline(self, st: Stage, rest: Stmt | None) -> Steps:
         self.placed.add(st)
-        produce = yield lowering_of(st.op).produce(self, st)
+        produce = lowering_of(st.op).produce(self, st)
+        if isinstance(produce, GeneratorType):
+            produce = yield produce
         body = seq(ProducerConsumer(st.op, True, produce), rest)
         axes = bounds_of(st.op).region_axes(st.op)
         for k in reversed(range(st.op.num_outputs)):

@@ -55,6 +55,22 @@ class Buffer:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class BufferView(Expr):
+    """A declared buffer bound to storage: the array a call receives, *shape* elements with
+    *strides* (in elements) from element *offset* of *buffer*."""
+
+    buffer: Buffer
+    name: str
+    shape: tuple[Expr, ...]
+    strides: tuple[Expr, ...]
+    offset: Expr
+    dtype: str = "handle"
+
+    def print_with(self, printer: Any) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Load(Expr):
     """``B[index]``: one element of a flat buffer.
 

@@ -20,6 +20,7 @@ from schedule.arith import (  # noqa: A004
     truncmod,
 )
 from schedule.arith import div as truncdiv
+from schedule.buffer import BufferArg, DeclBuffer, call_packed, decl_buffer
 from schedule.errors import InternalError, ScheduleError, ScheduleTypeError, TeError
 from schedule.expr import (
     EQ,
@@ -97,6 +98,7 @@ from schedule.intrinsics import (
     trunc,
 )
 from schedule.itervar import IterVar, IterVarType, Range, reduce_axis, thread_axis
+from schedule.packed import get_global_func, register_func
 from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
 from schedule.scan import ScanOp, scan

@@ -417,12 +417,13 @@ def _gather(b: _Builder, ins: Instruction, xs: list) -> Any:
 
 
 def _opaque(b: _Builder, ins: Instruction, xs: list) -> Any:
-    """An op whose reads are unknown here: an extern over its operands (undefined maps)."""
+    """An op whose reads are unknown here: an extern over its operands (undefined maps). It
+    calls the function registered as ``hlo.<opcode>``, which a user may provide to run it."""
+    from schedule.buffer import call_packed
     from schedule.tensor import extern
 
-    def unsupported(ins_: list, outs: list) -> None:
-        raise HloParseError(f"line {ins.line}: {ins.opcode} cannot run")
-    return extern(ins.shape.dims, [x for x in xs if isinstance(x, Tensor)], unsupported, name=ins.name,
+    return extern(ins.shape.dims, [x for x in xs if isinstance(x, Tensor)],
+                  lambda ins_, outs: call_packed(f"hlo.{ins.opcode}", *ins_, *outs), name=ins.name,
                   dtype=ins.shape.dtype, tag=ins.opcode)
 
 

@@ -75,6 +75,9 @@ class ExprPrinter(ExprFunctor[str]):
     def visit_float_imm(self, e: FloatImm) -> str:
         return format_float(e.value, e.dtype)
 
+    def visit_buffer_arg(self, e: Expr) -> str:
+        return e.buffer.name  # type: ignore[attr-defined]
+
     def visit_string_imm(self, e: StringImm) -> str:
         return '"' + e.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 

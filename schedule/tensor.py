@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from schedule import arith
+from schedule.buffer import DeclBuffer, decl_buffer
 from schedule.checks import check_name
 from schedule.dtype import check_dtype
 from schedule.errors import ScheduleError, ScheduleTypeError
@@ -136,6 +137,10 @@ class Operation:
         """This operation reading ``vmap[t]`` instead of each input ``t``; itself if none changes."""
         return self
 
+    def bindings(self) -> dict[DeclBuffer, Tensor]:
+        """The tensor each buffer this operation declares stands for (an extern's inputs and outputs)."""
+        return {}
+
     def step_operations(self) -> list[Operation]:
         """The operations computed inside this one's loops at each of its steps (a scan's body)."""
         return []
@@ -227,38 +232,41 @@ class ComputeOp(Operation):
 
 @_node
 class ExternOp(Operation):
-    """An opaque operation: reads whole input tensors, writes whole outputs.
-
-    *body* is called at run time as ``body(inputs, outputs)`` on NumPy arrays and fills the
-    outputs in place.
-    """
+    """An opaque call over whole tensors: *body* (``call_packed(...)``) sees input ``k`` through
+    ``input_placeholders[k]`` and writes output ``k`` through ``output_placeholders[k]``."""
 
     name: str
     inputs: tuple[Tensor, ...]
-    shapes: tuple[tuple[Expr, ...], ...]
-    dtypes: tuple[str, ...]
-    body: Callable[[list[Any], list[Any]], None]
+    input_placeholders: tuple[DeclBuffer, ...]
+    output_placeholders: tuple[DeclBuffer, ...]
+    body: Expr
     tag: str = ""
 
     @property
     def num_outputs(self) -> int:
-        return len(self.shapes)
+        return len(self.output_placeholders)
 
     @property
     def input_tensors(self) -> list[Tensor]:
         return list(self.inputs)
 
     def output_shape(self, index: int) -> tuple[Expr, ...]:
-        return self.shapes[index]
+        return self.output_placeholders[index].shape
 
     def output_dtype(self, index: int) -> str:
-        return self.dtypes[index]
+        return self.output_placeholders[index].dtype
 
     def replace_inputs(self, vmap: Mapping[Tensor, Tensor]) -> Operation:
         if not any(t in vmap for t in self.inputs):
             return self
         inputs = tuple(vmap.get(t, t) for t in self.inputs)
-        return ExternOp(self.name, inputs, self.shapes, self.dtypes, self.body, self.tag)
+        return ExternOp(self.name, inputs, self.input_placeholders, self.output_placeholders, self.body, self.tag)
+
+    def bindings(self) -> dict[DeclBuffer, Tensor]:
+        """The tensor each declared buffer stands for."""
+        out = dict(zip(self.input_placeholders, self.inputs))
+        out.update((b, self.output(k)) for k, b in enumerate(self.output_placeholders))
+        return out
 
 
 class _ReplaceTensors(ExprMutator):
@@ -411,10 +419,15 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     return outputs if isinstance(result, (tuple, list)) else outputs[0]
 
 
-def extern(shape: Any, inputs: Sequence[Tensor], fcompute: Callable[[list[Any], list[Any]], None],
-           name: str = "extern", dtype: str | Sequence[str] | None = None, tag: str = "") -> Any:
-    """An opaque operation over whole tensors; *fcompute(ins, outs)* runs on NumPy arrays.
+def extern(shape: Any, inputs: Sequence[Tensor], fcompute: Callable[[list[Any], list[Any]], Any],
+           name: str = "extern", dtype: str | Sequence[str] | None = None,
+           in_buffers: Sequence[Any] | None = None, out_buffers: Sequence[Any] | None = None,
+           tag: str = "") -> Any:
+    """An opaque operation over whole tensors, as TVM's ``te.extern``.
 
+    *fcompute(ins, outs)* receives the declared buffers of the inputs and outputs (compact
+    ones unless *in_buffers* / *out_buffers* give them, see ``te.decl_buffer``) and returns
+    the call that computes the outputs, such as ``te.call_packed("my_func", ins[0], outs[0])``.
     *shape* is one shape or a list of shapes (one per output).
     """
     check_name("extern", name)
@@ -431,6 +444,31 @@ def extern(shape: Any, inputs: Sequence[Tensor], fcompute: Callable[[list[Any], 
     dtypes = [dtype] * len(dims) if isinstance(dtype, str) else list(dtype)
     if len(dtypes) != len(dims):
         raise ScheduleError(f"extern '{name}': {len(dtypes)} dtypes for {len(dims)} outputs")
-    op = ExternOp(name, tuple(inputs), dims, tuple(check_dtype(d) for d in dtypes), fcompute, tag)
+    ins = _buffers(name, "in_buffers", in_buffers, [(t.shape, t.dtype, t.op.name) for t in inputs])
+    outs = _buffers(name, "out_buffers", out_buffers,
+                    [(d, check_dtype(t), name) for d, t in zip(dims, dtypes)])
+    body = fcompute(list(ins), list(outs))
+    if not isinstance(body, Expr):
+        raise ScheduleTypeError(f"extern '{name}': fcompute must return the call that computes the outputs "
+                                f"(such as te.call_packed(...)), not {type(body).__name__}")
+    op = ExternOp(name, tuple(inputs), tuple(ins), tuple(outs), body, tag)
     outputs = [op.output(k) for k in range(op.num_outputs)]
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _buffers(name: str, what: str, given: Sequence[Any] | None, specs: list) -> list[Any]:
+    """The declared buffers of an extern's inputs or outputs: *given*, or compact ones."""
+    if given is None:
+        return [decl_buffer(shape, dtype, f"{base}_buf" if what == "in_buffers" else base)
+                for shape, dtype, base in specs]
+    given = list(given)
+    if len(given) != len(specs):
+        raise ScheduleError(f"extern '{name}': {len(given)} {what} for {len(specs)} tensors")
+    for b, (shape, dtype, _) in zip(given, specs):
+        if not isinstance(b, DeclBuffer):
+            raise ScheduleTypeError(f"extern '{name}': {what} must be te.decl_buffer buffers, not "
+                                    f"{type(b).__name__}")
+        if b.dtype != dtype or len(b.shape) != len(shape):
+            raise ScheduleError(f"extern '{name}': buffer '{b.name}' ({b.dtype}, {len(b.shape)} dimensions) "
+                                f"does not match its tensor ({dtype}, {len(shape)} dimensions)")
+    return given

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from lower.backend.names import Names
 from lower.errors import LoweringError
-from lower.stmt import Load
+from lower.stmt import BufferView, Load
 from schedule.dtype import is_bool, is_float
 from schedule.evaluate import MATH_FUNCS
 from schedule.expr import (
@@ -139,9 +139,19 @@ class ExprSource(ExprFunctor[str]):
             return f"({t} if {c} else {f})"
         if e.name == "likely":
             return self(e.args[0])
+        if e.name == "tvm_call_packed":
+            name = e.args[0]
+            if not isinstance(name, StringImm):
+                raise LoweringError("build: call_packed needs the function's name as a string")
+            return f"_call_packed({name.value!r}, {', '.join(self(a) for a in e.args[1:])})"
         if e.name not in MATH_FUNCS:
             raise LoweringError(f"build: unknown intrinsic '{e.name}'")
         return f"_math[{e.name!r}]({', '.join(self(a) for a in e.args)})"
+
+    def visit_buffer_view(self, e: BufferView) -> str:
+        buf = self.names(e.buffer, e.buffer.name)
+        return (f"_view({buf}, {e.buffer.dtype!r}, {self._tuple(e.shape)}, {self._tuple(e.strides)}, "
+                f"{self(e.offset)})")
 
     def visit_load(self, e: Load) -> str:
         buf = self.names(e.buffer, e.buffer.name)

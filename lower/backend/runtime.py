@@ -10,7 +10,10 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from schedule.evaluate import MATH_FUNCS, floor_div, trunc_div, trunc_mod
+from schedule.packed import get_global_func
 
 
 class OutOfBoundsError(IndexError):
@@ -44,6 +47,43 @@ def _store(buf: list, flat: int, value: Any, name: str, checks: tuple) -> None:
     buf[flat] = value
 
 
+class _View:
+    """A buffer passed to a registered function: a flat list seen as an array (see ``_view``)."""
+
+    def __init__(self, flat: list, dtype: str, shape: tuple, strides: tuple, offset: int) -> None:
+        self.flat, self.dtype, self.shape, self.strides, self.offset = flat, dtype, shape, strides, offset
+
+
+def _view(flat: list, dtype: str, shape: tuple, strides: tuple, offset: int) -> _View:
+    return _View(flat, dtype, shape, strides, offset)
+
+
+def _call_packed(name: str, *args: Any) -> int:
+    """Call the function registered as *name*: buffers become NumPy arrays over a copy of their
+    storage, written back after the call; other arguments are passed as they are."""
+    fn = get_global_func(name)
+    assert fn is not None
+    copies = []
+    values = []
+    for a in args:
+        if not isinstance(a, _View):
+            values.append(a)
+            continue
+        base = np.array(a.flat, dtype=a.dtype)
+        if a.shape and (a.offset + sum((n - 1) * st for n, st in zip(a.shape, a.strides)) >= len(a.flat)
+                        or a.offset < 0):
+            raise OutOfBoundsError(f"call_packed '{name}': a buffer of shape {a.shape} and strides {a.strides} "
+                                   f"from element {a.offset} does not fit its storage of {len(a.flat)} elements")
+        view = np.lib.stride_tricks.as_strided(base[a.offset:], shape=a.shape,
+                                               strides=tuple(st * base.itemsize for st in a.strides))
+        copies.append((a.flat, base))
+        values.append(view)
+    result = fn(*values)
+    for flat, base in copies:
+        flat[:] = base.tolist()
+    return 0 if result is None else result
+
+
 def _run_block(threads: list[Iterator[None]]) -> None:
     """Run the threads of one block in lock step from barrier to barrier."""
     active = threads
@@ -65,4 +105,4 @@ def _run_block(threads: list[Iterator[None]]) -> None:
 RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div, "_tmod": trunc_mod,
                            "_fdiv": floor_div, "_math": MATH_FUNCS, "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
-                           "_run_block": _run_block}
+                           "_run_block": _run_block, "_view": _view, "_call_packed": _call_packed}

@@ -82,9 +82,16 @@ def test_zero_dimensional_tensor_is_indexed_with_an_empty_tuple():
 
 def test_extern_reads_whole_inputs():
     A = te.placeholder((4, 4), name="A")
-    C = te.extern((4, 4), [A], lambda ins, outs: None, name="C")
+    C = te.extern((4, 4), [A], lambda ins, outs: te.call_packed("f", ins[0], outs[0]), name="C")
     assert isinstance(C.op, te.ExternOp) and C.op.input_tensors == [A]
     assert C.dtype == "float32" and C.op.root_iter_vars == []
+    assert str(C.op.body) == 'tvm_call_packed("f", A_buf, C)'
+
+
+def test_extern_fcompute_must_return_the_call():
+    A = te.placeholder((4, 4), name="A")
+    with pytest.raises(TypeError, match="fcompute must return the call"):
+        te.extern((4, 4), [A], lambda ins, outs: None, name="C")
 
 
 # --------------------------------------------------------------------------- bad input

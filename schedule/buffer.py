@@ -1,0 +1,93 @@
+"""Declared buffers (``te.decl_buffer``): how an extern call sees a tensor's storage.
+
+A buffer has a shape, optional strides (compact row-major when none are given), an element
+offset and an offset factor, as TVM's ``tir.Buffer``. Passed to ``call_packed`` it becomes a
+:class:`BufferArg`; lowering binds it to the tensor it stands for, and a call receives the
+NumPy view the declaration describes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from schedule import arith
+from schedule.checks import check_name
+from schedule.dtype import check_dtype
+from schedule.errors import ScheduleTypeError
+from schedule.expr import Call, Expr, StringImm, Var, _node
+
+_counter = [0]
+
+
+@dataclass(frozen=True, eq=False)
+class DeclBuffer:
+    """A buffer declaration; compared by identity."""
+
+    name: str
+    dtype: str
+    shape: tuple[Expr, ...]
+    strides: tuple[Expr, ...]  # empty: compact row-major
+    elem_offset: Expr
+    scope: str = ""
+    data_alignment: int = -1
+    offset_factor: int = 0
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def data(self) -> DeclBuffer:
+        """The buffer's data, as TVM's ``buf.data``: passed to a call, the same array."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"buffer({self.name})"
+
+
+@_node
+class BufferArg(Expr):
+    """A buffer passed to a call (``call_packed("f", A_buf)``)."""
+
+    buffer: DeclBuffer
+    dtype: str = "handle"
+
+
+def decl_buffer(shape: Any, dtype: str = "float32", name: str = "buffer", data: Any = None,
+                strides: Any = None, elem_offset: Any = None, scope: str = "", data_alignment: int = -1,
+                offset_factor: int = 0) -> DeclBuffer:
+    """A buffer of *shape*; ``elem_offset`` defaults to 0, or to a new variable when
+    ``offset_factor`` is given (the offset is then a multiple of it, known at call time)."""
+    check_name("decl_buffer", name)
+    if data is not None:
+        raise ScheduleTypeError(f"decl_buffer '{name}': data= (a buffer's own data pointer) is not "
+                                "supported; the buffer is bound to a tensor's storage")
+    dims = tuple(arith.as_index(s, f"decl_buffer '{name}': shape") for s in _as_tuple(shape))
+    steps = tuple(arith.as_index(s, f"decl_buffer '{name}': strides") for s in _as_tuple(strides or ()))
+    if steps and len(steps) != len(dims):
+        raise ScheduleTypeError(f"decl_buffer '{name}': {len(steps)} strides for {len(dims)} dimensions")
+    if elem_offset is None:
+        elem_offset = Var(f"{name}_elem_offset") if offset_factor else arith.const(0)
+    offset = arith.as_index(elem_offset, f"decl_buffer '{name}': elem_offset")
+    return DeclBuffer(name, check_dtype(dtype), dims, steps, offset, scope, data_alignment, offset_factor)
+
+
+def _as_tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def call_packed(name: str, *args: Any) -> Expr:
+    """A call of the function registered as *name* (``te.register_func``); buffers are passed
+    as NumPy arrays, other arguments as numbers."""
+    check_name("call_packed", name)
+    converted = []
+    for k, a in enumerate(args):
+        if isinstance(a, DeclBuffer):
+            converted.append(BufferArg(a))
+            continue
+        try:
+            converted.append(arith.convert(a))
+        except TypeError as err:
+            raise ScheduleTypeError(f"call_packed '{name}': argument {k}: {err}") from None
+    return Call("int32", "tvm_call_packed", (StringImm(name), *converted))
