@@ -88,6 +88,13 @@ class Schedule:
 
         return normalize(self)
 
+    def rfactor(self, tensor: Tensor, axis: Any, factor_axis: int = 0) -> Any:
+        """Factor the reduction of *tensor* over its leaf *axis* into a stage ``T.rf`` with
+        *axis* as a data axis (at *factor_axis*); *tensor* then reduces ``T.rf``."""
+        from schedule.rfactor import rfactor
+
+        return rfactor(self, tensor, axis, factor_axis)
+
     def cache_read(self, tensor: Tensor, scope: str, readers: Any) -> Tensor:
         """A stage copying *tensor* into *scope*, read by *readers* instead of *tensor*."""
         from schedule.dataflow import cache_read
