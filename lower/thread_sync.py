@@ -38,6 +38,11 @@ def is_barrier(s: Stmt) -> bool:
     return isinstance(s, Evaluate) and isinstance(s.value, Call) and s.value.name == "tvm_storage_sync"
 
 
+def is_allreduce(s: Stmt) -> bool:
+    """Whether *s* is a cross-thread reduction (the threads wait for one another there too)."""
+    return isinstance(s, Evaluate) and isinstance(s.value, Call) and s.value.name == "tvm_thread_allreduce"
+
+
 @dataclass
 class _Access:
     kind: str  # "read", "write" or "sync"

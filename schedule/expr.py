@@ -84,6 +84,10 @@ class Expr:
     def __float__(self) -> float:
         raise TypeError(f"float() of the non-constant expression {self}")
 
+    def equal(self, other: Any) -> Expr:
+        """``self == other`` as a condition, as TVM's ``PrimExpr.equal``."""
+        return _arith.equal(self, other)
+
     def astype(self, dtype: str) -> Expr:
         """This expression cast to *dtype* (constants fold)."""
         return _arith.cast(dtype, self)

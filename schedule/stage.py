@@ -79,6 +79,7 @@ class Stage:
         self.is_output = False
         self.group: Stage | None = None
         self.step_of: Stage | None = None  # the scan whose body this stage is part of
+        self.store_predicate: Expr | None = None
         self._schedule = schedule
         # The IterVar normalize rebases each root to; shared by copies of this stage, so that
         # every normalized copy of a schedule uses the same loop variables.
@@ -297,6 +298,18 @@ class Stage:
         if any(t.op is self.op for t in getattr(scan.op, "update", ())):
             raise self._error(primitive, None, f"is the update of scan '{scan.name}', computed at each "
                                                "of its steps; it cannot be moved")
+
+    def set_store_predicate(self, predicate: Any) -> None:
+        """Store the stage's values only where *predicate* holds (after a cross-thread
+        reduction, one thread writes what all threads computed)."""
+        try:
+            cond = arith.convert(predicate)
+        except TypeError as err:
+            raise ScheduleTypeError(f"set_store_predicate: stage '{self.name}': {err}") from None
+        if cond.dtype != "bool":
+            raise ScheduleTypeError(f"set_store_predicate: stage '{self.name}': the predicate must be a "
+                                    f"condition, not a {cond.dtype} expression")
+        self.store_predicate = cond
 
     def compute_inline(self) -> None:
         """Substitute this stage's body into its consumers (done by ``Schedule.normalize``)."""

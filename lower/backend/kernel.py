@@ -14,7 +14,7 @@ from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Buffer, Evaluate, LetStmt, Load, Stmt, Store
 from lower.stmt_functor import stmt_children
 from lower.storage_rewrite import allocation
-from lower.thread_sync import is_barrier
+from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.expr import Expr
 from schedule.functor import free_vars, post_order_visit, structural_equal
@@ -72,7 +72,7 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
             if id(s.node) not in seen:
                 seen.add(id(s.node))
                 kernel.threads.append(s.node)
-        elif isinstance(s, Evaluate) and is_barrier(s):
+        elif isinstance(s, Evaluate) and (is_barrier(s) or is_allreduce(s)):
             kernel.has_barrier = True
         stack.extend(reversed(stmt_children(s)))
     return kernel
@@ -83,7 +83,7 @@ def contains_barrier(s: Stmt) -> bool:
     stack = [s]
     while stack:
         x = stack.pop()
-        if isinstance(x, Evaluate) and is_barrier(x):
+        if isinstance(x, Evaluate) and (is_barrier(x) or is_allreduce(x)):
             return True
         stack.extend(stmt_children(x))
     return False

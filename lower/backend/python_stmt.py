@@ -35,9 +35,10 @@ from lower.stmt import (
     Store,
 )
 from lower.stmt_functor import StmtFunctor
-from lower.thread_sync import is_barrier
-from schedule.expr import Var
+from lower.thread_sync import is_allreduce, is_barrier
+from schedule.expr import Call, Var
 from schedule.itervar import IterVar
+from schedule.reduce import CommReducer
 
 #: Python allows only 20 statically nested blocks; deeper nests continue in a helper function.
 _MAX_DEPTH = 16
@@ -59,6 +60,8 @@ class _StmtSource(StmtFunctor[None]):
         self.hw: dict[str, str] = {}  # thread tag -> the identifier of its index
         self.launch: dict[str, str] = {}  # thread tag -> the identifier of its launch extent
         self.in_generator = False
+        self.reducer: CommReducer | None = None  # of the cross-thread reduction being emitted
+        self.rendezvous: str | None = None  # the block's table of cross-thread reduction terms
 
     # -- emitting ------------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -132,6 +135,10 @@ class _StmtSource(StmtFunctor[None]):
                                       s.body)
             else:
                 yield s.body
+        elif s.key == "reduce_scope" and isinstance(s.node, CommReducer):
+            saved, self.reducer = self.reducer, s.node
+            yield s.body
+            self.reducer = saved
         elif s.key == "virtual_thread" and isinstance(s.node, IterVar):
             # Only a virtual thread of non-constant extent is left by then: its copies in turn.
             ext = self.expr(s.value)
@@ -161,6 +168,9 @@ class _StmtSource(StmtFunctor[None]):
             opened.append(tag)
         for buf in k.per_block:
             self.allocate(buf)
+        self.rendezvous = self.names.fresh("_allreduce")
+        self.emit(f"{self.rendezvous} = {{}}")
+        self.scope.append(self.rendezvous)
         tags = k.thread_tags
         for tag in tags:
             self.hw[tag] = self.names.fresh(f"_{tag}")
@@ -237,7 +247,49 @@ class _StmtSource(StmtFunctor[None]):
     def visit_producer_consumer(self, s: ProducerConsumer) -> Steps:
         yield s.body
 
+    def allreduce(self, call: Call) -> None:
+        """Each thread files its terms under its group (the threads not reduced over), waits,
+        combines the group's terms in thread order, and waits again before the table is reused."""
+        if self.kernel is None or self.reducer is None or self.rendezvous is None:
+            raise LoweringError("build: tvm_thread_allreduce outside a kernel's reduce_scope")
+        size = int(call.args[0].value)  # type: ignore[attr-defined]
+        values = [self.expr(a) for a in call.args[1:1 + size]]
+        cond = self.expr(call.args[1 + size])
+        temps = [self.names(v.buffer, v.buffer.name) for v in call.args[2 + size:2 + 2 * size]]  # type: ignore[attr-defined]
+        reduced = call.args[2 + 2 * size:]
+        tags = {iv.var: iv.thread_tag for iv in self.kernel.threads}
+        over = {tags[v] for v in reduced if isinstance(v, Var) and v in tags}
+        group = [self.hw[t] for t in self.kernel.thread_tags if t not in over]
+        rank = [self.expr(v) for v in reduced]
+        combine = self.combiner(self.reducer)
+        identity = "(" + "".join(f"{self.expr(e)}, " for e in self.reducer.identity_element) + ")"
+        key, table = f"({''.join(g + ', ' for g in group)})", self.rendezvous
+        self.emit(f"{table}.setdefault({key}, {{}})[({''.join(r + ', ' for r in rank)})] = "
+                  f"({''.join(v + ', ' for v in values)}) if {cond} else {identity}")
+        self.emit("yield")
+        acc = self.names.fresh("_acc")
+        self.emit(f"{acc} = {identity}")
+        rank_name, terms = self.names.fresh("_rank"), self.names.fresh("_term")
+        self.emit(f"for {rank_name}, {terms} in sorted({table}[{key}].items()):")
+        self.emit(f"    {acc} = {combine}(*{acc}, *{terms})")
+        for k, t in enumerate(temps):
+            self.emit(f"{t}[0] = {acc}[{k}]")
+        self.emit("yield")
+
+    def combiner(self, reducer: CommReducer) -> str:
+        """A helper function computing *reducer*'s combination of two tuples of values."""
+        name = self.names.fresh("_combine")
+        params = [self.define(v) for v in (*reducer.lhs, *reducer.rhs)]
+        results = [self.expr(e) for e in reducer.result]
+        for v in reversed((*reducer.lhs, *reducer.rhs)):
+            self.undefine(v)
+        self.helpers.append([f"def {name}({', '.join(params)}):", f"    return ({''.join(r + ', ' for r in results)})"])
+        return name
+
     def visit_evaluate(self, s: Evaluate) -> None:
+        if is_allreduce(s):
+            self.allreduce(s.value)  # type: ignore[arg-type]
+            return
         if is_barrier(s):
             if self.kernel is None:
                 raise LoweringError("build: a barrier (tvm_storage_sync) outside any thread-bound loop")

@@ -11,12 +11,27 @@ from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from lower.errors import LoweringError
 from lower.loop_nest import make_loop_nest, reduction_flags
 from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
-from lower.stmt import NO_OP, For, ForKind, IfThenElse, LetStmt, Provide, Stmt, seq
+from lower.stmt import (
+    NO_OP,
+    Allocate,
+    AttrStmt,
+    Buffer,
+    BufferView,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    Load,
+    Provide,
+    Stmt,
+    seq,
+)
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Expr, ProducerLoad, Reduce, Var
+from schedule.expr import Call, Expr, ProducerLoad, Reduce, StringImm, Var
 from schedule.functor import substitute
-from schedule.itervar import IterVar, Range
+from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split
 from schedule.stage import Stage
@@ -38,6 +53,9 @@ class ComputeLowering(OperationLowering):
                 pass  # a loop isl writes in a form we do not translate: compute the box
         nest = make_loop_nest(st, b.bounds, leaves, b.keep_trivial)
         preds = b.checks(st, nest, nest.values, set(), False)
+        threads = _reduce_threads(st)
+        if threads:
+            return (yield b.wrap(nest, self.cross_thread(st, nest.values, preds, threads), 0, len(leaves), True))
         if not isinstance(op.body[0], Reduce):
             provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
             return (yield b.wrap(nest, guard(preds, seq(*provides)), 0, len(leaves), True))
@@ -95,6 +113,34 @@ class ComputeLowering(OperationLowering):
             raise LoweringError(f"stage '{st.name}': unexpected loop structure from isl")
         return stmt(tree)
 
+    def cross_thread(self, st: Stage, values: Mapping[IterVar, Expr], preds: list[Expr],
+                     threads: list[IterVar]) -> Stmt:
+        """A reduction whose loops are all bound to threads: every thread gives its term to
+        ``tvm_thread_allreduce``, which leaves the combination in a local temporary of each;
+        the stage's store predicate says which threads write it (TVM's cross-thread reduction)."""
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        red = op.body[0]
+        assert isinstance(red, Reduce)
+        vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
+        sources = [substitute(x, vmap) for x in red.source]
+        cond = arith.all(*preds, substitute(red.condition, vmap)) if preds else substitute(red.condition, vmap)
+        temps = [Buffer(f"reduce_temp{k}", x.dtype, (arith.const(1),), "local") for k, x in enumerate(sources)]
+        views = [BufferView(t, t.name, (arith.const(1),), (arith.const(1),), arith.const(0)) for t in temps]
+        call = Call("handle", "tvm_thread_allreduce",
+                    (arith.const(len(sources), "uint32"), *sources, cond, *views, *(t.var for t in threads)))
+        reduce = AttrStmt(red.combiner, "reduce_scope", arith.const(0), Evaluate(call))
+        axes = tuple(vmap[iv.var] for iv in op.axis)
+        assign: Stmt = seq(*(Provide(op, k, Load(t, arith.const(0)), axes) for k, t in enumerate(temps)))
+        # Only where the stage's loops are in range: TVM leaves this store unguarded.
+        conds = [*([substitute(st.store_predicate, vmap)] if st.store_predicate is not None else []), *preds]
+        if conds:
+            assign = IfThenElse(arith.all(*conds) if len(conds) > 1 else conds[0], assign)
+        body: Stmt = seq(reduce, assign)
+        for t in reversed(temps):
+            body = AttrStmt(t, "storage_scope", StringImm("local"), Allocate(t, body))
+        return body
+
     def provide(self, op: ComputeOp, k: int, value: Expr, values: Mapping[IterVar, Expr]) -> Provide:
         vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
         return Provide(op, k, substitute(value, vmap), tuple(vmap[iv.var] for iv in op.axis))
@@ -136,6 +182,24 @@ def _identity(op: ComputeOp, k: int) -> Expr:
     if red.init:
         return red.init[k]
     return red.combiner.identity_element[k]
+
+
+def _reduce_threads(st: Stage) -> list[IterVar]:
+    """The threads *st*'s reduction loops are bound to, if it reduces across threads.
+
+    :raises LoweringError: where some reduction loops are bound to threads and others are not.
+    """
+    bound, free = [], []
+    for iv in st.leaf_iter_vars:
+        if iv.iter_type != IterVarType.CommReduce:
+            continue
+        attr = st.iter_var_attrs.get(iv)
+        thread = attr.bind_thread if attr is not None else None
+        (bound if thread is not None else free).append(thread if thread is not None else iv)
+    if bound and free:
+        raise LoweringError(f"stage '{st.name}': a cross-thread reduction whose loop '{free[0].name}' is not "
+                            "bound to a thread is not supported; rfactor that loop out first")
+    return bound
 
 
 def _leaf_values(st: Stage, bounds: Mapping[IterVar, Range]) -> dict[IterVar, Expr]:

@@ -8,6 +8,7 @@ import pytest
 
 import schedule as te
 from lower import lower
+from lower.errors import LoweringError
 
 from .run import random, run
 
@@ -116,3 +117,67 @@ def test_rfactor_refuses_bad_input_and_leaves_the_schedule_alone():
     with pytest.raises(te.ScheduleError, match="not a reduction"):
         te.create_schedule(C.op).rfactor(C, C.op.axis[0])
     assert [st.name for st in s.stages] == before and s[B].leaf_iter_vars[-1] is ki
+
+
+def _cross_thread(B):
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+    BF = s.rfactor(B, ki)
+    BF = BF[0] if isinstance(BF, list) else BF
+    xo, xi = s[B].split(s[B].op.axis[0], factor=32)
+    s[B].bind(xo, te.thread_axis("blockIdx.x"))
+    s[B].bind(xi, te.thread_axis("threadIdx.y"))
+    tx = te.thread_axis("threadIdx.x")
+    s[B].bind(s[B].op.reduce_axis[0], tx)
+    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+    s[B].set_store_predicate(tx.var.equal(0))
+    return s
+
+
+@BOTH
+def test_tutorial_cross_thread_reduction(exact):
+    A, B = _row_sum()
+    s = _cross_thread(B)
+    text = str(lower(s, [A, B], exact=exact))
+    # TVM: each thread's partial sum goes to tvm_thread_allreduce over threadIdx.x; thread 0 stores.
+    assert "reduce_scope = 0\n  tvm_thread_allreduce((uint32)1, B.rf[0], " in text
+    assert ", reduce_temp0, threadIdx.x)" in text
+    assert "if (((threadIdx.x == 0) && (((blockIdx.x*32) + threadIdx.y) < n))) {\n    B[" in text
+    a = random((40, 37))  # a partial block of rows and a partial split of the columns
+    (b,) = run(s, [A, B], [a], exact)
+    np.testing.assert_array_equal(b, a.sum(axis=1))
+
+
+@BOTH
+def test_cross_thread_argmax_combines_both_values(exact):
+    def fcombine(x, y):
+        return (te.if_then_else(x[1] >= y[1], x[0], y[0]), te.if_then_else(x[1] >= y[1], x[1], y[1]))
+
+    argmax = te.comm_reducer(fcombine, lambda t0, t1: (te.const(-1, t0), te.min_value(t1)), name="argmax")
+    m, n = 5, 40
+    idx = te.placeholder((m, n), name="idx", dtype="int32")
+    val = te.placeholder((m, n), name="val", dtype="float32")
+    k = te.reduce_axis((0, n), "k")
+    T0, T1 = te.compute((m,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name="T")
+    s = _cross_thread(T0)
+    v = np.random.default_rng(4).permutation(m * n).reshape(m, n).astype("float32")
+    i = np.tile(np.arange(n, dtype="int32"), (m, 1))
+    out0, out1 = run(s, [idx, val, T0, T1], [i, v], exact)
+    np.testing.assert_array_equal(out0, v.argmax(axis=1))
+    np.testing.assert_array_equal(out1, v.max(axis=1))
+
+
+def test_a_reduction_partly_bound_to_threads_is_a_clear_error():
+    A, B = _row_sum()
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+    s[B].bind(ki, te.thread_axis("threadIdx.x"))
+    with pytest.raises(LoweringError, match="loop 'k.outer' is not bound to a thread"):
+        lower(s, [A, B])
+
+
+def test_set_store_predicate_wants_a_condition():
+    A, B = _row_sum()
+    s = te.create_schedule(B.op)
+    with pytest.raises(TypeError, match="must be a condition"):
+        s[B].set_store_predicate(B.op.axis[0].var + 1)
