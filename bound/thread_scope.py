@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from bound.errors import BoundError
+from schedule.errors import ScheduleError
+from schedule.storage_scope import scope_rank
 
 #: Storage ranks, as TVM numbers them.
 STORAGE_RANK = {"global": 0, "shared": 1, "shared.dyn": 1, "warp": 2, "local": 3}
@@ -26,10 +28,11 @@ def default_storage_rank(max_thread_rank: int) -> int:
 
 
 def storage_rank(scope: str) -> int:
+    """TVM's rank of *scope*: global 0, shared 1, warp 2, local 3, tensor-core fragments above."""
     try:
-        return STORAGE_RANK[scope]
-    except KeyError:
-        raise BoundError(f"unknown storage scope '{scope}'") from None
+        return scope_rank(scope)
+    except ScheduleError as err:
+        raise BoundError(str(err)) from None
 
 
 def need_relax(tag: str, found_attach: bool, scope_rank: int) -> bool:

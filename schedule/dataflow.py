@@ -11,7 +11,8 @@ from schedule.expr import Expr, ProducerLoad, Reduce, Var
 from schedule.functor import substitute
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relation_passing import pass_down_domain, pass_down_index, pass_up_bound_check, pass_up_index
-from schedule.stage import STORAGE_SCOPES, AttachType, Stage
+from schedule.stage import AttachType, Stage
+from schedule.storage_scope import check_scope
 from schedule.tensor import ComputeOp, Tensor
 
 if TYPE_CHECKING:
@@ -38,9 +39,7 @@ def replace_dataflow(stages: Sequence[Stage], vmap: MutableMapping[Tensor, Tenso
 
 
 def _check_scope(primitive: str, scope: Any) -> None:
-    if not isinstance(scope, str) or scope not in STORAGE_SCOPES or not scope:
-        known = ", ".join(repr(s) for s in STORAGE_SCOPES if s)
-        raise ScheduleError(f"{primitive}: unknown storage scope {scope!r}; known scopes: {known}")
+    check_scope(primitive, scope)
 
 
 def _stage_of_tensor(sch: Schedule, tensor: Any, primitive: str) -> Stage:

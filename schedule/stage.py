@@ -17,6 +17,7 @@ from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.expr import Expr, IntImm, Var
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
+from schedule.storage_scope import check_scope
 from schedule.tensor import ComputeOp, Operation, PlaceholderOp
 
 if TYPE_CHECKING:
@@ -36,8 +37,6 @@ class AttachType(enum.IntEnum):
 #: Attach types of a stage computed inside another stage's loops.
 ATTACHED = (AttachType.Scope, AttachType.ScanUpdate)
 
-#: Storage scopes a stage may be given with set_scope ("" lets lowering infer it).
-STORAGE_SCOPES = ("", "global", "shared", "shared.dyn", "warp", "local")
 
 
 @dataclass(frozen=True)
@@ -413,9 +412,10 @@ class Stage:
 
     def set_scope(self, scope: str) -> None:
         """Store this stage's buffer in *scope* ("global", "shared", "local" ...)."""
-        if scope not in STORAGE_SCOPES:
-            raise self._error("set_scope", None, f"cannot use the storage scope {scope!r}; known scopes: "
-                                                 f"{', '.join(repr(s) for s in STORAGE_SCOPES if s)}")
+        try:
+            check_scope("set_scope", scope, allow_empty=True)
+        except ScheduleError as err:
+            raise self._error("set_scope", None, str(err).removeprefix("set_scope: ")) from None
         self.scope = scope
 
     def set_layout(self, layout: Any) -> None:

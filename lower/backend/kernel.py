@@ -19,9 +19,7 @@ from schedule import arith
 from schedule.expr import Expr
 from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar
-
-#: Scopes of which each block has its own copy; "local" is per thread, anything else per launch.
-BLOCK_SCOPES = ("shared", "shared.dyn", "warp")
+from schedule.storage_scope import per_block, per_thread
 
 
 @dataclass
@@ -56,8 +54,8 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
     kernel = Kernel(root, body)
     while (buf := allocation(body)) is not None:
         scope = buf.scope
-        owner = (kernel.per_thread if scope == "local" else
-                 kernel.per_block if scope in BLOCK_SCOPES else kernel.per_launch)
+        owner = (kernel.per_thread if per_thread(scope) else
+                 kernel.per_block if per_block(scope) else kernel.per_launch)
         owner.append(buf)
         body = body.body.body  # type: ignore[attr-defined]
     kernel.body = body
@@ -106,7 +104,7 @@ def check_races(k: Kernel) -> None:
         s = stack.pop()
         if isinstance(s, LetStmt) and set(free_vars([s.value])) & threads:
             threads.add(s.var)
-        elif isinstance(s, Store) and s.buffer.scope not in ("local", "warp") and _accumulates(s):
+        elif isinstance(s, Store) and not per_thread(s.buffer.scope) and s.buffer.scope != "warp" and _accumulates(s):
             if not set(free_vars([s.index])) & threads:
                 raise LoweringError(
                     f"build: stage '{s.buffer.name}' accumulates into {s.buffer.scope} memory in every thread of "

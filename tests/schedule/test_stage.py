@@ -228,5 +228,13 @@ def test_vectorize_and_parallel_refuse_reduction_axes(matmul):
 
 def test_set_scope_refuses_unknown_scopes(T):
     s = te.create_schedule(T.op)
-    _refused(s, lambda: s[T].set_scope("texture"),
-             r"set_scope: stage 'T' cannot use the storage scope 'texture'")
+    _refused(s, lambda: s[T].set_scope("sram"),
+             r"set_scope: stage 'T' unknown storage scope 'sram'; a scope starts with one of 'global'")
+
+
+@pytest.mark.parametrize("scope", ["texture", "global.texture", "shared.dyn", "local.acc", "wmma.matrix_a",
+                                   "wmma.accumulator", "warp"])
+def test_set_scope_takes_any_scope_tvm_takes(T, scope):
+    s = te.create_schedule(T.op)
+    s[T].set_scope(scope)
+    assert s[T].scope == scope
