@@ -11,11 +11,15 @@ from bound.operation import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend import compile_source, python_source
 from lower.binding import bind_shapes, check_array
+from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
+
+#: The target name intrinsic lowering rules are looked up under (beside "default").
+TARGET = "python"
 
 
 class BuiltFunc:
@@ -30,8 +34,8 @@ class BuiltFunc:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
-        self.source = python_source(func.body, [func.buffers[t] for t in func.tensors], func.params,
-                                    checks=checks)
+        body = lower_intrinsics(func.body, TARGET)
+        self.source = python_source(body, [func.buffers[t] for t in func.tensors], func.params, checks=checks)
         self._kernel = compile_source(self.source)
 
     def __call__(self, *arrays: Any) -> None:

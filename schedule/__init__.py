@@ -52,6 +52,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
+from schedule.extern_calls import call_extern, call_intrin, call_pure_extern, register_intrin_lowering
 from schedule.functor import (
     ExprFunctor,
     ExprMutator,

@@ -39,10 +39,12 @@ from schedule.expr import (
     ProducerLoad,
     Reduce,
     Select,
+    StringImm,
     Sub,
     Var,
 )
 from schedule.functor import ExprFunctor
+from schedule.packed import get_global_func
 
 Number = int | float
 LoadFn = Callable[[Any, tuple[int, ...]], Number]
@@ -82,6 +84,22 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "floor": math.floor, "ceil": math.ceil, "round": lambda x: float(round(x)), "trunc": math.trunc,
     "fabs": abs, "pow": math.pow,
 }
+
+
+def extern_function(name: str) -> Any:
+    """The function an external call of *name* runs: one registered under the name, else the C
+    math function it names (``expf``, ``__expf`` and ``exp`` alike); None if neither."""
+    fn = get_global_func(name, allow_missing=True)
+    if fn is not None:
+        return fn
+    base = name.removeprefix("__")
+    for candidate in (base, base[:-1] if base.endswith("f") else None):
+        if candidate in MATH_FUNCS:
+            return MATH_FUNCS[candidate]
+        if candidate == "pow" or candidate == "fmod":
+            return getattr(math, candidate)
+    return None
+
 
 
 class _Evaluator(ExprFunctor[Any]):
@@ -135,6 +153,12 @@ class _Evaluator(ExprFunctor[Any]):
             return self(t) if self(c) else self(f)
         if e.name == "likely":
             return self(e.args[0])
+        if e.name in ("call_pure_extern", "call_extern"):
+            name = e.args[0]
+            fn = extern_function(name.value) if isinstance(name, StringImm) else None
+            if fn is None:
+                raise ValueError(f"evaluate: no external function '{name}'; register it with te.register_func")
+            return fn(*(self(a) for a in e.args[1:]))
         fn = MATH_FUNCS.get(e.name)
         if fn is None:
             raise InternalError(f"evaluate: unknown intrinsic '{e.name}'")

@@ -9,7 +9,7 @@ from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import BufferView, Load
 from schedule.dtype import is_bool, is_float
-from schedule.evaluate import MATH_FUNCS
+from schedule.evaluate import MATH_FUNCS, extern_function
 from schedule.expr import (
     EQ,
     GE,
@@ -38,6 +38,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
+from schedule.extern_calls import EXTERN_CALLS
 from schedule.functor import ExprFunctor
 
 _INFIX = {Add: "+", Sub: "-", Mul: "*", EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
@@ -144,8 +145,17 @@ class ExprSource(ExprFunctor[str]):
             if not isinstance(name, StringImm):
                 raise LoweringError("build: call_packed needs the function's name as a string")
             return f"_call_packed({name.value!r}, {', '.join(self(a) for a in e.args[1:])})"
+        if e.name in EXTERN_CALLS:
+            name = e.args[0]
+            assert isinstance(name, StringImm)
+            fn = extern_function(name.value)
+            if fn is None:
+                raise LoweringError(f"build: the external function '{name.value}' is neither a C math function "
+                                    f"nor registered; register it with te.register_func('{name.value}', f)")
+            return f"_extern[{name.value!r}]({', '.join(self(a) for a in e.args[1:])})"
         if e.name not in MATH_FUNCS:
-            raise LoweringError(f"build: unknown intrinsic '{e.name}'")
+            raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
+                                f"te.register_intrin_lowering('{e.name}', target='python', f=...)")
         return f"_math[{e.name!r}]({', '.join(self(a) for a in e.args)})"
 
     def visit_buffer_view(self, e: BufferView) -> str:

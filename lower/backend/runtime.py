@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from schedule.evaluate import MATH_FUNCS, floor_div, trunc_div, trunc_mod
+from schedule.evaluate import MATH_FUNCS, extern_function, floor_div, trunc_div, trunc_mod
 from schedule.packed import get_global_func
 
 
@@ -84,6 +84,16 @@ def _call_packed(name: str, *args: Any) -> int:
     return 0 if result is None else result
 
 
+class _Externs(dict):
+    """External functions by name, looked up when a kernel calls them (see :func:`extern_function`)."""
+
+    def __missing__(self, name: str) -> Any:
+        fn = extern_function(name)
+        if fn is None:
+            raise ValueError(f"no external function '{name}'; register it with te.register_func")
+        return fn
+
+
 def _run_block(threads: list[Iterator[None]]) -> None:
     """Run the threads of one block in lock step from barrier to barrier."""
     active = threads
@@ -105,4 +115,5 @@ def _run_block(threads: list[Iterator[None]]) -> None:
 RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div, "_tmod": trunc_mod,
                            "_fdiv": floor_div, "_math": MATH_FUNCS, "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
-                           "_run_block": _run_block, "_view": _view, "_call_packed": _call_packed}
+                           "_run_block": _run_block, "_view": _view, "_call_packed": _call_packed,
+                           "_extern": _Externs()}

@@ -1,0 +1,37 @@
+"""Intrinsics lowered for a target by their registered rules (TVM's LowerIntrin)."""
+
+from __future__ import annotations
+
+from lower.stmt import Stmt
+from lower.stmt_functor import StmtMutator
+from schedule.expr import Call, Expr
+from schedule.extern_calls import check_rule_result, has_rules, lowering_rule
+from schedule.functor import ExprMutator
+
+
+class _Calls(ExprMutator):
+    """Arguments first: a rule sees its call with the arguments already lowered."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def visit_call(self, e: Call) -> Expr:
+        inner = self.visit_default(e)
+        assert isinstance(inner, Call)
+        rule = lowering_rule(inner.name, self.target)
+        return check_rule_result(inner.name, rule(inner)) if rule is not None else inner
+
+
+class _Lower(StmtMutator):
+    def __init__(self, target: str) -> None:
+        self.calls = _Calls(target)
+
+    def mutate_expr(self, e: Expr) -> Expr:
+        return self.calls(e)
+
+
+def lower_intrinsics(stmt: Stmt, target: str) -> Stmt:
+    """*stmt* with every intrinsic that has a rule for *target* (or a default rule) rewritten."""
+    if not has_rules(target):
+        return stmt
+    return _Lower(target)(stmt)
