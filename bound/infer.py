@@ -6,9 +6,11 @@ GatherBound takes the hull per dimension (phase 4); PassDownDomain then gives ra
 stage's split and fused IterVars.
 
 ``exact=False`` follows the TVM of the InferBound document rule for rule. ``exact=True``
-computes each consumer's region with isl (exact unions, fuse, split tails, conditional
-reads) and falls back on TVM's later, tighter interval rules where the arithmetic is not
-quasi-affine; it is never looser than ``exact=False``.
+computes each consumer's region exactly: directly where its reads are translations of its
+iteration box (:mod:`bound.box_reads`), otherwise with isl (exact unions, fuse, split tails,
+conditional reads). Where the arithmetic is not quasi-affine it falls back on TVM's later,
+tighter interval rules; it is never looser than ``exact=False``. What each kind of operation
+reads and which axes span its region come from :mod:`bound.operation`.
 """
 
 from __future__ import annotations

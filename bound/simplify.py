@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from bound.const_bound import Bound, ConstBounds
@@ -54,7 +53,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprMutator, field_names, free_vars, node_count
+from schedule.functor import ExprMutator, free_vars, node_count
 from schedule.itervar import IterVar, Range
 
 _MAX_PASSES = 4
@@ -324,18 +323,7 @@ class _Rewriter(ExprMutator):
     def visit_default(self, e: Expr) -> Expr:
         if isinstance(e, CmpOp):
             return self._compare(e)
-        kept = getattr(e, "unsimplified_fields", ())
-        if not kept:
-            return super().visit_default(e)
-        changed = {}
-        for name in field_names(e):
-            old = getattr(e, name)
-            if name in kept:
-                continue
-            new = self(old) if isinstance(old, Expr) else old
-            if new is not old:
-                changed[name] = new
-        return replace(e, **changed) if changed else e
+        return super().visit_default(e, skip=getattr(e, "unsimplified_fields", ()))
 
     def _compare(self, e: CmpOp) -> Expr:
         a, b = self(e.a), self(e.b)

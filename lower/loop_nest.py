@@ -208,20 +208,21 @@ def bound_checks(stage: Stage, bounds: Mapping[IterVar, Range], values: Mapping[
     flagged = _overshooting(stage, bounds)
     ranges: list[dict[Var, IntervalSet]] = []  # the loops' ranges, gathered when first needed
 
-    def loops(*exprs: Expr) -> tuple[dict[Var, IntervalSet], Analyzer]:
+    def loop_sets() -> dict[Var, IntervalSet]:
         if not ranges:
             ranges.append(_loop_ranges(stage, bounds, attach_path(stage) if path is None else path,
                                        thread_axes(bounds) if threads is None else threads))
-        return _context(ranges[0], exprs)
+        return ranges[0]
+
+    def loops(*exprs: Expr) -> tuple[dict[Var, IntervalSet], Analyzer]:
+        return _context(loop_sets(), exprs)
 
     def quick(v: Expr, extent: Expr, lower: bool) -> bool:
         """Whether constant bounds of the loops prove ``v < extent`` (and ``v >= 0`` if *lower*)."""
         n = arith.value_of(extent)
         if n is None:
             return False
-        if not ranges:
-            loops()
-        lo, hi = Linear.of(v).bound(ConstBounds(var_bounds_of(needed_ranges([v], ranges[0]))[0]))
+        lo, hi = Linear.of(v).bound(ConstBounds(var_bounds_of(needed_ranges([v], loop_sets()))[0]))
         return hi is not None and hi < n and (not lower or (lo is not None and lo >= 0))
 
     preds: list[Expr] = []

@@ -101,9 +101,8 @@ class _Builder:
         self.aliases: dict[Tensor, Tensor] = {}
         claimed: set[Operation] = set()  # placed by another operation's lowering
         for st in s.stages:
-            lowering = lowering_of(st.op)
-            claimed.update(lowering.placed_inside(st.op))
-            self.aliases.update(lowering.aliases(st.op))
+            claimed.update(lowering_of(st.op).placed_inside(st.op))
+            self.aliases.update(st.op.aliases())
         for st in s.stages:
             if bounds_of(st.op).is_input(st.op) or st.attach_type == AttachType.InlinedAlready:
                 continue

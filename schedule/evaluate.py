@@ -93,11 +93,11 @@ def extern_function(name: str) -> Any:
     if fn is not None:
         return fn
     base = name.removeprefix("__")
-    for candidate in (base, base[:-1] if base.endswith("f") else None):
+    for candidate in (base, base.removesuffix("f")):
         if candidate in MATH_FUNCS:
             return MATH_FUNCS[candidate]
-        if candidate == "pow" or candidate == "fmod":
-            return getattr(math, candidate)
+        if candidate == "fmod":
+            return math.fmod
     return None
 
 

@@ -216,9 +216,12 @@ def _vars_of(e: Expr) -> tuple[Var, ...]:
 class ExprMutator(ExprFunctor[Expr]):
     """Rebuild only what changed: returns *e* itself if no child changed."""
 
-    def visit_default(self, e: Expr) -> Expr:
+    def visit_default(self, e: Expr, skip: tuple[str, ...] = ()) -> Expr:
+        """*e* rebuilt from its mutated fields; the fields named in *skip* stay as they are."""
         changed: dict[str, Any] = {}
         for name in field_names(e):
+            if name in skip:
+                continue
             old = getattr(e, name)
             if isinstance(old, Expr):
                 new = self(old)

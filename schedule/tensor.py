@@ -145,6 +145,10 @@ class Operation:
         """The operations computed inside this one's loops at each of its steps (a scan's body)."""
         return []
 
+    def aliases(self) -> dict[Tensor, Tensor]:
+        """Tensors stored in this operation's outputs rather than in storage of their own."""
+        return {}
+
     def __repr__(self) -> str:
         return f"{self.kind}({self.name}, {id(self):#x})"
 

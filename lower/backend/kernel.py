@@ -33,7 +33,8 @@ class Kernel:
     per_launch: list[Buffer] = field(default_factory=list)
     per_block: list[Buffer] = field(default_factory=list)
     per_thread: list[Buffer] = field(default_factory=list)
-    has_barrier: bool = False
+    has_barrier: bool = False  # a tvm_storage_sync or a cross-thread reduction: threads wait there
+    has_allreduce: bool = False
 
     @property
     def block_tags(self) -> list[str]:
@@ -72,6 +73,7 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
                 kernel.threads.append(s.node)
         elif isinstance(s, Evaluate) and (is_barrier(s) or is_allreduce(s)):
             kernel.has_barrier = True
+            kernel.has_allreduce = kernel.has_allreduce or is_allreduce(s)
         stack.extend(reversed(stmt_children(s)))
     return kernel
 

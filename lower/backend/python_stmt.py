@@ -168,9 +168,10 @@ class _StmtSource(StmtFunctor[None]):
             opened.append(tag)
         for buf in k.per_block:
             self.allocate(buf)
-        self.rendezvous = self.names.fresh("_allreduce")
-        self.emit(f"{self.rendezvous} = {{}}")
-        self.scope.append(self.rendezvous)
+        if k.has_allreduce:
+            self.rendezvous = self.names.fresh("_allreduce")
+            self.emit(f"{self.rendezvous} = {{}}")
+            self.scope.append(self.rendezvous)
         tags = k.thread_tags
         for tag in tags:
             self.hw[tag] = self.names.fresh(f"_{tag}")
@@ -197,7 +198,7 @@ class _StmtSource(StmtFunctor[None]):
         self.indent -= len(opened)
         self.depth -= len(opened)
         del self.scope[scope_mark:]  # names of the kernel's threads and buffers end with it
-        self.kernel, self.hw, self.launch = None, {}, {}
+        self.kernel, self.hw, self.launch, self.rendezvous = None, {}, {}, None
 
     def thread_body(self, k: Kernel) -> Steps:
         """One thread's run: its local buffers, every bound variable at its index, the body."""

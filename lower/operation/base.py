@@ -16,7 +16,7 @@ from schedule.expr import Call, Expr
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
 from schedule.stage import Stage
-from schedule.tensor import Operation, Tensor
+from schedule.tensor import Operation
 
 #: A builder step: a generator that yields where it would recurse (see schedule.recursion).
 Steps = Generator[Any, Any, Stmt]
@@ -59,10 +59,6 @@ class OperationLowering:
     def placed_inside(self, op: Operation) -> list[Operation]:
         """Root operations whose pipelines *op*'s own lowering places (a scan's init)."""
         return []
-
-    def aliases(self, op: Operation) -> dict[Tensor, Tensor]:
-        """Tensors stored in *op*'s outputs rather than in storage of their own."""
-        return {}
 
 
 def guard(preds: Sequence[Expr], body: Stmt) -> Stmt:

@@ -8,17 +8,13 @@ from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guar
 from lower.stmt import NO_OP
 from schedule.scan import ScanOp
 from schedule.stage import Stage
-from schedule.tensor import Operation, Tensor
+from schedule.tensor import Operation
 
 
 class ScanLowering(OperationLowering):
     def placed_inside(self, op: Operation) -> list[Operation]:
         assert isinstance(op, ScanOp)
         return list(dict.fromkeys(t.op for t in op.init))
-
-    def aliases(self, op: Operation) -> dict[Tensor, Tensor]:
-        assert isinstance(op, ScanOp)
-        return op.aliases()
 
     def produce(self, b: PipelineBuilder, st: Stage) -> Steps:
         op = st.op

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import schedule as te
-from lower import lower
+from lower import build, lower
 from lower.backend.runtime import OutOfBoundsError
 
 from .run import random, run
@@ -41,7 +41,6 @@ def test_tutorial_matmul_with_a_bias_argument(exact):
     assert "// attr [0] extern_scope = 0" in text and "allocate C[float32 * 192]" in text
     a, b = random((n, l), seed=1), random((l, m), seed=2)
     d = np.full((n, m), np.nan, "float32")
-    from lower import build
     build(s, [A, B, D, bias], exact=exact)(a, b, d, 1.5)
     np.testing.assert_allclose(d, a @ b + 1.5, rtol=1e-6)
 
