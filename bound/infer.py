@@ -297,7 +297,7 @@ def _infer_root_bound(stage: Stage, ctx: GraphContext, ret: dict[IterVar, Range]
             # Clamped like the interval requests: where the exact set is empty its box is arbitrary,
             # and the hull must not carry it outside the tensor.
             hull = IntervalSet(r.min, arith.sub(arith.add(r.min, r.extent), 1))
-            requests[d].append(_clamp(hull, outputs[0].shape[d], analyzer, rules))
+            requests[d].append(clamp_request(hull, outputs[0].shape[d], analyzer, rules))
     nothing = consumers and idle == len(consumers)  # no consumer reads anything: compute nothing
     for d, iv in enumerate(axes):
         if iv not in ret and nothing and symbols is not None:
@@ -414,10 +414,10 @@ def _interval_requests(consumer: Stage, op: Operation, view: LoopView, accesses:
     for acc in accesses:
         for d, (index, extent) in enumerate(zip(acc.indices, acc.tensor.shape)):
             s = eval_set(index, dom_map, local, rules)
-            requests[d].append(_clamp(s, extent, local, rules))
+            requests[d].append(clamp_request(s, extent, local, rules))
 
 
-def _clamp(s: IntervalSet, extent, analyzer: Analyzer, rules: Rules) -> IntervalSet:
+def clamp_request(s: IntervalSet, extent, analyzer: Analyzer, rules: Rules) -> IntervalSet:
     """Restrict a request to the tensor's extent, as *rules* say."""
     from bound.interval import NEG_INF, POS_INF
 

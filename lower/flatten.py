@@ -16,12 +16,13 @@ from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
-from lower.stmt import Allocate, AttrStmt, Buffer, BufferView, For, Load, Provide, Realize, Stmt, Store
+from lower.stmt import Allocate, AttrStmt, Buffer, BufferBind, BufferView, For, Load, Provide, Realize, Stmt, Store
 from lower.stmt_functor import StmtMutator
+from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.buffer import BufferArg
-from schedule.expr import Expr, IntImm, ProducerLoad, StringImm, Var
-from schedule.functor import ExprMutator, free_vars
+from schedule.expr import Call, Expr, IntImm, ProducerLoad, StringImm, Var
+from schedule.functor import ExprMutator, free_vars, substitute
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
@@ -103,6 +104,7 @@ class _Flatten(StmtMutator):
             for t, b in buffers.items()}
         self.bound_args = set(buffers)
         self.bindings = {decl: t for st in s.stages for decl, t in st.op.bindings().items()}
+        self.views: dict[Any, BufferView] = {}  # buffers bound to regions (tensorize)
         self.analyzer = Analyzer()
         # Shapes are never negative: knowing it keeps symbolic allocations simple.
         shapes = [e for st in s.stages for k in range(st.op.num_outputs) for e in st.op.output(k).shape]
@@ -121,6 +123,8 @@ class _Flatten(StmtMutator):
         return super().visit_default(s)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
+        if s.key == "buffer_bind_scope":
+            return (yield from self._bind_scope(s))
         if s.key not in ("thread_extent", "virtual_thread") or not isinstance(s.node, IterVar):
             return (yield super().visit_default(s))
         self.analyzer.bind(s.node.var, Range.from_min_extent(0, s.value))
@@ -131,6 +135,68 @@ class _Flatten(StmtMutator):
             return (yield super().visit_default(s))
         finally:
             self.thread_ranks.pop()
+
+    def _bind_scope(self, s: AttrStmt) -> Any:
+        """The body of a ``buffer_bind_scope`` with its buffer seen as the region it stands for:
+        the buffer's symbolic strides, offset and shape take their values (TVM's ArgBinder)."""
+        spec = s.node
+        assert isinstance(spec, BufferBind) and isinstance(s.value, Call)
+        decl, tensor = spec.buffer, spec.tensor
+        items = s.value.args
+        mins, extents = list(items[0::2]), list(items[1::2])
+        view, vmap = self._bound_view(decl, tensor, mins, extents)
+        old = self.views.get(decl)
+        self.views[decl] = view
+        try:
+            return (yield substitute_stmt(s.body, vmap) if vmap else s.body)
+        finally:
+            if old is None:
+                self.views.pop(decl)
+            else:
+                self.views[decl] = old
+
+    def _bound_view(self, decl: Any, tensor: Tensor, mins: list[Expr], extents: list[Expr]
+                    ) -> tuple[BufferView, dict[Var, Expr]]:
+        region = self._region(tensor)
+        where = f"buffer '{decl.name}' bound to tensor '{tensor.name}'"
+        if region.layout is not None:
+            raise LoweringError(f"{where}: the tensor has a tiled layout, which a buffer cannot see through")
+        start = len(mins) - decl.ndim
+        steps: list[Expr] = []
+        for k in range(len(mins)):  # the element stride of each dimension of the storage
+            step: Expr = arith.const(1)
+            for e in region.strides[k + 1:]:
+                step = arith.mul(step, e)
+            steps.append(self.analyzer.simplify(step))
+        offset = self.analyzer.simplify(region.flat(mins)[0])
+        vmap: dict[Var, Expr] = {}
+
+        def bind(declared: Expr, actual: Expr, what: str) -> None:
+            declared = substitute(declared, vmap) if vmap else declared
+            if isinstance(declared, Var) and declared not in self.loop_ranges and declared not in self.shape_vars:
+                vmap[declared] = actual
+            elif arith.value_of(self.analyzer.simplify(arith.sub(declared, actual))) != 0:
+                raise LoweringError(f"{where}: its {what} is {declared}, but the region it stands for has "
+                                    f"{actual}")
+        for j in range(decl.ndim):
+            bind(decl.shape[j], extents[start + j], f"extent {j}")
+        if decl.strides:
+            for j in range(decl.ndim):
+                bind(decl.strides[j], steps[start + j], f"stride {j}")
+        else:
+            for k in range(start + 1, len(mins)):
+                if arith.value_of(self.analyzer.simplify(arith.sub(extents[k], region.strides[k]))) != 0:
+                    raise LoweringError(f"{where}: the buffer is compact, but the region it stands for is not "
+                                        "contiguous in the storage; declare the buffer with strides "
+                                        "(strides=[te.var('s'), 1])")
+        bind(decl.elem_offset, offset, "element offset")
+        if decl.offset_factor > 1:
+            rest = arith.value_of(self.analyzer.simplify(arith.floormod(offset, decl.offset_factor)))
+            if rest is not None and rest != 0:
+                raise LoweringError(f"{where}: its offset {offset} is not a multiple of its offset_factor "
+                                    f"{decl.offset_factor}")
+        shape = tuple(substitute(d, vmap) for d in decl.shape)
+        return BufferView(region.buffer, decl.name, shape, tuple(steps[start:]), offset), vmap
 
     def visit_realize(self, s: Realize) -> Stmt:
         t = s.op.output(s.value_index)
@@ -243,8 +309,21 @@ class _Loads(ExprMutator):
         index, checks = region.flat([self(i) for i in e.indices])
         return Load(region.buffer, index, checks)
 
+    def visit_call(self, e: Call) -> Expr:
+        if e.name != "tvm_access_ptr":
+            return self.visit_default(e)
+        arg, offset, extent, mask = (self(a) for a in e.args)
+        if not isinstance(arg, BufferView):
+            raise LoweringError(f"access_ptr: {e.args[0]} is not a buffer")
+        start = self.owner.analyzer.simplify(arith.add(arg.offset, offset))
+        flat = BufferView(arg.buffer, arg.buffer.name, (extent,), (arith.const(1),), start)
+        return Call("handle", "tvm_access_ptr", (StringImm(arg.buffer.dtype), flat, start, extent, mask))
+
     def visit_buffer_arg(self, e: BufferArg) -> Expr:
         decl = e.buffer
+        view = self.owner.views.get(decl)
+        if view is not None:
+            return view
         tensor = self.owner.bindings.get(decl)
         if tensor is None:
             raise LoweringError(f"buffer '{decl.name}' is passed to a call but bound to no tensor; declare "

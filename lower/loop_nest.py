@@ -313,6 +313,15 @@ def _overshooting(stage: Stage, bounds: Mapping[IterVar, Range]) -> set[IterVar]
     return flagged
 
 
+def values_above(stage: Stage, bounds: Mapping[IterVar, Range], values: dict[IterVar, Expr],
+                 skipped: set[IterVar]) -> dict[IterVar, Expr]:
+    """*values* re-derived above the leaves, with *skipped* (reduction) leaves at their minimum
+    (the values a reduction's init uses)."""
+    leaf_values = {iv: (bounds[iv].min if iv in skipped else values[iv]) for iv in stage.leaf_iter_vars}
+    pass_up_index(stage, bounds, leaf_values, allow_missing=True)
+    return leaf_values
+
+
 def reduction_flags(stage: Stage) -> dict[IterVar, int]:
     """1 for IterVars derived from data axes, 2 from reduce axes, 3 from both (a fuse)."""
     flags = {iv: (2 if iv.iter_type == IterVarType.CommReduce else 1) for iv in stage.op.root_iter_vars}

@@ -158,6 +158,19 @@ class AttrStmt(Stmt):
 
 
 @dataclass(frozen=True, eq=False)
+class BufferBind:
+    """A declared buffer standing for a region of a tensor: the node of a ``buffer_bind_scope``
+    attribute, whose value is ``tvm_tuple(min0, extent0, min1, extent1, ...)``."""
+
+    buffer: Any  # a schedule.buffer.DeclBuffer
+    tensor: Tensor
+
+    @property
+    def name(self) -> str:
+        return f"[buffer({self.buffer.name}), {self.tensor.name}]"
+
+
+@dataclass(frozen=True, eq=False)
 class IfThenElse(Stmt):
     condition: Expr
     then_case: Stmt

@@ -6,6 +6,7 @@ ops) and ``schedule.rewrite`` (reshape/broadcast rewrites).
 
 from __future__ import annotations
 
+from schedule import ir_builder
 from schedule.arith import (  # noqa: A004
     all,
     any,
@@ -115,6 +116,7 @@ from schedule.tensor import (
     extern,
     placeholder,
 )
+from schedule.tensor_intrin import TensorIntrin, decl_tensor_intrin
 
 indexdiv = floordiv
 indexmod = floormod

@@ -45,6 +45,24 @@ class DeclBuffer:
     def __repr__(self) -> str:
         return f"buffer({self.name})"
 
+    def access_ptr(self, access_mask: Any, ptr_type: str = "handle", content_lanes: int = 1,
+                   offset: Any = 0, extent: Any = None) -> Expr:
+        """A pointer to the buffer's data from element *offset* on, for an external call that
+        reads (``"r"``), writes (``"w"``) or both (``"rw"``); the call receives a flat array of
+        the *extent* elements the pointer reaches (by default, to the end of the buffer)."""
+        mask = _access_mask(self.name, access_mask)
+        start = arith.as_index(offset, f"access_ptr of buffer '{self.name}': offset")
+        if extent is None:
+            if self.strides:
+                whole = arith.mul(self.shape[0], self.strides[0]) if self.shape else arith.const(1)
+            else:
+                whole = arith.const(1)
+                for d in self.shape:
+                    whole = arith.mul(whole, d)
+            extent = arith.sub(whole, start)
+        size = arith.as_index(extent, f"access_ptr of buffer '{self.name}': extent")
+        return Call("handle", "tvm_access_ptr", (BufferArg(self), start, size, arith.const(mask)))
+
 
 @_node
 class BufferArg(Expr):
@@ -71,6 +89,16 @@ def decl_buffer(shape: Any, dtype: str = "float32", name: str = "buffer", data: 
         elem_offset = Var(f"{name}_elem_offset") if offset_factor else arith.const(0)
     offset = arith.as_index(elem_offset, f"decl_buffer '{name}': elem_offset")
     return DeclBuffer(name, check_dtype(dtype), dims, steps, offset, scope, data_alignment, offset_factor)
+
+
+def _access_mask(name: str, mask: Any) -> int:
+    """TVM's access mask: 1 reads, 2 writes."""
+    if isinstance(mask, str) and mask and set(mask) <= {"r", "w"}:
+        return ("r" in mask) * 1 + ("w" in mask) * 2
+    if isinstance(mask, int) and not isinstance(mask, bool) and 1 <= mask <= 3:
+        return mask
+    raise ScheduleTypeError(f"access_ptr of buffer '{name}': the access mask is 'r', 'w' or 'rw' "
+                            f"(or 1, 2, 3), not {mask!r}")
 
 
 def _as_tuple(x: Any) -> tuple:

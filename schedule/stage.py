@@ -47,6 +47,7 @@ class IterVarAttr:
     bind_thread: IterVar | None = None
     pragma_keys: tuple[str, ...] = ()
     pragma_values: tuple[Any, ...] = ()
+    tensor_intrin: Any = None  # a TensorIntrin for a tensorized leaf
 
 
 _SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
@@ -382,6 +383,27 @@ class Stage:
             raise self._error("vectorize", iv, f"is {iv.iter_type.name}; a reduction axis cannot be "
                                                "vectorized")
         self._set_iter_type("vectorize", iv, IterVarType.Vectorized)
+
+    def tensorize(self, iv: IterVar, intrin: Any) -> None:
+        """Compute the loops from the leaf *iv* inward with the tensor intrinsic *intrin*
+        (``te.decl_tensor_intrin``); lowering checks that it computes the same thing."""
+        from schedule.tensor_intrin import TensorIntrin
+
+        self._leaf_position(iv, "tensorize")
+        if not isinstance(intrin, TensorIntrin):
+            raise ScheduleTypeError(f"tensorize: stage '{self.name}': expected a tensor intrinsic from "
+                                    f"te.decl_tensor_intrin, not {type(intrin).__name__}")
+        if not isinstance(self.op, ComputeOp):
+            raise self._error("tensorize", iv, "belongs to a stage that is not a compute; only computes "
+                                               "can be tensorized")
+        self._check_kind("tensorize", iv, (IterVarType.DataPar, IterVarType.CommReduce))
+        for other, attr in self.iter_var_attrs.items():
+            if other is not iv and attr.iter_type == IterVarType.Tensorized \
+                    and any(leaf is other for leaf in self.leaf_iter_vars):
+                raise self._error("tensorize", iv, f"cannot be tensorized: '{other.name}' already is, and a "
+                                                   "stage has one tensorized loop")
+        old = self.iter_var_attrs.get(iv, IterVarAttr())
+        self.iter_var_attrs[iv] = replace(old, iter_type=IterVarType.Tensorized, tensor_intrin=intrin)
 
     def unroll(self, iv: IterVar) -> None:
         """Mark the leaf *iv* as an unrolled loop."""

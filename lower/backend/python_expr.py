@@ -152,7 +152,12 @@ class ExprSource(ExprFunctor[str]):
             if fn is None:
                 raise LoweringError(f"build: the external function '{name.value}' is neither a C math function "
                                     f"nor registered; register it with te.register_func('{name.value}', f)")
-            return f"_extern[{name.value!r}]({', '.join(self(a) for a in e.args[1:])})"
+            args = ", ".join(self(a) for a in e.args[1:])
+            if any(_is_buffer(a) for a in e.args[1:]):
+                return f"_call_arrays({name.value!r}, _extern[{name.value!r}], {args})"
+            return f"_extern[{name.value!r}]({args})"
+        if e.name == "tvm_access_ptr":
+            return f"_ptr({self(e.args[1])}, {self(e.args[4])})"
         if e.name not in MATH_FUNCS:
             raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                                 f"te.register_intrin_lowering('{e.name}', target='python', f=...)")
@@ -174,3 +179,8 @@ class ExprSource(ExprFunctor[str]):
 
     def visit_producer_load(self, e: Expr) -> str:
         raise LoweringError("build: the function still reads tensors; flatten it first")
+
+
+def _is_buffer(e: Expr) -> bool:
+    """Whether *e* is passed to a call as an array (a buffer or a pointer into one)."""
+    return isinstance(e, BufferView) or (isinstance(e, Call) and e.name == "tvm_access_ptr")

@@ -48,39 +48,59 @@ def _store(buf: list, flat: int, value: Any, name: str, checks: tuple) -> None:
 
 
 class _View:
-    """A buffer passed to a registered function: a flat list seen as an array (see ``_view``)."""
+    """A buffer passed to a function: *shape* elements with *strides* from element *offset* of a
+    flat list (see ``_view``); *writes* is False for a pointer the function only reads."""
 
-    def __init__(self, flat: list, dtype: str, shape: tuple, strides: tuple, offset: int) -> None:
+    def __init__(self, flat: list, dtype: str, shape: tuple, strides: tuple, offset: int,
+                 writes: bool = True) -> None:
         self.flat, self.dtype, self.shape, self.strides, self.offset = flat, dtype, shape, strides, offset
+        self.writes = writes
 
 
 def _view(flat: list, dtype: str, shape: tuple, strides: tuple, offset: int) -> _View:
     return _View(flat, dtype, shape, strides, offset)
 
 
+def _ptr(view: _View, mask: int) -> _View:
+    """``access_ptr``: the flat elements a pointer reaches, written back if *mask* writes.
+
+    A strided buffer's pointer claims rows times row stride elements, which may pass the end
+    of the storage at its last region; the array stops there."""
+    view.writes = bool(mask & 2)
+    view.shape = (max(0, min(view.shape[0], len(view.flat) - view.offset)),)
+    return view
+
+
 def _call_packed(name: str, *args: Any) -> int:
-    """Call the function registered as *name*: buffers become NumPy arrays over a copy of their
-    storage, written back after the call; other arguments are passed as they are."""
+    """Call the function registered as *name* (see :func:`_call_arrays`)."""
     fn = get_global_func(name)
     assert fn is not None
+    return _call_arrays(name, fn, *args)
+
+
+def _call_arrays(name: str, fn: Any, *args: Any) -> int:
+    """Call *fn*: buffers become NumPy arrays over a copy of the storage they reach, written
+    back after the call; other arguments are passed as they are."""
     copies = []
     values = []
     for a in args:
         if not isinstance(a, _View):
             values.append(a)
             continue
-        base = np.array(a.flat, dtype=a.dtype)
-        if a.shape and (a.offset + sum((n - 1) * st for n, st in zip(a.shape, a.strides)) >= len(a.flat)
-                        or a.offset < 0):
-            raise OutOfBoundsError(f"call_packed '{name}': a buffer of shape {a.shape} and strides {a.strides} "
+        last = a.offset + sum((n - 1) * st for n, st in zip(a.shape, a.strides))
+        if a.shape and (last >= len(a.flat) or a.offset < 0 or any(n < 0 for n in a.shape)):
+            raise OutOfBoundsError(f"call '{name}': a buffer of shape {a.shape} and strides {a.strides} "
                                    f"from element {a.offset} does not fit its storage of {len(a.flat)} elements")
-        view = np.lib.stride_tricks.as_strided(base[a.offset:], shape=a.shape,
+        end = max(last + 1, a.offset)
+        base = np.array(a.flat[a.offset:end], dtype=a.dtype)
+        view = np.lib.stride_tricks.as_strided(base, shape=a.shape,
                                                strides=tuple(st * base.itemsize for st in a.strides))
-        copies.append((a.flat, base))
+        if a.writes:
+            copies.append((a, end, base))
         values.append(view)
     result = fn(*values)
-    for flat, base in copies:
-        flat[:] = base.tolist()
+    for a, end, base in copies:
+        a.flat[a.offset:end] = base.tolist()
     return 0 if result is None else result
 
 
@@ -115,5 +135,6 @@ def _run_block(threads: list[Iterator[None]]) -> None:
 RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div, "_tmod": trunc_mod,
                            "_fdiv": floor_div, "_math": MATH_FUNCS, "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
-                           "_run_block": _run_block, "_view": _view, "_call_packed": _call_packed,
+                           "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
+                           "_call_packed": _call_packed, "_call_arrays": _call_arrays,
                            "_extern": _Externs()}

@@ -8,9 +8,11 @@ from collections.abc import Mapping
 from bound.errors import NonAffineError
 from bound.exact import plain_axes, visits_exact_set
 from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
+from bound.tensorize import tensorized_leaf
 from lower.errors import LoweringError
-from lower.loop_nest import make_loop_nest, reduction_flags
+from lower.loop_nest import make_loop_nest, reduction_flags, values_above
 from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
+from lower.operation.tensorize import tensorized
 from lower.stmt import (
     NO_OP,
     Allocate,
@@ -32,7 +34,6 @@ from schedule import arith
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, StringImm, Var
 from schedule.functor import substitute
 from schedule.itervar import IterVar, IterVarType, Range
-from schedule.relation_passing import pass_up_index
 from schedule.relations import Fuse, Rebase, Split
 from schedule.stage import Stage
 from schedule.tensor import ComputeOp
@@ -46,6 +47,8 @@ class ComputeLowering(OperationLowering):
         if any(arith.value_of(b.bounds[iv].extent) == 0 for iv in op.axis):
             return NO_OP  # nothing of this stage is read: it computes nothing
             yield  # a generator all the same
+        if tensorized_leaf(st) is not None:
+            return (yield from tensorized(b, st))
         if self._scannable(b, st):
             try:
                 return self._scanned(b, st)
@@ -69,7 +72,7 @@ class ComputeLowering(OperationLowering):
         init_nest = make_loop_nest(st, b.bounds, init_leaves, b.keep_trivial, rename=".init")
         values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
         skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
-        values = _values_above(st, b.bounds, values, skipped)
+        values = values_above(st, b.bounds, values, skipped)
         # The init checks no reduction IterVar, root or derived (TVM's skip_iter).
         reduce_only = {iv for iv, flag in flags.items() if flag == 2}
         init_preds = b.checks(st, init_nest, values, reduce_only, True)
@@ -166,14 +169,6 @@ class ComputeLowering(OperationLowering):
         if arith.value_of(cond) != 1:
             body = IfThenElse(cond, body)
         return body
-
-
-def _values_above(st: Stage, bounds: Mapping[IterVar, Range], values: dict[IterVar, Expr],
-                  skipped: set[IterVar]) -> dict[IterVar, Expr]:
-    """*values* re-derived above the leaves, with skipped (reduction) leaves at their minimum."""
-    leaf_values = {iv: (bounds[iv].min if iv in skipped else values[iv]) for iv in st.leaf_iter_vars}
-    pass_up_index(st, bounds, leaf_values, allow_missing=True)
-    return leaf_values
 
 
 def _identity(op: ComputeOp, k: int) -> Expr:
