@@ -10,6 +10,7 @@ from schedule.errors import ScheduleError
 from schedule.expr import Expr, IntImm, ProducerLoad, Reduce, Var
 from schedule.functor import children, substitute
 from schedule.graph import attach_ivar
+from schedule.group import resolve_groups
 from schedule.itervar import IterVar
 from schedule.recursion import drive
 from schedule.relations import Fuse, Rebase
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 def normalize(sch: Schedule) -> Schedule:
     """A normalized copy of *sch* (see :meth:`Schedule.normalize`)."""
     new = sch.copy()
+    resolve_groups(new)
     inject_inline(new)
     rebase_non_zero_min_loop(new)
     legalize_invalid_attach(new)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.graph import post_dfs_order, read_graph
+from schedule.group import Group
 from schedule.stage import AttachType, Stage
 from schedule.tensor import Operation, Tensor
 
@@ -22,15 +24,26 @@ class Schedule:
         self.outputs: list[Operation] = list(outputs)
         self.stages: list[Stage] = []
         self.stage_map: dict[Operation, Stage] = {}
+        self.groups: list[Group] = []
         for op in post_dfs_order(self.outputs, read_graph(self.outputs)):
             stage = Stage(op, self)
             stage.is_output = any(op is out for out in self.outputs)
             self.stages.append(stage)
             self.stage_map[op] = stage
-        for stage in self.stages:  # a scan's body is computed at each of its steps
-            for op in stage.op.step_operations():
+        for stage in self.stages:  # a scan's body is a group computed at each of its steps
+            body = stage.op.step_operations()
+            if not body:
+                continue
+            group = Group(self, stage.name)
+            group.attach_type, group.attach_stage = AttachType.ScanUpdate, stage
+            self.groups.append(group)
+            updates = {t.op for t in getattr(stage.op, "update", ())}
+            for op in body:
                 inner = self.stage_map[op]
-                inner.attach_type, inner.attach_stage, inner.step_of = AttachType.ScanUpdate, stage, stage
+                inner.group, inner.step_of = group, stage
+                group.num_child_stages += 1
+                if op in updates:
+                    inner.attach_type, inner.attach_stage = AttachType.ScanUpdate, stage
 
     def __getitem__(self, key: Tensor | Operation) -> Stage:
         op = key.op if isinstance(key, Tensor) else key
@@ -67,13 +80,19 @@ class Schedule:
         """A schedule with copies of every stage, sharing operations and IterVars."""
         new = Schedule.__new__(Schedule)
         new.outputs = list(self.outputs)
-        mapping = {st: st._copy(new) for st in self.stages}
+        mapping: dict[Any, Any] = {st: st._copy(new) for st in self.stages}
+        for g in self.groups:
+            mapping[g] = copy.copy(g)
+            mapping[g]._schedule = new
         new.stages = [mapping[st] for st in self.stages]
         new.stage_map = {op: mapping[st] for op, st in self.stage_map.items()}
-        for st in new.stages:
+        new.groups = [mapping[g] for g in self.groups]
+        for st in [*new.stages, *new.groups]:
             if st.attach_stage is not None:
                 st.attach_stage = mapping[st.attach_stage]
-            if st.step_of is not None:
+            if st.group is not None:
+                st.group = mapping[st.group]
+            if getattr(st, "step_of", None) is not None:
                 st.step_of = mapping[st.step_of]
         return new
 
@@ -87,6 +106,13 @@ class Schedule:
         from schedule.normalize import normalize
 
         return normalize(self)
+
+    def create_group(self, outputs: Any, inputs: Any, include_inputs: bool = False) -> Group:
+        """Group the stages on the paths from *inputs* to *outputs* (the inputs' own stages
+        too if *include_inputs*), so that ``g.compute_at(s[C], x)`` places them together."""
+        from schedule.group import create_group
+
+        return create_group(self, outputs, inputs, include_inputs)
 
     def rfactor(self, tensor: Tensor, axis: Any, factor_axis: int = 0) -> Any:
         """Factor the reduction of *tensor* over its leaf *axis* into a stage ``T.rf`` with

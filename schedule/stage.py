@@ -77,7 +77,7 @@ class Stage:
         self.layout = None
         self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
         self.is_output = False
-        self.group: Stage | None = None
+        self.group: Any = None  # the Group this stage is in (schedule.group)
         self.step_of: Stage | None = None  # the scan whose body this stage is part of
         self.store_predicate: Expr | None = None
         self._schedule = schedule
@@ -266,6 +266,9 @@ class Stage:
         if self.is_output:
             raise self._error("compute_at", None, "is an output of the schedule; outputs are "
                                                   "computed at the root")
+        from schedule.group import check_same_group
+
+        check_same_group(f"compute_at: stage '{self.name}'", self, parent)
         if not any(leaf is scope for leaf in parent.leaf_iter_vars):
             where = (parent._consumed_by(scope) if any(x is scope for x in parent.all_iter_vars)
                      else "does not belong to it")
@@ -336,12 +339,9 @@ class Stage:
         self.attach_ivar = self.attach_stage = None
 
     def compute_root(self) -> None:
-        """Compute this stage at the root, before its consumers; for a stage of a scan's body,
-        the root of a step of the scan (it reads the scan's state, as TVM's scan group does)."""
+        """Compute this stage at the root, before its consumers; for a member of a group, where
+        its group is computed (a scan's body: at each step of the scan)."""
         self._require_movable("compute_root")
-        if self.step_of is not None:
-            self.attach_type, self.attach_ivar, self.attach_stage = AttachType.ScanUpdate, None, self.step_of
-            return
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = self.attach_stage = None
 

@@ -249,7 +249,9 @@ def test_a_body_stage_computed_at_the_root_stays_in_the_step():
     s = te.create_schedule(s_scan.op)
     s[s1].compute_at(s[s2], s2.op.axis[0])
     s[s1].compute_root()
-    assert s[s1].attach_type == te.AttachType.ScanUpdate
+    # At the root of its group, the scan's body: normalized, at each step of the scan.
+    assert s[s1].attach_type == te.AttachType.GroupRoot and s[s1].group is s[s2].group is not None
+    assert s.normalize()[s1].attach_type == te.AttachType.ScanUpdate
     x = random((4, 3))
     for exact in (False, True):
         (out,) = run(s, [X, s_scan], [x], exact)
