@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bound import Analyzer, IntervalSet, eval_set
+from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
@@ -57,15 +57,23 @@ _UNBOUNDED = 2**31 - 1
 
 
 class _Region:
-    """Where a tensor's buffer lives and how logical indices map into it."""
+    """Where a tensor's buffer lives and how logical indices map into it.
+
+    *sizes* are the row-major sizes the strides are products of (the region's extents, or the
+    allocated box's); *aligns* maps a dimension to ``(factor, offset)`` of ``storage_align``.
+    """
 
     def __init__(self, buffer: Buffer, mins: Sequence[Expr], extents: Sequence[Expr],
-                 layout: Layout | None = None, strides: Sequence[Expr] | None = None) -> None:
+                 layout: Layout | None = None, sizes: Sequence[Expr] | None = None,
+                 aligns: Mapping[int, tuple[int, int]] | None = None) -> None:
         self.buffer = buffer
         self.mins = tuple(mins)
         self.extents = tuple(extents)
         self.layout = layout
-        self.strides = tuple(strides) if strides is not None else self.extents  # row-major sizes
+        self.sizes = tuple(sizes) if sizes is not None else self.extents
+        # Flat indices of a buffer of 2**31 elements or more are computed in int64, as TVM does.
+        self.dtype = "int64" if _too_big_for_int32(self.sizes) else "int32"
+        self.steps = element_strides(self.sizes, aligns or {}, self.dtype)[0]
 
     def flat(self, indices: Sequence[Expr]) -> tuple[Expr, tuple[Expr, ...]]:
         checks: list[Expr] = []
@@ -74,16 +82,42 @@ class _Region:
         if self.layout is not None:
             return self.layout.linear_index_expr([arith.sub(i, lo) for i, lo in zip(indices, self.mins)]), \
                 tuple(checks)
-        # Flat indices of a buffer of 2**31 elements or more are computed in int64, as TVM does.
-        dtype = "int64" if _too_big_for_int32(self.strides) else "int32"
+        dtype = self.dtype
         index: Expr = arith.const(0, dtype)
-        for k, (i, lo) in enumerate(zip(indices, self.mins)):
-            stride: Expr = arith.const(1, dtype)
-            for e in self.strides[k + 1:]:
-                stride = arith.mul(stride, arith.cast(dtype, e) if e.dtype != dtype else e)
+        for i, lo, stride in zip(indices, self.mins, self.steps):
             offset = arith.sub(i, lo)
             index = arith.add(index, arith.mul(arith.cast(dtype, offset) if offset.dtype != dtype else offset, stride))
         return index, tuple(checks)
+
+
+def element_strides(sizes: Sequence[Expr], aligns: Mapping[int, tuple[int, int]], dtype: str = "int32"
+                    ) -> tuple[list[Expr], Expr]:
+    """The stride of each dimension of a row-major buffer of *sizes*, and its whole size.
+
+    A dimension ``k`` in *aligns* gets the smallest stride at least the compact one that is
+    ``offset`` modulo ``factor`` (TVM's storage_align, which pads rows to avoid bank conflicts).
+    """
+    def cast(e: Expr) -> Expr:
+        return arith.cast(dtype, e) if e.dtype != dtype else e
+    if not aligns:
+        steps: list[Expr] = []
+        for k in range(len(sizes)):
+            stride: Expr = arith.const(1, dtype)
+            for e in sizes[k + 1:]:
+                stride = arith.mul(stride, cast(e))
+            steps.append(stride)
+        total: Expr = arith.mul(steps[0], cast(sizes[0])) if sizes else arith.const(1, dtype)
+        return steps, total
+    stride = arith.const(1, dtype)
+    rsteps: list[Expr] = []
+    for k in reversed(range(len(sizes))):
+        if k in aligns:
+            factor, offset = (arith.const(v, dtype) for v in aligns[k])
+            stride = simplify(arith.add(stride, arith.floormod(
+                arith.sub(arith.add(factor, offset), arith.floormod(stride, factor)), factor)))
+        rsteps.append(stride)
+        stride = simplify(arith.mul(stride, cast(sizes[k])))
+    return rsteps[::-1], stride
 
 
 def _too_big_for_int32(extents: Sequence[Expr]) -> bool:
@@ -162,12 +196,7 @@ class _Flatten(StmtMutator):
         if region.layout is not None:
             raise LoweringError(f"{where}: the tensor has a tiled layout, which a buffer cannot see through")
         start = len(mins) - decl.ndim
-        steps: list[Expr] = []
-        for k in range(len(mins)):  # the element stride of each dimension of the storage
-            step: Expr = arith.const(1)
-            for e in region.strides[k + 1:]:
-                step = arith.mul(step, e)
-            steps.append(self.analyzer.simplify(step))
+        steps = [self.analyzer.simplify(st) for st in region.steps]
         offset = self.analyzer.simplify(region.flat(mins)[0])
         vmap: dict[Var, Expr] = {}
 
@@ -184,8 +213,9 @@ class _Flatten(StmtMutator):
             for j in range(decl.ndim):
                 bind(decl.strides[j], steps[start + j], f"stride {j}")
         else:
-            for k in range(start + 1, len(mins)):
-                if arith.value_of(self.analyzer.simplify(arith.sub(extents[k], region.strides[k]))) != 0:
+            compact = element_strides(extents[start:], {})[0]
+            for k in range(start, len(mins)):
+                if arith.value_of(self.analyzer.simplify(arith.sub(compact[k - start], steps[k]))) != 0:
                     raise LoweringError(f"{where}: the buffer is compact, but the region it stands for is not "
                                         "contiguous in the storage; declare the buffer with strides "
                                         "(strides=[te.var('s'), 1])")
@@ -211,12 +241,18 @@ class _Flatten(StmtMutator):
             raise LoweringError(f"stage '{t.op.name}' has a layout, which needs the whole tensor "
                                 "realized at once; compute it at the root")
         extents = [r.extent for r in s.bounds] if lay is not None else self._allocation(t, s.bounds)
-        size = arith.const(lay.physical_size) if lay is not None else self._size(extents)
+        aligns = _aligns(stage, s.op)
+        if aligns and lay is not None:
+            raise LoweringError(f"stage '{t.op.name}' has both a layout and storage_align; give it one of them")
+        if aligns:
+            size = self.analyzer.simplify(element_strides(extents, aligns)[1])
+        else:
+            size = arith.const(lay.physical_size) if lay is not None else self._size(extents)
         buf = Buffer(buffer_name(t), t.dtype, (size,), scope, t)
         old = self.regions.get(t)
         # Strides are the region's extents, as TVM flattens; with box strides, the allocated box's.
-        strides = extents if self.box_strides else [r.extent for r in s.bounds]
-        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay, strides)
+        sizes = extents if self.box_strides else [r.extent for r in s.bounds]
+        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay, sizes, aligns)
         try:
             body = yield s.body
             return AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, body))
@@ -332,14 +368,23 @@ class _Loads(ExprMutator):
         if region.layout is not None:
             raise LoweringError(f"buffer '{decl.name}': tensor '{tensor.name}' has a tiled layout, which an "
                                 "extern call cannot see through a buffer")
-        compact = [arith.const(1)]
-        for extent in reversed(region.strides[1:]):
-            compact.insert(0, arith.mul(compact[0], extent))
-        # Symbolic strides and offsets are bound here: the storage is compact and starts at 0.
-        strides = tuple(st if isinstance(st, IntImm) else c for st, c in zip(decl.strides, compact)) \
-            if decl.strides else tuple(compact)
+        # Symbolic strides and offsets are bound here: the storage starts at 0.
+        strides = tuple(st if isinstance(st, IntImm) else c for st, c in zip(decl.strides, region.steps)) \
+            if decl.strides else tuple(region.steps)
         offset = decl.elem_offset if isinstance(decl.elem_offset, IntImm) else arith.const(0)
         return BufferView(region.buffer, decl.name, decl.shape, strides, offset)
+
+
+def _aligns(stage: Any, op: Any) -> dict[int, tuple[int, int]]:
+    """``storage_align`` of the dimensions of *op*'s buffer: dimension -> (factor, offset)."""
+    if stage is None:
+        return {}
+    out = {}
+    for k, iv in enumerate(getattr(op, "axis", ())):
+        attr = stage.iter_var_attrs.get(iv)
+        if attr is not None and attr.dim_align_factor:
+            out[k] = (attr.dim_align_factor, attr.dim_align_offset)
+    return out
 
 
 def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strides: bool = False) -> Stmt:

@@ -48,6 +48,10 @@ class IterVarAttr:
     pragma_keys: tuple[str, ...] = ()
     pragma_values: tuple[Any, ...] = ()
     tensor_intrin: Any = None  # a TensorIntrin for a tensorized leaf
+    dim_align_factor: int = 0  # storage_align of a root axis: its stride is offset modulo factor
+    dim_align_offset: int = 0
+    prefetch_data: tuple[Any, ...] = ()  # tensors to prefetch in this loop, and how far ahead
+    prefetch_offset: tuple[Expr, ...] = ()
 
 
 _SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
@@ -431,6 +435,26 @@ class Stage:
         old = self.iter_var_attrs.get(iv, IterVarAttr())
         self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, key),
                                           pragma_values=(*old.pragma_values, value))
+
+    def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
+        """Pad the buffer's stride in dimension *axis* (an axis of the stage's compute) to the
+        smallest value that is *offset* modulo *factor*, as TVM's storage_align (a padded row
+        of shared memory avoids bank conflicts)."""
+        if not isinstance(axis, IterVar):
+            raise ScheduleTypeError(f"storage_align: stage '{self.name}': expected an axis (B.op.axis[k]), "
+                                    f"not {type(axis).__name__}")
+        if not any(axis is iv for iv in getattr(self.op, "axis", ())):
+            raise self._error("storage_align", axis, "is not an axis of the stage's compute; storage_align takes "
+                                                     "one of op.axis, the dimensions of its buffer")
+        for name, value in (("factor", factor), ("offset", offset)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ScheduleTypeError(f"storage_align: stage '{self.name}': {name} must be an integer, not "
+                                        f"{value!r}")
+        if factor <= 0:
+            raise self._error("storage_align", axis, f"cannot be aligned to factor {factor}; the factor must be "
+                                                     "positive")
+        old = self.iter_var_attrs.get(axis, IterVarAttr())
+        self.iter_var_attrs[axis] = replace(old, dim_align_factor=factor, dim_align_offset=offset % factor)
 
     def set_scope(self, scope: str) -> None:
         """Store this stage's buffer in *scope* ("global", "shared", "local" ...)."""
