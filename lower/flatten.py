@@ -16,7 +16,21 @@ from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.layout import Layout
-from lower.stmt import Allocate, AttrStmt, Buffer, BufferBind, BufferView, For, Load, Provide, Realize, Stmt, Store
+from lower.prefetch import prefetch_calls
+from lower.stmt import (
+    Allocate,
+    AttrStmt,
+    Buffer,
+    BufferBind,
+    BufferView,
+    For,
+    Load,
+    Prefetch,
+    Provide,
+    Realize,
+    Stmt,
+    Store,
+)
 from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from schedule import arith
@@ -227,6 +241,14 @@ class _Flatten(StmtMutator):
                                     f"{decl.offset_factor}")
         shape = tuple(substitute(d, vmap) for d in decl.shape)
         return BufferView(region.buffer, decl.name, shape, tuple(steps[start:]), offset), vmap
+
+    def visit_prefetch(self, s: Prefetch) -> Stmt:
+        region = self._region(s.tensor)
+
+        def load(indices: list[Expr]) -> Load:
+            index, checks = region.flat(indices)
+            return Load(region.buffer, index, checks)
+        return prefetch_calls(s, load)
 
     def visit_realize(self, s: Realize) -> Stmt:
         t = s.op.output(s.value_index)

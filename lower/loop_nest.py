@@ -60,7 +60,7 @@ class LoopNest:
             lin = Linear.of(simplify(arith.sub(p.a, var)))  # type: ignore[attr-defined]
             new = arith.min_expr(extent, arith.sub(p.b, lin.to_expr()))  # type: ignore[attr-defined]
             self.loops[k] = (var, new, kind)
-            self.levels[k] = [_for(var, arith.const(0, new.dtype), new, kind)]
+            self.levels[k] = [_for(var, arith.const(0, new.dtype), new, kind), *self.levels[k][1:]]
         return kept
 
 
@@ -122,6 +122,9 @@ def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequen
         else:
             levels.append([_for(var, arith.const(0, extent.dtype), extent, kind)])
             loops.append((var, extent, kind))
+        if attr is not None:  # a hint at the start of each iteration (TVM's prefetch_scope)
+            for tensor, offset in zip(attr.prefetch_data, attr.prefetch_offset):
+                levels[-1].append(_attr(tensor, "prefetch_scope", offset))
             if lo is not r.min:
                 values[iv] = arith.add(lo, var)
     if roots:

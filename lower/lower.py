@@ -10,6 +10,7 @@ from typing import Any
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.flatten import arg_buffers, flatten, layout_of
 from lower.loop_nest import has_virtual_threads
+from lower.prefetch import has_prefetch, inject_prefetch
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
@@ -93,6 +94,8 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     regions: dict = {}
     bounds = inferred(sn, exact, regions)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact, regions)
+    if has_prefetch(sn.stages):
+        body = inject_prefetch(body)
     body = flatten(body, sn, {current[t]: b for t, b in buffers.items()}, box_strides=exact)
     if has_virtual_threads(sn.stages):
         body = inject_virtual_thread(body)

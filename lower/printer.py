@@ -12,6 +12,7 @@ from lower.stmt import (
     For,
     IfThenElse,
     LetStmt,
+    Prefetch,
     ProducerConsumer,
     Provide,
     Realize,
@@ -59,6 +60,10 @@ class _Printer(StmtFunctor[None]):
     def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         self.emit(f"// attr [{node_str(s.node)}] {s.key} = {expr_str(s.value)}")
         yield s.body
+
+    def visit_prefetch(self, s: Prefetch) -> None:
+        dims = ", ".join(f"[{expr_str(r.min)}, {expr_str(r.extent)}]" for r in s.bounds)
+        self.emit(f"prefetch {s.tensor.name}({dims})")
 
     def visit_allocate(self, s: Allocate) -> Steps:
         dims = " * ".join(expr_str(e) for e in s.buffer.extents)

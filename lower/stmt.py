@@ -158,6 +158,14 @@ class AttrStmt(Stmt):
 
 
 @dataclass(frozen=True, eq=False)
+class Prefetch(Stmt):
+    """A hint that the elements of *tensor* in the box *bounds* will be read soon."""
+
+    tensor: Tensor
+    bounds: tuple[Range, ...]
+
+
+@dataclass(frozen=True, eq=False)
 class BufferBind:
     """A declared buffer standing for a region of a tensor: the node of a ``buffer_bind_scope``
     attribute, whose value is ``tvm_tuple(min0, extent0, min1, extent1, ...)``."""

@@ -436,6 +436,25 @@ class Stage:
         self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, key),
                                           pragma_values=(*old.pragma_values, value))
 
+    def prefetch(self, tensor: Any, var: IterVar, offset: Any) -> None:
+        """Hint that each iteration of the leaf *var* reads *tensor* where iteration ``var +
+        offset`` will read it (a prefetch of those elements at the start of the iteration)."""
+        from schedule.tensor import Tensor
+
+        self._leaf_position(var, "prefetch")
+        if not isinstance(tensor, Tensor):
+            raise ScheduleTypeError(f"prefetch: stage '{self.name}': expected the tensor to prefetch, not "
+                                    f"{type(tensor).__name__}")
+        if not any(t == tensor for t in self.op.input_tensors):
+            raise self._error("prefetch", var, f"cannot prefetch '{tensor.name}', which the stage does not read")
+        try:
+            ahead = arith.as_index(offset, f"prefetch: stage '{self.name}': offset")
+        except TypeError as err:
+            raise ScheduleTypeError(str(err)) from None
+        old = self.iter_var_attrs.get(var, IterVarAttr())
+        self.iter_var_attrs[var] = replace(old, prefetch_data=(*old.prefetch_data, tensor),
+                                           prefetch_offset=(*old.prefetch_offset, ahead))
+
     def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
         """Pad the buffer's stride in dimension *axis* (an axis of the stage's compute) to the
         smallest value that is *offset* modulo *factor*, as TVM's storage_align (a padded row

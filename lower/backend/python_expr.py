@@ -140,6 +140,8 @@ class ExprSource(ExprFunctor[str]):
             return f"({t} if {c} else {f})"
         if e.name == "likely":
             return self(e.args[0])
+        if e.name == "prefetch":  # a hint: nothing to compute
+            return "0"
         if e.name == "tvm_call_packed":
             name = e.args[0]
             if not isinstance(name, StringImm):
