@@ -10,7 +10,7 @@ from bound.exact import plain_axes, visits_exact_set
 from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from bound.tensorize import tensorized_leaf
 from lower.errors import LoweringError
-from lower.loop_nest import make_loop_nest, reduction_flags, values_above
+from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
 from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
 from lower.operation.tensorize import tensorized
 from lower.stmt import (
@@ -27,12 +27,13 @@ from lower.stmt import (
     Load,
     Provide,
     Stmt,
+    Store,
     seq,
 )
 from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.expr import Call, Expr, ProducerLoad, Reduce, StringImm, Var
-from schedule.functor import substitute
+from schedule.functor import free_vars, substitute
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relations import Fuse, Rebase, Split
 from schedule.stage import Stage
@@ -56,7 +57,9 @@ class ComputeLowering(OperationLowering):
                 pass  # a loop isl writes in a form we do not translate: compute the box
         nest = make_loop_nest(st, b.bounds, leaves, b.keep_trivial)
         preds = b.checks(st, nest, nest.values, set(), False)
-        threads = _reduce_threads(st)
+        threads, free = _reduce_threads(st)
+        if threads and free:
+            return (yield from self._cross_thread_after_loops(b, st, nest, preds, threads, free))
         if threads:
             return (yield b.wrap(nest, self.cross_thread(st, nest.values, preds, threads), 0, len(leaves), True))
         if not isinstance(op.body[0], Reduce):
@@ -116,6 +119,43 @@ class ComputeLowering(OperationLowering):
             raise LoweringError(f"stage '{st.name}': unexpected loop structure from isl")
         return stmt(tree)
 
+    def _cross_thread_after_loops(self, b: PipelineBuilder, st: Stage, nest: LoopNest, preds: list[Expr],
+                                  threads: list[IterVar], free: list[IterVar]) -> Steps:
+        """A reduction over thread-bound and ordinary loops: each thread first reduces its share
+        over the ordinary loops into a local temporary, under the loops' checks, then the threads
+        combine their temporaries (TVM's cross-thread reduction with a normal reduction)."""
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        red = op.body[0]
+        assert isinstance(red, Reduce)
+        vmap = {iv.var: nest.values[iv] for iv in op.root_iter_vars if iv in nest.values}
+        temps = [Buffer(f"normal_reduce_temp{k}", x.dtype, (arith.const(1),), "local")
+                 for k, x in enumerate(red.source)]
+        zero = arith.const(0)
+        init = seq(*(Store(t, e, zero, ()) for t, e in zip(temps, red.combiner.identity_element)))
+        results = red.combiner.combine([Load(t, zero) for t in temps], [substitute(x, vmap) for x in red.source])
+        if len(results) == 1:
+            update: Stmt = Store(temps[0], substitute(results[0], vmap), zero, ())
+        else:  # every new value from the old ones before any is written
+            names = [Var(f"{op.name}.n{k}", r.dtype) for k, r in enumerate(results)]
+            update = seq(*(Store(t, v, zero, ()) for t, v in zip(temps, names)))
+            for v, r in reversed(list(zip(names, results))):
+                update = LetStmt(v, substitute(r, vmap), update)
+        conds = [*preds, substitute(red.condition, vmap)]
+        update = guard([c for c in conds if arith.value_of(c) != 1], update)
+        loops = [k for k, iv in enumerate(st.leaf_iter_vars) if iv in set(free)]
+        for k in reversed(loops):
+            update = yield b.wrap(nest, update, k, k + 1, True)
+        sources = [Load(t, zero) for t in temps]
+        inner = {nest.loops[k][0] for k in loops if nest.loops[k] is not None} | {iv.var for iv in free}
+        outer = [p for p in preds if not set(free_vars([p])) & inner]
+        body = seq(init, update, self._allreduce(st, vmap, sources, arith.const(True), outer, threads))
+        for t in reversed(temps):
+            body = AttrStmt(t, "storage_scope", StringImm("local"), Allocate(t, body))
+        for k in reversed([k for k in range(len(st.leaf_iter_vars)) if k not in loops]):
+            body = yield b.wrap(nest, body, k, k + 1, True)
+        return body
+
     def cross_thread(self, st: Stage, values: Mapping[IterVar, Expr], preds: list[Expr],
                      threads: list[IterVar]) -> Stmt:
         """A reduction whose loops are all bound to threads: every thread gives its term to
@@ -128,6 +168,16 @@ class ComputeLowering(OperationLowering):
         vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
         sources = [substitute(x, vmap) for x in red.source]
         cond = arith.all(*preds, substitute(red.condition, vmap)) if preds else substitute(red.condition, vmap)
+        return self._allreduce(st, vmap, sources, cond, preds, threads)
+
+    def _allreduce(self, st: Stage, vmap: Mapping[Var, Expr], sources: list[Expr], cond: Expr,
+                   preds: list[Expr], threads: list[IterVar]) -> Stmt:
+        """``tvm_thread_allreduce`` of *sources* into local temporaries, and the store of the
+        result where the store predicate and *preds* hold."""
+        op = st.op
+        assert isinstance(op, ComputeOp)
+        red = op.body[0]
+        assert isinstance(red, Reduce)
         temps = [Buffer(f"reduce_temp{k}", x.dtype, (arith.const(1),), "local") for k, x in enumerate(sources)]
         views = [BufferView(t, t.name, (arith.const(1),), (arith.const(1),), arith.const(0)) for t in temps]
         call = Call("handle", "tvm_thread_allreduce",
@@ -179,11 +229,8 @@ def _identity(op: ComputeOp, k: int) -> Expr:
     return red.combiner.identity_element[k]
 
 
-def _reduce_threads(st: Stage) -> list[IterVar]:
-    """The threads *st*'s reduction loops are bound to, if it reduces across threads.
-
-    :raises LoweringError: where some reduction loops are bound to threads and others are not.
-    """
+def _reduce_threads(st: Stage) -> tuple[list[IterVar], list[IterVar]]:
+    """The threads *st*'s reduction loops are bound to, and its reduction leaves bound to none."""
     bound, free = [], []
     for iv in st.leaf_iter_vars:
         if iv.iter_type != IterVarType.CommReduce:
@@ -191,10 +238,7 @@ def _reduce_threads(st: Stage) -> list[IterVar]:
         attr = st.iter_var_attrs.get(iv)
         thread = attr.bind_thread if attr is not None else None
         (bound if thread is not None else free).append(thread if thread is not None else iv)
-    if bound and free:
-        raise LoweringError(f"stage '{st.name}': a cross-thread reduction whose loop '{free[0].name}' is not "
-                            "bound to a thread is not supported; rfactor that loop out first")
-    return bound
+    return bound, free
 
 
 def _leaf_values(st: Stage, bounds: Mapping[IterVar, Range]) -> dict[IterVar, Expr]:

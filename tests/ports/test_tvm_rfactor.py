@@ -8,7 +8,6 @@ import pytest
 
 import schedule as te
 from lower import lower
-from lower.errors import LoweringError
 
 from .run import random, run
 
@@ -167,13 +166,55 @@ def test_cross_thread_argmax_combines_both_values(exact):
     np.testing.assert_array_equal(out1, v.max(axis=1))
 
 
-def test_a_reduction_partly_bound_to_threads_is_a_clear_error():
+@BOTH
+@pytest.mark.parametrize("split", ["nparts", "factor"])
+def test_a_reduction_partly_bound_to_threads_reduces_the_rest_first(split, exact):
+    """TVM's cross-thread reduction with a normal reduction: each thread sums its share over the
+    loop not bound to a thread into a local temporary, then the threads combine them."""
     A, B = _row_sum()
     s = te.create_schedule(B.op)
-    ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
-    s[B].bind(ki, te.thread_axis("threadIdx.x"))
-    with pytest.raises(LoweringError, match="loop 'k.outer' is not bound to a thread"):
-        lower(s, [A, B])
+    k = B.op.reduce_axis[0]
+    tx = te.thread_axis("threadIdx.x")
+    if split == "nparts":
+        outer, inner = s[B].split(k, nparts=16)
+        s[B].bind(outer, tx)
+    else:
+        outer, inner = s[B].split(k, factor=16)
+        s[B].bind(inner, tx)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].set_store_predicate(tx.var.equal(0))
+    text = str(lower(s, [A, B], exact=exact))
+    normal = (outer if split == "factor" else inner).name
+    assert "normal_reduce_temp0[0] = 0.000000f\n" in text
+    assert f"for ({normal}, 0, " in text
+    assert "tvm_thread_allreduce((uint32)1, normal_reduce_temp0[0], (bool)1, reduce_temp0, threadIdx.x)" in text
+    assert text.index("normal_reduce_temp0[0] = (normal_reduce_temp0[0] + A[") < text.index("tvm_thread_allreduce")
+    a = random((6, 70), seed=5)  # 70 is no multiple of 16: the threads' shares have tails
+    (b,) = run(s, [A, B], [a], exact)
+    np.testing.assert_array_equal(b, a.sum(axis=1))
+
+
+@BOTH
+def test_argmax_partly_bound_to_threads(exact):
+    def fcombine(x, y):
+        return (te.if_then_else(x[1] >= y[1], x[0], y[0]), te.if_then_else(x[1] >= y[1], x[1], y[1]))
+
+    argmax = te.comm_reducer(fcombine, lambda t0, t1: (te.const(-1, t0), te.min_value(t1)), name="argmax")
+    m, n = 4, 50
+    idx = te.placeholder((m, n), name="idx", dtype="int32")
+    val = te.placeholder((m, n), name="val", dtype="float32")
+    k = te.reduce_axis((0, n), "k")
+    T0, T1 = te.compute((m,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name="T")
+    s = te.create_schedule(T0.op)
+    ko, ki = s[T0].split(k, nparts=8)
+    tx = te.thread_axis("threadIdx.x")
+    s[T0].bind(ko, tx)
+    s[T0].set_store_predicate(tx.var.equal(0))
+    v = np.random.default_rng(6).permutation(m * n).reshape(m, n).astype("float32")
+    i = np.tile(np.arange(n, dtype="int32"), (m, 1))
+    out0, out1 = run(s, [idx, val, T0, T1], [i, v], exact)
+    np.testing.assert_array_equal(out0, v.argmax(axis=1))
+    np.testing.assert_array_equal(out1, v.max(axis=1))
 
 
 def test_set_store_predicate_wants_a_condition():
