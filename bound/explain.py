@@ -92,7 +92,8 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     largest realized extent (``lower`` may allocate more where an extent has no constant
     bound it can prove). ``computed`` sums, over every execution of its attach loops, the points it
     produces; ``needed`` counts the distinct elements its consumers read (all of them for an
-    output). A ratio above 1 is recomputation or over-approximation.
+    output). A ratio above 1 is recomputation or over-approximation. A tensor stored in another
+    operation's output (a scan's init and update) allocates nothing of its own.
 
     :raises ValueError: if a shape is symbolic (counts need concrete sizes).
     :raises TypeError: if *sch* is not a Schedule or *exact* not a bool.
@@ -112,6 +113,7 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
         for k in range(stage.op.num_outputs):
             user_tensor[stage.op.output(k)] = original.origin_op.output(k)
             aliases[original.op.output(k)] = original.origin_op.output(k)
+    stored_elsewhere = {t for st in s.stages for t in st.op.aliases()}
     for stage in s.stages:
         kind = bounds_of(stage.op)
         if kind.is_input(stage.op) or stage.attach_type == AttachType.InlinedAlready:
@@ -130,7 +132,8 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
             allocated = computed = _size(tensors[0])
         for t in tensors:
             needed = _size(t) if stage.is_output else _needed(t, ctx, runs, names)
-            rows[user_tensor[t]] = StageReport(t.name, allocated, computed, needed)
+            own = 0 if t in stored_elsewhere else allocated
+            rows[user_tensor[t]] = StageReport(t.name, own, computed, needed)
     return BoundReport(rows, exact, aliases)
 
 

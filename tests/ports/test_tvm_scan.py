@@ -259,3 +259,23 @@ def test_a_body_stage_computed_at_the_root_stays_in_the_step():
         for t in range(1, 4):
             expected[t] = expected[t - 1] * 2 + x[t]
         np.testing.assert_array_equal(out, expected)
+
+
+def test_explain_counts_no_storage_of_their_own_for_init_and_update():
+    """Lowering stores a scan's init and update in the scan's output (no allocate of theirs)."""
+    from bound import explain
+    from lower import lower
+
+    m, n = 6, 4
+    X = te.placeholder((m, n), name="X")
+    s_state = te.placeholder((m, n), name="s_state")
+    s_init = te.compute((1, n), lambda _, i: X[0, i], name="s_init")
+    s_update = te.compute((m, n), lambda t, i: s_state[t - 1, i] + X[t, i], name="s_update")
+    s_scan = te.scan(s_init, s_update, s_state, inputs=[X])
+    s = te.create_schedule(s_scan.op)
+    assert "allocate" not in str(lower(s, [X, s_scan]))
+    for exact in (False, True):
+        rows = explain(s, exact=exact)
+        assert (rows[s_init].allocated, rows[s_init].computed) == (0, n)
+        assert (rows[s_update].allocated, rows[s_update].computed) == (0, (m - 1) * n)
+        assert rows[s_scan].allocated == m * n
