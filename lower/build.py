@@ -10,6 +10,8 @@ import numpy as np
 from bound.operation import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend import compile_source, python_source
+from lower.backend.c_compile import CKernel, compile_c
+from lower.backend.c_stmt import c_source
 from lower.binding import bind_shapes, check_array
 from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
@@ -18,7 +20,9 @@ from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
 
-#: The target name intrinsic lowering rules are looked up under (beside "default").
+#: The targets ``build`` compiles for; intrinsic lowering rules are looked up under the
+#: target's name (beside "default").
+TARGETS = ("python", "c")
 TARGET = "python"
 
 
@@ -30,13 +34,23 @@ class BuiltFunc:
     disagree with their tensors are refused before anything runs.
     """
 
-    def __init__(self, func: LoweredFunc, checks: bool) -> None:
+    def __init__(self, func: LoweredFunc, checks: bool, target: str = TARGET) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
-        body = lower_intrinsics(func.body, TARGET)
-        self.source = python_source(body, [func.buffers[t] for t in func.tensors], func.params, checks=checks)
-        self._kernel = compile_source(self.source)
+        self.target = target
+        body = lower_intrinsics(func.body, target)
+        buffers = [func.buffers[t] for t in func.tensors]
+        if target == "c":
+            self.source = c_source(body, buffers, func.params)
+            self._c_kernel = CKernel(compile_c(self.source), len(buffers), func.params)
+        else:
+            self.source = python_source(body, buffers, func.params, checks=checks)
+            self._kernel = compile_source(self.source)
+
+    def get_source(self) -> str:
+        """The generated source: C for target ``"c"``, Python for ``"python"``."""
+        return self.source
 
     def __call__(self, *arrays: Any) -> None:
         args = self.lowered.args
@@ -47,6 +61,9 @@ class BuiltFunc:
             if isinstance(a, Tensor):
                 check_array(a, value, writes=not bounds_of(a.op).is_input(a.op))
         env = bind_shapes(args, arrays, self.lowered.layouts)
+        if self.target == "c":
+            self._call_c(arrays, env)
+            return
         flat = [value.reshape(-1).tolist() for a, value in zip(args, arrays) if isinstance(a, Tensor)]
         self._kernel(*flat, *(env[v] for v in self.lowered.params))
         tensors = [(a, value) for a, value in zip(args, arrays) if isinstance(a, Tensor)]
@@ -55,8 +72,19 @@ class BuiltFunc:
                 a[...] = np.asarray(values, dtype=a.dtype).reshape(a.shape)
 
 
-def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool = True) -> BuiltFunc:
-    """Lower *s* and compile it to a Python function over the arrays of *args*.
+    def _call_c(self, arrays: Sequence[Any], env: dict) -> None:
+        tensors = [(a, value) for a, value in zip(self.lowered.args, arrays) if isinstance(a, Tensor)]
+        data = [value if value.flags.c_contiguous else np.ascontiguousarray(value) for _, value in tensors]
+        self._c_kernel(data, [env[v] for v in self.lowered.params])
+        for (t, value), copy in zip(tensors, data):
+            if copy is not value and not bounds_of(t.op).is_input(t.op):
+                value[...] = copy
+
+
+def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool = True,
+          target: str = TARGET) -> BuiltFunc:
+    """Lower *s* and compile it to a function over the arrays of *args*: Python source run
+    on lists (``target="python"``, checked), or C compiled by the system compiler (``"c"``).
 
     :arg checks: check every load and store against the realized region (an
         :class:`~lower.OutOfBoundsError` names the buffer, the index and the region).
@@ -67,4 +95,6 @@ def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, chec
     check_schedule("build", s)
     check_flag("build", "exact", exact)
     check_flag("build", "checks", checks)
-    return BuiltFunc(lower(s, args, exact=exact), checks)
+    if target not in TARGETS:
+        raise ValueError(f"build: target must be one of {', '.join(map(repr, TARGETS))}, not {target!r}")
+    return BuiltFunc(lower(s, args, exact=exact), checks, target)

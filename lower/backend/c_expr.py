@@ -1,0 +1,234 @@
+"""C source of expressions: arithmetic in each value's own dtype, TVM's floor division, libm.
+
+Integer types narrower than ``int`` and float16 are promoted by C; their sums, differences and
+products are cast back, so they wrap and round as the tensor's dtype does.
+"""
+
+from __future__ import annotations
+
+import math
+
+from lower.backend.names import Names
+from lower.errors import LoweringError
+from lower.stmt import BufferView, Load
+from schedule.dtype import bits, is_bool, is_float
+from schedule.evaluate import MATH_FUNCS
+from schedule.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    Div,
+    Expr,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    Select,
+    StringImm,
+    Sub,
+    Var,
+)
+from schedule.extern_calls import EXTERN_CALLS
+from schedule.functor import ExprFunctor
+from schedule.packed import get_global_func
+
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "_Float16", "bool": "bool",
+            "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+            "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+_COMPARE = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
+_ARITH = {Add: "+", Sub: "-", Mul: "*"}
+#: libm's name of each math function, for double; float takes the ``f`` suffix.
+_LIBM = {"exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "log2", "log10": "log10",
+         "log1p": "log1p", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh",
+         "cosh": "cosh", "tanh": "tanh", "asin": "asin", "acos": "acos", "atan": "atan", "erf": "erf",
+         "floor": "floor", "ceil": "ceil", "round": "nearbyint", "trunc": "trunc", "fabs": "fabs",
+         "pow": "pow", "fmod": "fmod"}
+
+
+def c_type(dtype: str) -> str:
+    """The C type of a dtype."""
+    found = _C_TYPES.get(dtype)
+    if found is None:
+        raise LoweringError(f"build: target 'c' has no type for dtype {dtype}")
+    return found
+
+
+def _narrow(dtype: str) -> bool:
+    return dtype == "float16" or (not is_float(dtype) and not is_bool(dtype) and bits(dtype) < 32)
+
+
+class CExprSource(ExprFunctor[str]):
+    """The C text of an expression; helper functions it needs are collected in :attr:`helpers`."""
+
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self.helpers: dict[str, str] = {}
+
+    # -- leaves ------------------------------------------------------------------------------
+    def visit_int_imm(self, e: IntImm) -> str:
+        if is_bool(e.dtype):
+            return "1" if e.value else "0"
+        v = int(e.value)
+        if e.dtype == "int64":
+            return f"INT64_C({v})" if v != -2**63 else "INT64_MIN"
+        if e.dtype == "uint64":
+            return f"UINT64_C({v})"
+        if e.dtype == "int32" and v == -2**31:
+            return "INT32_MIN"
+        text = f"({v})" if v < 0 else str(v)
+        return text if e.dtype in ("int32", "uint32") else f"(({c_type(e.dtype)}){text})"
+
+    def visit_float_imm(self, e: FloatImm) -> str:
+        v = float(e.value)
+        if math.isnan(v):
+            text = "NAN"
+        elif math.isinf(v):
+            text = "INFINITY" if v > 0 else "(-INFINITY)"
+        else:
+            text = repr(v)
+            if "e" not in text and "." not in text:
+                text += ".0"
+            if e.dtype == "float32":
+                text += "f"
+        return text if e.dtype == "float64" or e.dtype == "float32" and text[-1] == "f" \
+            else f"(({c_type(e.dtype)}){text})"
+
+    def visit_var(self, e: Var) -> str:
+        return self.names(e, e.name)
+
+    def visit_string_imm(self, e: StringImm) -> str:
+        raise LoweringError(f"build: target 'c' cannot pass the string {e.value!r}")
+
+    def visit_load(self, e: Load) -> str:
+        return f"{self.names(e.buffer, e.buffer.name)}[{self(e.index)}]"
+
+    def visit_buffer_view(self, e: BufferView) -> str:
+        raise LoweringError(f"build: target 'c' cannot pass buffer '{e.name}' to a call yet; use target='python'")
+
+    # -- arithmetic -----------------------------------------------------------------------------
+    def visit_default(self, e: Expr) -> str:
+        op = _ARITH.get(type(e))
+        if op is not None:
+            text = f"({self(e.a)} {op} {self(e.b)})"  # type: ignore[attr-defined]
+            return f"(({c_type(e.dtype)}){text})" if _narrow(e.dtype) else text
+        op = _COMPARE.get(type(e))
+        if op is not None:
+            return f"({self(e.a)} {op} {self(e.b)})"  # type: ignore[attr-defined]
+        raise LoweringError(f"build: target 'c' cannot compute {type(e).__name__} yet; use target='python'")
+
+    def visit_div(self, e: Div) -> str:
+        text = f"({self(e.a)} / {self(e.b)})"
+        return f"(({c_type(e.dtype)}){text})" if _narrow(e.dtype) else text
+
+    def visit_mod(self, e: Mod) -> str:
+        if is_float(e.dtype):
+            return self._math("fmod", e.dtype, [e.a, e.b])
+        return f"(({c_type(e.dtype)})({self(e.a)} % {self(e.b)}))"
+
+    def visit_floor_div(self, e: FloorDiv) -> str:
+        if is_float(e.dtype):
+            return self._math("floor", e.dtype, [Div(e.a, e.b)])
+        return f"{self._helper('floordiv', e.dtype)}({self(e.a)}, {self(e.b)})"
+
+    def visit_floor_mod(self, e: FloorMod) -> str:
+        if is_float(e.dtype):
+            a, b = self(e.a), self(e.b)
+            return f"({a} - {self._math('floor', e.dtype, [Div(e.a, e.b)])} * {b})"
+        return f"{self._helper('floormod', e.dtype)}({self(e.a)}, {self(e.b)})"
+
+    def visit_min(self, e: Min) -> str:
+        return f"{self._helper('min', e.dtype)}({self(e.a)}, {self(e.b)})"
+
+    def visit_max(self, e: Max) -> str:
+        return f"{self._helper('max', e.dtype)}({self(e.a)}, {self(e.b)})"
+
+    def visit_and(self, e: And) -> str:
+        return f"({self(e.a)} && {self(e.b)})"
+
+    def visit_or(self, e: Or) -> str:
+        return f"({self(e.a)} || {self(e.b)})"
+
+    def visit_not(self, e: Not) -> str:
+        return f"(!{self(e.a)})"
+
+    def visit_select(self, e: Select) -> str:
+        return f"({self(e.condition)} ? {self(e.true_value)} : {self(e.false_value)})"
+
+    def visit_cast(self, e: Cast) -> str:
+        return f"(({c_type(e.dtype)}){self(e.value)})"
+
+    def visit_call(self, e: Call) -> str:
+        if e.name == "likely":
+            return f"__builtin_expect(!!{self(e.args[0])}, 1)"
+        if e.name == "tvm_if_then_else":
+            c, t, f = (self(a) for a in e.args)
+            return f"({c} ? {t} : {f})"
+        if e.name == "prefetch":
+            address = e.args[0]
+            assert isinstance(address, Call) and isinstance(address.args[0], Load)
+            return f"(__builtin_prefetch(&{self(address.args[0])}, 0, 3), 0)"
+        name = e.name
+        args = list(e.args)
+        if name in EXTERN_CALLS:
+            fn = args[0]
+            assert isinstance(fn, StringImm)
+            if get_global_func(fn.value, allow_missing=True) is not None:
+                raise LoweringError(f"build: target 'c' cannot call the Python function registered as "
+                                    f"'{fn.value}'; use target='python'")
+            name = fn.value.removeprefix("__")
+            args = args[1:]
+            base = name.removesuffix("f") if name.removesuffix("f") in _LIBM else name
+            if base not in _LIBM and base not in MATH_FUNCS:
+                raise LoweringError(f"build: target 'c' knows no C function '{fn.value}'")
+            name = base
+        if name in ("sigmoid", "rsqrt"):
+            one = FloatImm(e.dtype, 1.0) if is_float(e.dtype) else FloatImm("float64", 1.0)
+            inner = self._math("exp", e.dtype, [_neg(args[0])]) if name == "sigmoid" \
+                else self._math("sqrt", e.dtype, args)
+            return f"({self(one)} / ({self(one)} + {inner}))" if name == "sigmoid" else f"({self(one)} / {inner})"
+        if name in _LIBM:
+            return self._math(name, e.dtype, args)
+        raise LoweringError(f"build: target 'c' cannot call '{e.name}' yet; use target='python'")
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _math(self, name: str, dtype: str, args: list[Expr]) -> str:
+        """A libm call in *dtype*'s precision (float16 and integers computed in float/double)."""
+        if dtype == "float32":
+            return f"{_LIBM[name]}f({', '.join(f'(float){self(a)}' for a in args)})"
+        text = f"{_LIBM[name]}({', '.join(f'(double){self(a)}' for a in args)})"
+        if dtype == "float16":
+            text = f"{_LIBM[name]}f({', '.join(f'(float){self(a)}' for a in args)})"
+        return text if dtype == "float64" else f"(({c_type(dtype)}){text})"
+
+    def _helper(self, kind: str, dtype: str) -> str:
+        t = c_type(dtype)
+        name = f"tb_{kind}_{dtype}"
+        if name in self.helpers:
+            return name
+        if kind == "min":
+            body = "return a < b ? a : b;"
+        elif kind == "max":
+            body = "return a > b ? a : b;"
+        elif kind == "floordiv":
+            body = f"{t} q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;"
+        else:
+            body = f"{t} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;"
+        self.helpers[name] = f"static inline {t} {name}({t} a, {t} b) {{ {body} }}"
+        return name
+
+
+def _neg(e: Expr) -> Expr:
+    return Sub(FloatImm(e.dtype, 0.0), e) if is_float(e.dtype) else Sub(IntImm(e.dtype, 0), e)

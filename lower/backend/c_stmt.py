@@ -1,0 +1,188 @@
+"""C source from a flattened function: one C99 function over the arguments' data pointers.
+
+Loops keep their kinds: ``parallel`` is an OpenMP parallel loop, ``vectorized`` an OpenMP
+``simd`` loop, ``unrolled`` loops of a small constant extent are written out iteration by
+iteration. Small constant allocations live on the stack, others on the heap, 64-byte aligned.
+GPU kernels and calls into Python functions are not compiled yet: building them for target
+``"c"`` is a LoweringError that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+
+from lower.backend.c_expr import CExprSource, c_type
+from lower.backend.names import Names
+from lower.errors import LoweringError
+from lower.stmt import (
+    Allocate,
+    AttrStmt,
+    Buffer,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    ProducerConsumer,
+    SeqStmt,
+    Stmt,
+    Store,
+)
+from lower.stmt_functor import StmtFunctor
+from lower.substitute import substitute_stmt
+from schedule import arith
+from schedule.dtype import bits
+from schedule.expr import IntImm, Var
+
+#: Allocations of at most this many bytes, of a constant size, go on the stack.
+STACK_BYTES = 64 * 1024
+#: Unrolled loops of at most this many iterations are written out in the source.
+UNROLL_LIMIT = 64
+#: The name of the compiled function.
+ENTRY = "tb_main"
+
+_C_WORDS = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
+    "true", "false", "main", "free", "malloc", "abs", *(f"{n}{s}" for n in (
+        "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
+        "tanh", "asin", "acos", "atan", "erf", "floor", "ceil", "round", "trunc", "fabs", "pow", "fmod",
+        "nearbyint") for s in ("", "f")),
+}
+
+_HEADER = """#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+"""
+
+Steps = Generator[Stmt, None, None]
+
+
+class CNames(Names):
+    """Identifiers that are no C keyword, libm function or helper."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._used |= _C_WORDS | {ENTRY}
+
+
+class _StmtSource(StmtFunctor[None]):
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self.expr = CExprSource(names)
+        self.lines: list[str] = []
+        self.indent = 1
+
+    def emit(self, text: str) -> None:
+        self.lines.append("  " * self.indent + text)
+
+    def block(self, head: str, body: Stmt, tail: Sequence[str] = ()) -> Steps:
+        self.emit(head + " {")
+        self.indent += 1
+        yield body
+        for line in tail:
+            self.emit(line)
+        self.indent -= 1
+        self.emit("}")
+
+    def visit_seq_stmt(self, s: SeqStmt) -> Steps:
+        for x in s.seq:
+            yield x
+
+    def visit_producer_consumer(self, s: ProducerConsumer) -> Steps:
+        if s.is_producer:
+            self.emit(f"// produce {s.op.name}")
+        yield s.body
+
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
+        if s.key in ("thread_extent", "virtual_thread", "reduce_scope"):
+            raise LoweringError("build: target 'c' does not run GPU-style thread bindings yet; use target='python'")
+        yield s.body
+
+    def visit_allocate(self, s: Allocate) -> Steps:
+        buf = s.buffer
+        name, t = self.names(buf, buf.name), c_type(buf.dtype)
+        size = arith.const(1)
+        for e in buf.extents:
+            size = arith.mul(size, e)
+        count = arith.value_of(size)
+        if count is not None and count * max(bits(buf.dtype) // 8, 1) <= STACK_BYTES:
+            self.emit(f"{t} {name}[{max(int(count), 1)}] __attribute__((aligned(64)));")
+            yield s.body
+            return
+        n = self.expr(size)
+        self.emit(f"{t}* {name} = ({t}*)tb_alloc((size_t)({n}) * sizeof({t}));")
+        yield s.body
+        self.emit(f"free({name});")
+
+    def visit_for(self, s: For) -> Steps:
+        v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
+        lo, extent = self.expr(s.min), self.expr(s.extent)
+        count = arith.value_of(s.extent)
+        if s.kind == ForKind.UNROLLED and count is not None and int(count) <= UNROLL_LIMIT:
+            for k in range(int(count)):
+                value = arith.add(s.min, IntImm(s.loop_var.dtype, k))
+                yield substitute_stmt(s.body, {s.loop_var: value})
+            return
+        if s.kind == ForKind.PARALLEL:
+            self.emit("#pragma omp parallel for schedule(static)")
+        elif s.kind == ForKind.VECTORIZED:
+            self.emit("#pragma omp simd")
+        elif s.kind == ForKind.UNROLLED:
+            self.emit("#pragma GCC unroll 8")
+        end = f"{lo} + {extent}" if lo != "0" else extent
+        yield from self.block(f"for ({t} {v} = {lo}; {v} < {end}; ++{v})", s.body)
+
+    def visit_if_then_else(self, s: IfThenElse) -> Steps:
+        self.emit(f"if ({self.expr(s.condition)}) {{")
+        self.indent += 1
+        yield s.then_case
+        self.indent -= 1
+        if s.else_case is not None:
+            self.emit("} else {")
+            self.indent += 1
+            yield s.else_case
+            self.indent -= 1
+        self.emit("}")
+
+    def visit_let_stmt(self, s: LetStmt) -> Steps:
+        self.emit("{")
+        self.indent += 1
+        self.emit(f"const {c_type(s.var.dtype)} {self.names(s.var, s.var.name)} = {self.expr(s.value)};")
+        yield s.body
+        self.indent -= 1
+        self.emit("}")
+
+    def visit_store(self, s: Store) -> None:
+        buf = self.names(s.buffer, s.buffer.name)
+        value = self.expr(s.value)
+        if s.value.dtype != s.buffer.dtype:
+            value = f"(({c_type(s.buffer.dtype)}){value})"
+        self.emit(f"{buf}[{self.expr(s.index)}] = {value};")
+
+    def visit_evaluate(self, s: Evaluate) -> None:
+        if isinstance(s.value, IntImm):
+            return
+        self.emit(f"(void){self.expr(s.value)};")
+
+
+def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> str:
+    """The C translation unit of a flattened function: ``int32_t tb_main(buffers..., params...)``."""
+    names = CNames()
+    args = [f"{c_type(b.dtype)}* restrict {names(b, b.name)}" for b in buffers]
+    args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
+    gen = _StmtSource(names)
+    gen(body)
+    helpers = [
+        "static void* tb_alloc(size_t bytes) {",
+        "  void* p = NULL;",
+        "  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) abort();",
+        "  return p;",
+        "}",
+        *gen.expr.helpers.values(),
+    ]
+    return "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args) or 'void'}) {{", *gen.lines,
+                      "  return 0;", "}", ""])
