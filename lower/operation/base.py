@@ -10,7 +10,7 @@ from collections.abc import Generator, Mapping, Sequence
 from typing import Any, Protocol
 
 from bound.exact import ExactRegion
-from lower.loop_nest import LoopNest
+from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
 from lower.stmt import IfThenElse, Stmt
 from schedule.expr import Call, Expr
 from schedule.itervar import IterVar, Range
@@ -59,6 +59,21 @@ class OperationLowering:
     def placed_inside(self, op: Operation) -> list[Operation]:
         """Root operations whose pipelines *op*'s own lowering places (a scan's init)."""
         return []
+
+
+def init_nest(b: PipelineBuilder, st: Stage, nest: LoopNest, begin: int, stop: int
+              ) -> tuple[LoopNest, dict[IterVar, Expr], list[Expr]]:
+    """The loops of a reduction's init over the data leaves in [begin, stop) (renamed
+    ``.init``), the value of every IterVar there with reduction leaves at their minimum, and
+    the init's guards, which check no reduction IterVar (TVM's skip_iter)."""
+    flags = reduction_flags(st)
+    leaves = st.leaf_iter_vars
+    chosen = [iv for iv in leaves[begin:stop] if flags.get(iv, 0) != 2]
+    init = make_loop_nest(st, b.bounds, chosen, b.keep_trivial, rename=".init")
+    values = {**nest.values, **{iv: v for iv, v in init.values.items() if iv in set(chosen)}}
+    values = values_above(st, b.bounds, values, {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2})
+    preds = b.checks(st, init, values, {iv for iv, flag in flags.items() if flag == 2}, True)
+    return init, values, preds
 
 
 def guard(preds: Sequence[Expr], body: Stmt) -> Stmt:

@@ -10,8 +10,8 @@ from bound.exact import plain_axes, visits_exact_set
 from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from bound.tensorize import tensorized_leaf
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
-from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
+from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags
+from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard, init_nest
 from lower.operation.tensorize import tensorized
 from lower.stmt import (
     NO_OP,
@@ -71,16 +71,9 @@ class ComputeLowering(OperationLowering):
         update = yield b.wrap(nest, update, begin, len(leaves), True)
         if b.keep_trivial:  # TVM drops the init in this debugging mode
             return (yield b.wrap(nest, update, 0, begin, True))
-        init_leaves = [iv for iv in leaves[begin:] if flags.get(iv, 0) != 2]
-        init_nest = make_loop_nest(st, b.bounds, init_leaves, b.keep_trivial, rename=".init")
-        values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
-        skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
-        values = values_above(st, b.bounds, values, skipped)
-        # The init checks no reduction IterVar, root or derived (TVM's skip_iter).
-        reduce_only = {iv for iv, flag in flags.items() if flag == 2}
-        init_preds = b.checks(st, init_nest, values, reduce_only, True)
+        loops, values, init_preds = init_nest(b, st, nest, begin, len(leaves))
         init = seq(*(self.provide(op, k, _identity(op, k), values) for k in range(op.num_outputs)))
-        init = yield b.wrap(init_nest, guard(init_preds, init), 0, len(init_leaves), False)
+        init = yield b.wrap(loops, guard(init_preds, init), 0, len(loops.leaves), False)
         return (yield b.wrap(nest, seq(init, update), 0, begin, True))
 
     def _scannable(self, b: PipelineBuilder, st: Stage) -> bool:

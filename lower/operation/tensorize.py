@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from bound.errors import BoundError
 from bound.tensorize import TensorizeRegion, tensorize_region, verify_body
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
-from lower.operation.base import PipelineBuilder, Steps, guard
+from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags
+from lower.operation.base import PipelineBuilder, Steps, guard, init_nest
 from lower.stmt import AttrStmt, BufferBind, Evaluate, IfThenElse, Stmt, seq
 from lower.substitute import substitute_stmt
 from schedule import arith
@@ -74,15 +74,9 @@ def tensorized(b: PipelineBuilder, st: Stage) -> Steps:
         return (yield b.wrap(nest, step, 0, begin, True))
     update = bound(intrin.reduce_update, "update", True, value_map)
     update = yield b.wrap(nest, guard(preds, update), begin, tloc, True)
-    init_leaves = [iv for iv in leaves[begin:tloc] if flags.get(iv, 0) != 2]
-    init_nest = make_loop_nest(st, b.bounds, init_leaves, b.keep_trivial, rename=".init")
-    skipped = {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2}
-    values = {**nest.values, **{iv: v for iv, v in init_nest.values.items() if iv in set(init_leaves)}}
-    values = values_above(st, b.bounds, values, skipped)
-    reduce_only = {iv for iv, flag in flags.items() if flag == 2}
-    init_preds = b.checks(st, init_nest, values, reduce_only, True)
+    loops, values, init_preds = init_nest(b, st, nest, begin, tloc)
     init = bound(intrin.reduce_init, "reset", False, {iv.var: v for iv, v in values.items()})
-    init = yield b.wrap(init_nest, guard(init_preds, init), 0, len(init_leaves), False)
+    init = yield b.wrap(loops, guard(init_preds, init), 0, len(loops.leaves), False)
     return (yield b.wrap(nest, seq(init, update), 0, begin, True))
 
 
