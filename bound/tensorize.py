@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bound.access import body_reads
 from bound.errors import BoundError
 from bound.infer import clamp_request
-from bound.interval import FAITHFUL, POS_INF, IntervalSet, eval_set, union
+from bound.interval import FAITHFUL, IntervalSet, eval_set, union
 from bound.message_passing import pass_up_domain
 from bound.simplify import Analyzer
 from schedule import arith
@@ -98,7 +98,7 @@ def tensorize_region(stage: Stage, bounds: Mapping[IterVar, Range]) -> Tensorize
         boxes = []
         for d, sets in enumerate(dims):
             s = union(sets)
-            if not (s.has_lower_bound() and s.has_upper_bound()) or s.max_value is POS_INF:
+            if not (s.has_lower_bound() and s.has_upper_bound()):
                 raise BoundError(f"tensorize: stage '{stage.name}': the region of input '{t.name}' in dimension "
                                  f"{d} has no bounds")
             boxes.append(Range.from_min_extent(analyzer.simplify(s.min_value),

@@ -18,7 +18,7 @@ from schedule.expr import Expr, IntImm, Var
 from schedule.itervar import IterVar, IterVarType, Range
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
 from schedule.storage_scope import check_scope
-from schedule.tensor import ComputeOp, Operation, PlaceholderOp
+from schedule.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 
 if TYPE_CHECKING:
     from schedule.schedule import Schedule
@@ -439,8 +439,6 @@ class Stage:
     def prefetch(self, tensor: Any, var: IterVar, offset: Any) -> None:
         """Hint that each iteration of the leaf *var* reads *tensor* where iteration ``var +
         offset`` will read it (a prefetch of those elements at the start of the iteration)."""
-        from schedule.tensor import Tensor
-
         self._leaf_position(var, "prefetch")
         if not isinstance(tensor, Tensor):
             raise ScheduleTypeError(f"prefetch: stage '{self.name}': expected the tensor to prefetch, not "

@@ -98,13 +98,10 @@ class CExprSource(ExprFunctor[str]):
         elif math.isinf(v):
             text = "INFINITY" if v > 0 else "(-INFINITY)"
         else:
-            text = repr(v)
-            if "e" not in text and "." not in text:
-                text += ".0"
+            text = repr(v)  # always has "." or "e", or is inf/nan (handled above)
             if e.dtype == "float32":
-                text += "f"
-        return text if e.dtype == "float64" or e.dtype == "float32" and text[-1] == "f" \
-            else f"(({c_type(e.dtype)}){text})"
+                return text + "f"
+        return text if e.dtype == "float64" else f"(({c_type(e.dtype)}){text})"
 
     def visit_var(self, e: Var) -> str:
         return self.names(e, e.name)
@@ -206,12 +203,10 @@ class CExprSource(ExprFunctor[str]):
     # -- helpers --------------------------------------------------------------------------------
     def _math(self, name: str, dtype: str, args: list[Expr]) -> str:
         """A libm call in *dtype*'s precision (float16 and integers computed in float/double)."""
-        if dtype == "float32":
-            return f"{_LIBM[name]}f({', '.join(f'(float){self(a)}' for a in args)})"
-        text = f"{_LIBM[name]}({', '.join(f'(double){self(a)}' for a in args)})"
-        if dtype == "float16":
-            text = f"{_LIBM[name]}f({', '.join(f'(float){self(a)}' for a in args)})"
-        return text if dtype == "float64" else f"(({c_type(dtype)}){text})"
+        single = dtype in ("float32", "float16")
+        kind = "float" if single else "double"
+        text = f"{_LIBM[name]}{'f' if single else ''}({', '.join(f'({kind}){self(a)}' for a in args)})"
+        return text if dtype in ("float32", "float64") else f"(({c_type(dtype)}){text})"
 
     def _helper(self, kind: str, dtype: str) -> str:
         t = c_type(dtype)

@@ -154,8 +154,12 @@ def test_the_same_schedule_compiles_once(tmp_path, monkeypatch):
     s = te.create_schedule(B.op)
     build(s, [A, B], target="c")
     first = sorted(tmp_path.glob("*.so"))
-    build(s, [A, B], target="c")
+    f = build(s, [A, B], target="c")
     assert len(first) == 1 and sorted(tmp_path.glob("*.so")) == first
+    a = np.arange(7, dtype="float32")
+    b = np.full(7, np.nan, "float32")
+    f(a, b)  # the cached kernel computes
+    np.testing.assert_array_equal(b, a - 1)
 
 
 def test_a_compile_error_quotes_the_compiler_and_the_line(tmp_path, monkeypatch):

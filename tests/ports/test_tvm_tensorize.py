@@ -353,8 +353,7 @@ def test_a_reduction_split_needs_the_update():
     xv = te.placeholder((FACTOR,), name="x")
     k = te.reduce_axis((0, FACTOR), name="k")
     zc = te.compute((FACTOR,), lambda i: te.sum(w[i, k] * xv[k], axis=k), name="z")
-    only_body = te.decl_tensor_intrin(zc.op, lambda ins, outs: te.call_packed("test.tz.vadd", ins[0], outs[0]),
-                                      default_buffer_params={"strides": [te.var("s"), 1]} and None)
+    only_body = te.decl_tensor_intrin(zc.op, lambda ins, outs: te.call_packed("test.tz.vadd", ins[0], outs[0]))
     s = te.create_schedule(C.op)
     x, y = C.op.axis
     yo, yi = s[C].split(y, factor=FACTOR)
