@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,7 +12,7 @@ import numpy as np
 from bound.operation import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend import compile_source, python_source
-from lower.backend.c_compile import CKernel, compile_c
+from lower.backend.c_compile import CKernel, compile_c, find_compiler
 from lower.backend.c_stmt import c_source
 from lower.binding import bind_shapes, check_array
 from lower.intrin_lowering import lower_intrinsics
@@ -23,7 +25,34 @@ from schedule.tensor import Tensor
 #: The targets ``build`` compiles for; intrinsic lowering rules are looked up under the
 #: target's name (beside "default").
 TARGETS = ("python", "c")
-TARGET = "python"
+#: The environment variable that names the default target.
+TARGET_VARIABLE = "TEBOUND_TARGET"
+
+
+class CompilerWarning(UserWarning):
+    """The C target was asked for or preferred, but no C compiler was found."""
+
+
+def choose_target(target: str | None, checks: bool | None) -> str:
+    """The target a build runs on: *target* if given; else ``$TEBOUND_TARGET``; else the checked
+    Python target when *checks* is True, and C otherwise. C without a compiler falls back to
+    Python with a :class:`CompilerWarning`.
+    """
+    if target is None:
+        target = "python" if checks else os.environ.get(TARGET_VARIABLE) or "c"
+        where = f"${TARGET_VARIABLE}"
+    else:
+        where = "target"
+    if target not in TARGETS:
+        raise ValueError(f"build: {where} must be one of {', '.join(map(repr, TARGETS))}, not {target!r}")
+    if target == "c" and checks:
+        raise ValueError("build: checks=True asks for the checked execution, which target='python' runs; "
+                         "pass target='python', or checks=False for C")
+    if target == "c" and find_compiler() is None:
+        warnings.warn("build: no C compiler found (set CC, or install cc or gcc); running on the slower "
+                      "Python target instead", CompilerWarning, stacklevel=3)
+        return "python"
+    return target
 
 
 class BuiltFunc:
@@ -34,7 +63,7 @@ class BuiltFunc:
     disagree with their tensors are refused before anything runs.
     """
 
-    def __init__(self, func: LoweredFunc, checks: bool, target: str = TARGET) -> None:
+    def __init__(self, func: LoweredFunc, checks: bool, target: str) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
@@ -42,8 +71,9 @@ class BuiltFunc:
         body = lower_intrinsics(func.body, target)
         buffers = [func.buffers[t] for t in func.tensors]
         if target == "c":
-            self.source = c_source(body, buffers, func.params)
-            self._c_kernel = CKernel(compile_c(self.source), len(buffers), func.params)
+            program = c_source(body, buffers, func.params)
+            self.source = program.source
+            self._c_kernel = CKernel(compile_c(self.source), len(buffers), func.params, program.calls)
         else:
             self.source = python_source(body, buffers, func.params, checks=checks)
             self._kernel = compile_source(self.source)
@@ -81,20 +111,24 @@ class BuiltFunc:
                 value[...] = copy
 
 
-def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool = True,
-          target: str = TARGET) -> BuiltFunc:
-    """Lower *s* and compile it to a function over the arrays of *args*: Python source run
-    on lists (``target="python"``, checked), or C compiled by the system compiler (``"c"``).
+def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool | None = None,
+          target: str | None = None) -> BuiltFunc:
+    """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
+    system compiler (``target="c"``, the default when a compiler is found), or Python source
+    run on lists (``"python"``, checked: the reference).
 
     :arg checks: check every load and store against the realized region (an
-        :class:`~lower.OutOfBoundsError` names the buffer, the index and the region).
+        :class:`~lower.OutOfBoundsError` names the buffer, the index and the region). Only the
+        Python target checks; ``checks=True`` without a target chooses it.
+    :arg target: ``"c"`` or ``"python"``; by default ``$TEBOUND_TARGET``, else C (see
+        :func:`choose_target`).
     :raises TypeError: for a schedule or an argument of the wrong kind.
     :raises ValueError: for an argument outside the schedule, or a variable that no argument
         binds (naming it and the stage that uses it).
     """
     check_schedule("build", s)
     check_flag("build", "exact", exact)
-    check_flag("build", "checks", checks)
-    if target not in TARGETS:
-        raise ValueError(f"build: target must be one of {', '.join(map(repr, TARGETS))}, not {target!r}")
-    return BuiltFunc(lower(s, args, exact=exact), checks, target)
+    if checks is not None:
+        check_flag("build", "checks", checks)
+    chosen = choose_target(target, checks)
+    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen)

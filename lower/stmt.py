@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from schedule import arith
 from schedule.expr import Expr, Var
 from schedule.itervar import Range
 from schedule.tensor import Operation, Tensor
@@ -52,6 +53,14 @@ class Buffer:
 
     def __repr__(self) -> str:
         return f"Buffer({self.name})"
+
+    @property
+    def size(self) -> Expr:
+        """The number of elements."""
+        size = arith.const(1)
+        for e in self.extents:
+            size = arith.mul(size, e)
+        return size
 
 
 @dataclass(frozen=True, eq=False, repr=False)

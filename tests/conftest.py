@@ -9,12 +9,45 @@ import pytest
 from hypothesis import settings
 
 import schedule as te
+from lower.backend.c_compile import find_compiler
+from lower.build import TARGET_VARIABLE
+
+#: Every test module that builds runs on each target: the checked Python reference, and C
+#: where a compiler is found. Tests that pass a target themselves are left as they are.
+TARGETS = ["python", *(["c"] if find_compiler() else [])]
 
 # Property tests draw the same examples on every run (CI must not flip on a lucky draw); set
 # TEBOUND_EXPLORE=1 to search new random examples while developing.
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("TEBOUND_EXPLORE") else "repeatable")
+
+
+def _builds(module: Any) -> bool:
+    """Whether *module* calls ``build`` or the ports' ``run`` helper."""
+    for name in ("build", "run"):
+        fn = getattr(module, name, None)
+        if callable(fn) and getattr(fn, "__module__", "").rsplit(".", 1)[-1] in ("build", "run"):
+            return True
+    return False
+
+
+def pytest_generate_tests(metafunc: Any) -> None:
+    if _builds(metafunc.module):
+        metafunc.fixturenames.append("default_target")
+        metafunc.parametrize("default_target", TARGETS, indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def default_target(request: Any) -> Any:
+    """The target ``build`` runs on when a test names none (through ``$TEBOUND_TARGET``)."""
+    saved = os.environ.get(TARGET_VARIABLE)
+    os.environ[TARGET_VARIABLE] = request.param
+    yield request.param
+    if saved is None:
+        del os.environ[TARGET_VARIABLE]
+    else:
+        os.environ[TARGET_VARIABLE] = saved
 
 
 def snapshot(s: te.Schedule) -> list[tuple[Any, ...]]:

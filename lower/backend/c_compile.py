@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from lower.backend.c_callback import CALLBACK, Callbacks, PythonCall
 from lower.backend.c_stmt import ENTRY
 from lower.errors import LoweringError
 from schedule.dtype import is_float
@@ -86,17 +87,20 @@ def _compile_error(stderr: str, source: str) -> str:
 class CKernel:
     """The compiled function, called on C-contiguous arrays and scalar values."""
 
-    def __init__(self, lib: Path, n_buffers: int, params: Sequence[Var]) -> None:
+    def __init__(self, lib: Path, n_buffers: int, params: Sequence[Var], calls: Sequence[PythonCall] = ()) -> None:
         self._lib = ctypes.CDLL(str(lib))
         self._fn = getattr(self._lib, ENTRY)
         self._fn.restype = ctypes.c_int32
         scalars = [_scalar_type(v.dtype) for v in params]
-        self._fn.argtypes = [ctypes.c_void_p] * n_buffers + scalars
+        self._fn.argtypes = [ctypes.c_void_p] * n_buffers + scalars + [CALLBACK]
         self._scalars = scalars
+        self._callbacks = Callbacks(calls)
 
     def __call__(self, arrays: Sequence[np.ndarray], values: Sequence[Any]) -> None:
+        """Run the kernel; an error raised by a Python function it called is raised here."""
         pointers = [a.ctypes.data for a in arrays]
-        self._fn(*pointers, *(t(v) for t, v in zip(self._scalars, values)))
+        self._fn(*pointers, *(t(v) for t, v in zip(self._scalars, values)), self._callbacks.pointer)
+        self._callbacks.raise_error()
 
 
 def _scalar_type(dtype: str) -> Any:

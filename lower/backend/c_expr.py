@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from lower.backend.c_callback import BUFFER, CLIPPED, DTYPES, FLOAT, INT, STRING, WRITES, PythonCall
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import BufferView, Load
@@ -76,6 +77,7 @@ class CExprSource(ExprFunctor[str]):
     def __init__(self, names: Names) -> None:
         self.names = names
         self.helpers: dict[str, str] = {}
+        self.calls: list[PythonCall] = []  # call sites of Python functions, by their index
 
     # -- leaves ------------------------------------------------------------------------------
     def visit_int_imm(self, e: IntImm) -> str:
@@ -113,7 +115,7 @@ class CExprSource(ExprFunctor[str]):
         return f"{self.names(e.buffer, e.buffer.name)}[{self(e.index)}]"
 
     def visit_buffer_view(self, e: BufferView) -> str:
-        raise LoweringError(f"build: target 'c' cannot pass buffer '{e.name}' to a call yet; use target='python'")
+        raise LoweringError(f"build: buffer '{e.name}' can only be passed to a call")
 
     # -- arithmetic -----------------------------------------------------------------------------
     def visit_default(self, e: Expr) -> str:
@@ -179,17 +181,22 @@ class CExprSource(ExprFunctor[str]):
             return f"(__builtin_prefetch(&{self(address.args[0])}, 0, 3), 0)"
         name = e.name
         args = list(e.args)
+        if name == "tvm_call_packed":
+            fn = args[0]
+            if not isinstance(fn, StringImm):
+                raise LoweringError("build: call_packed needs the function's name as a string")
+            return self._python_call("packed", fn.value, e.dtype, args[1:])
         if name in EXTERN_CALLS:
             fn = args[0]
             assert isinstance(fn, StringImm)
             if get_global_func(fn.value, allow_missing=True) is not None:
-                raise LoweringError(f"build: target 'c' cannot call the Python function registered as "
-                                    f"'{fn.value}'; use target='python'")
+                return self._python_call("extern", fn.value, e.dtype, args[1:])
             name = fn.value.removeprefix("__")
             args = args[1:]
             base = name.removesuffix("f") if name.removesuffix("f") in _LIBM else name
             if base not in _LIBM and base not in MATH_FUNCS:
-                raise LoweringError(f"build: target 'c' knows no C function '{fn.value}'")
+                raise LoweringError(f"build: the external function '{fn.value}' is neither a C math function nor "
+                                    f"registered; register it with te.register_func('{fn.value}', f)")
             name = base
         if name in ("sigmoid", "rsqrt"):
             one = FloatImm(e.dtype, 1.0) if is_float(e.dtype) else FloatImm("float64", 1.0)
@@ -198,9 +205,41 @@ class CExprSource(ExprFunctor[str]):
             return f"({self(one)} / ({self(one)} + {inner}))" if name == "sigmoid" else f"({self(one)} / {inner})"
         if name in _LIBM:
             return self._math(name, e.dtype, args)
-        raise LoweringError(f"build: target 'c' cannot call '{e.name}' yet; use target='python'")
+        raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
+                            f"te.register_intrin_lowering('{e.name}', target='c', f=...)")
 
     # -- helpers --------------------------------------------------------------------------------
+    def _python_call(self, kind: str, name: str, dtype: str, args: list[Expr]) -> str:
+        """A call of a Python function through the kernel's callback (see :mod:`lower.backend.c_callback`)."""
+        ptrs: list[str] = []
+        ints: list[str] = [str(len(args))]
+        floats: list[str] = []
+        strings: list[str] = []
+        for a in args:
+            if isinstance(a, Call) and a.name == "tvm_access_ptr":
+                view, flags = a.args[1], f"((({self(a.args[4])}) & 2) ? {WRITES} : 0) | {CLIPPED}"
+            else:
+                view, flags = a, str(WRITES)
+            if isinstance(view, BufferView):
+                ints += [str(BUFFER), str(DTYPES.index(view.buffer.dtype)), str(len(view.shape)),
+                         *(f"(int64_t)({self(x)})" for x in (*view.shape, *view.strides, view.offset)),
+                         f"(int64_t)({self(view.buffer.size)})", flags]
+                ptrs.append(self.names(view.buffer, view.buffer.name))
+            elif isinstance(a, StringImm):
+                ints += [str(STRING), str(len(strings))]
+                strings.append(a.value)
+            elif is_float(a.dtype):
+                ints.append(str(FLOAT))
+                floats.append(f"(double)({self(a)})")
+            else:
+                ints += [str(INT), f"(int64_t)({self(a)})"]
+        self.calls.append(PythonCall(kind, name, tuple(strings)))
+        result = "tb_fres" if is_float(dtype) else "tb_ires"
+        cast = f"({c_type(dtype)})" if dtype != "handle" else "(int32_t)"
+        return (f"({{ void* tb_p[] = {{{', '.join([*ptrs, '0'])}}}; int64_t tb_i[] = {{{', '.join(ints)}}}; "
+                f"double tb_f[] = {{{', '.join([*floats, '0'])}}}; double tb_fres = 0; int64_t tb_ires = 0; "
+                f"tb_python({len(self.calls) - 1}, tb_p, tb_i, tb_f, &tb_fres, &tb_ires); {cast}{result}; }})")
+
     def _math(self, name: str, dtype: str, args: list[Expr]) -> str:
         """A libm call in *dtype*'s precision (float16 and integers computed in float/double)."""
         single = dtype in ("float32", "float16")

@@ -3,20 +3,21 @@
 Loops keep their kinds: ``parallel`` is an OpenMP parallel loop, ``vectorized`` an OpenMP
 ``simd`` loop, ``unrolled`` loops of a small constant extent are written out iteration by
 iteration. Small constant allocations live on the stack, others on the heap, 64-byte aligned.
-GPU kernels and calls into Python functions are not compiled yet: building them for target
-``"c"`` is a LoweringError that says so.
+GPU kernels run on the CPU as :mod:`lower.backend.c_kernel` describes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from dataclasses import dataclass
 
+from lower.backend.c_callback import C_DECLARATION, PythonCall
 from lower.backend.c_expr import CExprSource, c_type
+from lower.backend.c_kernel import KernelSource
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import (
     Allocate,
-    AttrStmt,
     Buffer,
     Evaluate,
     For,
@@ -30,9 +31,10 @@ from lower.stmt import (
 )
 from lower.stmt_functor import StmtFunctor
 from lower.substitute import substitute_stmt
+from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.dtype import bits
-from schedule.expr import IntImm, Var
+from schedule.expr import Expr, IntImm, Var
 
 #: Allocations of at most this many bytes, of a constant size, go on the stack.
 STACK_BYTES = 64 * 1024
@@ -45,7 +47,8 @@ _C_WORDS = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
     "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
     "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-    "true", "false", "main", "free", "malloc", "abs", *(f"{n}{s}" for n in (
+    "true", "false", "main", "free", "malloc", "abs", "tb_python", "tb_alloc", "tb_p", "tb_i", "tb_f",
+    "tb_fres", "tb_ires", "tb_callback_t", *(f"{n}{s}" for n in (
         "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
         "tanh", "asin", "acos", "atan", "erf", "floor", "ceil", "round", "trunc", "fabs", "pow", "fmod",
         "nearbyint") for s in ("", "f")),
@@ -69,12 +72,13 @@ class CNames(Names):
         self._used |= _C_WORDS | {ENTRY}
 
 
-class _StmtSource(StmtFunctor[None]):
+class _StmtSource(KernelSource, StmtFunctor[None]):
     def __init__(self, names: Names) -> None:
         self.names = names
         self.expr = CExprSource(names)
         self.lines: list[str] = []
         self.indent = 1
+        self.init_kernel_state()
 
     def emit(self, text: str) -> None:
         self.lines.append("  " * self.indent + text)
@@ -97,26 +101,22 @@ class _StmtSource(StmtFunctor[None]):
             self.emit(f"// produce {s.op.name}")
         yield s.body
 
-    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
-        if s.key in ("thread_extent", "virtual_thread", "reduce_scope"):
-            raise LoweringError("build: target 'c' does not run GPU-style thread bindings yet; use target='python'")
-        yield s.body
+    def open_alloc(self, name: str, dtype: str, size: Expr) -> list[str]:
+        """Declare *size* elements of *dtype* as *name*: on the stack when small and constant,
+        else on the heap; the lines that free them."""
+        t = c_type(dtype)
+        count = arith.value_of(size)
+        if count is not None and count * max(bits(dtype) // 8, 1) <= STACK_BYTES:
+            self.emit(f"{t} {name}[{max(int(count), 1)}] __attribute__((aligned(64)));")
+            return []
+        self.emit(f"{t}* {name} = ({t}*)tb_alloc((size_t)({self.expr(size)}) * sizeof({t}));")
+        return [f"free({name});"]
 
     def visit_allocate(self, s: Allocate) -> Steps:
         buf = s.buffer
-        name, t = self.names(buf, buf.name), c_type(buf.dtype)
-        size = arith.const(1)
-        for e in buf.extents:
-            size = arith.mul(size, e)
-        count = arith.value_of(size)
-        if count is not None and count * max(bits(buf.dtype) // 8, 1) <= STACK_BYTES:
-            self.emit(f"{t} {name}[{max(int(count), 1)}] __attribute__((aligned(64)));")
-            yield s.body
-            return
-        n = self.expr(size)
-        self.emit(f"{t}* {name} = ({t}*)tb_alloc((size_t)({n}) * sizeof({t}));")
+        closer = self.open_alloc(self.names(buf, buf.name), buf.dtype, buf.size)
         yield s.body
-        self.emit(f"free({name});")
+        self.close(closer)
 
     def visit_for(self, s: For) -> Steps:
         v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
@@ -164,19 +164,32 @@ class _StmtSource(StmtFunctor[None]):
         self.emit(f"{buf}[{self.expr(s.index)}] = {value};")
 
     def visit_evaluate(self, s: Evaluate) -> None:
+        if is_barrier(s) or is_allreduce(s):
+            raise LoweringError("build: a barrier (tvm_storage_sync) outside any thread-bound loop")
         if isinstance(s.value, IntImm):
             return
         self.emit(f"(void){self.expr(s.value)};")
 
 
-def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> str:
-    """The C translation unit of a flattened function: ``int32_t tb_main(buffers..., params...)``."""
+@dataclass(frozen=True)
+class CProgram:
+    """The C source of a function, and the Python functions it calls, by call-site index."""
+
+    source: str
+    calls: tuple[PythonCall, ...]
+
+
+def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> CProgram:
+    """The C translation unit of a flattened function:
+    ``int32_t tb_main(buffers..., params..., tb_callback_t tb_python)``."""
     names = CNames()
     args = [f"{c_type(b.dtype)}* restrict {names(b, b.name)}" for b in buffers]
     args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
+    args.append("tb_callback_t tb_python")
     gen = _StmtSource(names)
     gen(body)
     helpers = [
+        C_DECLARATION,
         "static void* tb_alloc(size_t bytes) {",
         "  void* p = NULL;",
         "  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) abort();",
@@ -184,5 +197,6 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> st
         "}",
         *gen.expr.helpers.values(),
     ]
-    return "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args) or 'void'}) {{", *gen.lines,
-                      "  return 0;", "}", ""])
+    text = "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args)}) {{", *gen.lines,
+                       "  return 0;", "}", ""])
+    return CProgram(text, tuple(gen.expr.calls))

@@ -3,6 +3,8 @@ Python target's, honours the schedule's loop kinds, and reports what it cannot c
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
@@ -11,9 +13,11 @@ from hypothesis import strategies as st
 import schedule as te
 from lower import LoweringError, build, reference
 from lower.backend import c_compile
+from lower.build import CompilerWarning
 
 from ..strategies import describe, pipelines, schedules
 
+build_module = importlib.import_module("lower.build")
 pytestmark = pytest.mark.skipif(c_compile.find_compiler() is None, reason="no C compiler")
 BOTH = pytest.mark.parametrize("exact", [False, True])
 
@@ -48,7 +52,7 @@ def test_tiled_matmul_with_a_stage_at_the_outer_loop(exact):
     np.testing.assert_array_equal(c_out, py_out)
     src = build(s, [A, C], exact=exact, target="c").get_source()
     assert "#pragma omp parallel for" in src and "#pragma omp simd" in src
-    assert "int32_t tb_main(float* restrict A, float* restrict C)" in src
+    assert "int32_t tb_main(float* restrict A, float* restrict C, tb_callback_t tb_python)" in src
 
 
 def test_unrolled_loops_are_written_out():
@@ -168,15 +172,42 @@ def test_a_compile_error_quotes_the_compiler_and_the_line(tmp_path, monkeypatch)
         c_compile.compile_c("int f(void) {\nint x = y;\nreturn x; }\n")
 
 
-def test_what_c_cannot_run_yet_is_a_clear_error():
+def test_an_unknown_target_is_a_value_error(monkeypatch):
     A = te.placeholder((8,), name="A")
     B = te.compute((8,), lambda i: A[i] + 1, name="B")
     s = te.create_schedule(B.op)
-    s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
-    with pytest.raises(LoweringError, match="target='python'"):
-        build(s, [A, B], target="c")
-    with pytest.raises(ValueError, match="target must be one of"):
+    with pytest.raises(ValueError, match="target must be one of 'python', 'c', not 'cuda'"):
         build(s, [A, B], target="cuda")
+    monkeypatch.setenv("TEBOUND_TARGET", "llvm")
+    with pytest.raises(ValueError, match=r"\$TEBOUND_TARGET must be one of 'python', 'c', not 'llvm'"):
+        build(s, [A, B])
+
+
+def test_the_default_is_c_and_checks_choose_python(monkeypatch):
+    monkeypatch.delenv("TEBOUND_TARGET", raising=False)
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1, name="B")
+    s = te.create_schedule(B.op)
+    assert build(s, [A, B]).target == "c"
+    assert build(s, [A, B], checks=True).target == "python"
+    assert build(s, [A, B], checks=False, target="python").target == "python"
+    with pytest.raises(ValueError, match="checks=True asks for the checked execution.*target='python'"):
+        build(s, [A, B], checks=True, target="c")
+
+
+def test_without_a_compiler_the_python_target_runs_with_a_warning(monkeypatch):
+    monkeypatch.delenv("TEBOUND_TARGET", raising=False)
+    monkeypatch.setattr(build_module, "find_compiler", lambda: None)
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] * 3, name="B")
+    s = te.create_schedule(B.op)
+    for target in (None, "c"):
+        with pytest.warns(CompilerWarning, match="no C compiler found.*Python target"):
+            f = build(s, [A, B], target=target)
+        assert f.target == "python" and f.get_source().startswith("def kernel(")
+        a, b = np.arange(8, dtype="float32"), np.full(8, np.nan, "float32")
+        f(a, b)
+        np.testing.assert_array_equal(b, a * 3)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -1,5 +1,5 @@
 """TVM's intrinsic-math tutorial, written anew: math calls, external calls and lowering rules
-for intrinsics, built for the Python target and equal to NumPy."""
+for intrinsics, built for each target and equal to NumPy."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ import pytest
 
 import schedule as te
 import schedule.extern_calls as extern_calls
+import schedule.packed as packed
 from lower import build, lower
 from lower.errors import LoweringError
 
 
 @pytest.fixture(autouse=True)
 def own_rules(monkeypatch):
-    """Rules registered here stay here."""
+    """Rules and functions registered here stay here."""
     monkeypatch.setattr(extern_calls, "_RULES", dict(extern_calls._RULES))
+    monkeypatch.setattr(packed, "_FUNCS", dict(packed._FUNCS))
 
 
 def _unary(f, name="B"):
@@ -32,46 +34,60 @@ def _run(s, A, B, a):
     return b, fn.source
 
 
-def test_direct_math_call():
+#: How each target's source calls the exponential directly, and through an external call.
+_EXP = {"python": ("_math['exp']", "_extern['{}']"), "c": ("expf((float)A[i])", "expf((float)A[i])")}
+
+
+def test_direct_math_call(default_target):
     A, B, s = _unary(te.exp)
     b, source = _run(s, A, B, np.linspace(-2, 2, 9).astype("float32"))
     np.testing.assert_allclose(b, np.exp(np.linspace(-2, 2, 9)), rtol=1e-6)
-    assert "_math['exp']" in source
+    assert _EXP[default_target][0] in source
 
 
-def test_call_pure_extern_runs_the_c_function_of_that_name():
+def test_call_pure_extern_runs_the_c_function_of_that_name(default_target):
     A, B, s = _unary(lambda x: te.call_pure_extern("float32", "__expf", x))
     assert "B[i] = call_pure_extern(\"__expf\", A[i])" in str(lower(s, [A, B]))
     a = np.linspace(-2, 2, 9).astype("float32")
     b, source = _run(s, A, B, a)
     np.testing.assert_allclose(b, np.exp(a), rtol=1e-6)
-    assert "_extern['__expf']" in source
+    assert _EXP[default_target][1].format("__expf") in source
 
 
-def test_a_lowering_rule_for_the_target_replaces_the_intrinsic():
+def test_a_lowering_rule_for_the_target_replaces_the_intrinsic(default_target):
     def rule(op):
         name = op.name  # "exp"
         return te.call_pure_extern("float32", f"{name}f", op.args[0]) if op.dtype == "float32" else op
-    te.register_intrin_lowering("tir.exp", target="python", f=rule, level=99)
+    te.register_intrin_lowering("tir.exp", target=default_target, f=rule, level=99)
     te.register_intrin_lowering("tir.exp", target="cuda", f=lambda op: 1 / 0, level=99)  # never used here
     A, B, s = _unary(te.exp)
     a = np.linspace(-2, 2, 9).astype("float32")
     b, source = _run(s, A, B, a)
     np.testing.assert_allclose(b, np.exp(a), rtol=1e-6)
-    assert "_extern['expf']" in source and "_math['exp']" not in source
+    assert _EXP[default_target][1].format("expf") in source
+    assert default_target == "c" or "_math['exp']" not in source
     assert "exp(A[i])" in str(lower(s, [A, B]))  # lower prints the intrinsic; build lowers it
 
 
-def test_add_your_own_intrinsic():
+def test_a_rule_for_another_target_is_not_used():
+    te.register_intrin_lowering("tir.exp", target="python", f=lambda op: op.args[0], level=99)
+    A, B, s = _unary(te.exp)
+    a = np.linspace(-2, 2, 9).astype("float32")
+    b = np.full(a.shape, np.nan, "float32")
+    build(s, [A, B], target="c")(a, b)
+    np.testing.assert_allclose(b, np.exp(a), rtol=1e-6)
+
+
+def test_add_your_own_intrinsic(default_target):
     def mylog(x):
         return te.call_intrin(x.dtype, "tir.mylog", x)
 
     A, B, s = _unary(mylog)
-    with pytest.raises(LoweringError, match="unknown intrinsic 'mylog'.*register_intrin_lowering"):
+    with pytest.raises(LoweringError, match=f"unknown intrinsic 'mylog'.*register_intrin_lowering.*'{default_target}'"):
         build(s, [A, B])
-    te.register_intrin_lowering("tir.mylog", target="python",
+    te.register_intrin_lowering("tir.mylog", target=default_target,
                                 f=lambda op: te.call_pure_extern("float32", "logf", op.args[0]), level=99)
-    te.register_intrin_lowering("tir.mylog", target="python", f=lambda op: op.args[0], level=1)  # lower level: ignored
+    te.register_intrin_lowering("tir.mylog", target=default_target, f=lambda op: op.args[0], level=1)  # ignored
     a = np.linspace(1, 3, 9).astype("float32")
     b, _ = _run(s, A, B, a)
     np.testing.assert_allclose(b, np.log(a), rtol=1e-6)

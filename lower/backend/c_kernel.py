@@ -1,0 +1,423 @@
+"""GPU kernels in C: blocks as an OpenMP parallel loop, the threads of a block as loops.
+
+A kernel without barriers runs each thread's whole body in a loop over the threads. A kernel
+with barriers (``tvm_storage_sync`` or a cross-thread reduction) is cut at them: the code
+between two barriers runs for every thread before any thread goes on, so each stretch is a
+loop over the threads, and the statements around barriers (loops, conditions, lets that are
+the same in every thread) run once per block around those loops. What a thread keeps across
+a barrier (its local buffers, its lets) lives in arrays with one slot per thread. A condition
+that differs between threads is checked in every stretch it covers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from typing import Any
+
+from lower.backend.c_expr import c_type
+from lower.backend.kernel import Kernel, analyze_kernel, check_races
+from lower.errors import LoweringError
+from lower.stmt import (
+    Allocate,
+    AttrStmt,
+    Buffer,
+    BufferView,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    Load,
+    ProducerConsumer,
+    SeqStmt,
+    Stmt,
+)
+from lower.stmt_functor import stmt_children
+from lower.thread_sync import is_allreduce, is_barrier
+from schedule import arith
+from schedule.expr import LT, Call, Expr, Max, Not, Var
+from schedule.functor import post_order_visit
+from schedule.itervar import IterVar
+from schedule.reduce import CommReducer
+from schedule.storage_scope import per_thread
+
+Steps = Generator[Any, Any, None]
+
+
+def _barrier_holders(root: Stmt) -> set[int]:
+    """The ids of the statements under *root* (itself included) that hold a barrier."""
+    parent: dict[int, Stmt | None] = {id(root): None}
+    holders: set[int] = set()
+    stack = [root]
+    while stack:
+        s = stack.pop()
+        if is_barrier(s) or is_allreduce(s):
+            x: Stmt | None = s
+            while x is not None and id(x) not in holders:
+                holders.add(id(x))
+                x = parent[id(x)]
+        for c in stmt_children(s):
+            parent[id(c)] = s
+            stack.append(c)
+    return holders
+
+
+class KernelSource:
+    """The kernel part of the C statement source (mixed into it; uses its emit, expr, names)."""
+
+    emit: Any
+    expr: Any
+    names: Any
+    indent: int
+
+    def init_kernel_state(self) -> None:
+        self.kernel: Kernel | None = None
+        self.hw: dict[str, str] = {}  # thread tag -> the C name of its index
+        self.launch: dict[str, str] = {}  # thread tag -> the C name of its launch extent
+        self.threads_per_block: Expr = arith.const(1)
+        self.tid = ""  # the linear index of a thread in its block, where threads keep state
+        self.n_threads = ""
+        self.variant: set[Var] = set()  # variables whose value differs between threads
+        self.spilled: list[tuple[Var, str]] = []  # per-thread lets kept across barriers
+        self.private: list[tuple[Buffer, str, str]] = []  # per-thread buffers: base array, size
+        self.conds: list[str] = []  # conditions that differ between threads, checked per stretch
+        self.holders: set[int] = set()
+        self.first: dict[str, IterVar] = {}  # thread tag -> the first IterVar bound to it
+        self.reducer: CommReducer | None = None
+
+    # -- allocations, shared with the host code ------------------------------------------------
+    def open_alloc(self, name: str, dtype: str, size: Expr) -> list[str]:
+        raise NotImplementedError  # provided by the statement source
+
+    def close(self, lines: list[str]) -> None:
+        for line in lines:
+            self.emit(line)
+
+    # -- attributes ----------------------------------------------------------------------------
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
+        if s.key == "thread_extent" and isinstance(s.node, IterVar):
+            if self.kernel is None:
+                yield from self.run_kernel(analyze_kernel(s))
+            elif self.kernel.guarded(s.node.thread_tag):
+                yield from self.braced(f"if ({self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)})",
+                                       s.body)
+            else:
+                yield s.body
+        elif s.key == "virtual_thread" and isinstance(s.node, IterVar):
+            v = self.names(s.node.var, s.node.var.name)
+            yield from self.braced(f"for ({c_type(s.node.var.dtype)} {v} = 0; {v} < {self.expr(s.value)}; ++{v})",
+                                   s.body)
+        elif s.key == "reduce_scope" and isinstance(s.node, CommReducer):
+            saved, self.reducer = self.reducer, s.node
+            yield s.body
+            self.reducer = saved
+        else:
+            yield s.body
+
+    def braced(self, head: str, body: Stmt | Iterator[Any]) -> Steps:
+        self.emit(head + " {")
+        self.indent += 1
+        yield body
+        self.indent -= 1
+        self.emit("}")
+
+    # -- a kernel --------------------------------------------------------------------------------
+    def run_kernel(self, k: Kernel) -> Steps:
+        """Every block of *k* (in parallel), in each every thread, runs the kernel body."""
+        check_races(k)
+        self.kernel = k
+        self.emit("{")
+        self.indent += 1
+        for tag, extents in k.extents.items():
+            self.launch[tag] = self.names.fresh(f"n_{tag}")
+            extent = extents[0]
+            for e in extents[1:]:
+                extent = Max(extent, e)
+            self.emit(f"const int32_t {self.launch[tag]} = {self.expr(extent)};")
+            if not tag.startswith("blockIdx."):
+                self.threads_per_block = arith.mul(self.threads_per_block, extent)
+        closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_launch]
+        blocks = k.block_tags
+        if blocks:
+            collapse = f" collapse({len(blocks)})" if len(blocks) > 1 else ""
+            self.emit(f"#pragma omp parallel for{collapse} schedule(static)")
+        # Each tag's index is named after the first IterVar bound to it; others are copies.
+        self.first = {}
+        for iv in k.threads:
+            self.first.setdefault(iv.thread_tag, iv)
+        for tag in blocks:
+            self.hw[tag] = h = self.names(self.first[tag].var, self.first[tag].var.name)
+            self.emit(f"for (int32_t {h} = 0; {h} < {self.launch[tag]}; ++{h}) {{")
+            self.indent += 1
+        for iv in k.threads:
+            if iv.thread_tag in blocks and iv is not self.first[iv.thread_tag]:
+                self.emit(f"const {c_type(iv.var.dtype)} {self.names(iv.var, iv.var.name)} = {self.hw[iv.thread_tag]};")
+        block_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_block]
+        for tag in k.thread_tags:
+            self.hw[tag] = self.names(self.first[tag].var, self.first[tag].var.name)
+        self.variant = {iv.var for iv in k.threads if iv.thread_tag not in blocks}
+        root = k.root.node
+        body: Stmt = k.body
+        if k.guarded(root.thread_tag):
+            body = IfThenElse(LT(root.var, k.root.value), body)
+        if not k.has_barrier:
+            n = self.open_threads()
+            thread_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_thread]
+            yield body
+            for lines in reversed(thread_closers):
+                self.close(lines)
+            self.close_threads(n)
+        else:
+            self.holders = _barrier_holders(body)
+            self.tid = self.names.fresh("tid")
+            self.n_threads = self.names.fresh("n_threads")
+            count = " * ".join(self.launch[t] for t in k.thread_tags) or "1"
+            self.emit(f"const int32_t {self.n_threads} = {count};")
+            private = [self.open_private(b) for b in k.per_thread]
+            yield self.phased(body)
+            for lines in reversed(private):
+                self.close(lines)
+            del self.private[:]
+        for lines in reversed(block_closers):
+            self.close(lines)
+        for _ in blocks:
+            self.indent -= 1
+            self.emit("}")
+        for lines in reversed(closers):
+            self.close(lines)
+        self.indent -= 1
+        self.emit("}")
+        self.init_kernel_state()
+
+    def open_threads(self) -> int:
+        """Open the loops over a block's threads and define what a thread sees; the number of
+        braces to close."""
+        k = self.kernel
+        assert k is not None
+        opened = 0
+        for tag in k.thread_tags:
+            h = self.hw[tag]
+            self.emit(f"for (int32_t {h} = 0; {h} < {self.launch[tag]}; ++{h}) {{")
+            self.indent += 1
+            opened += 1
+        if not opened:  # a scope of its own all the same, for the names it defines
+            self.emit("{")
+            self.indent += 1
+            opened = 1
+        if self.tid:
+            self.emit(f"const int32_t {self.tid} = {self.linear(self.hw)};")
+        for iv in k.threads:
+            if iv.thread_tag not in k.block_tags and iv is not self.first[iv.thread_tag]:
+                self.emit(f"const {c_type(iv.var.dtype)} {self.names(iv.var, iv.var.name)} = {self.hw[iv.thread_tag]};")
+        for var, array in self.spilled:
+            self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {array}[{self.tid}];")
+        for buf, base, size in self.private:
+            t = c_type(buf.dtype)
+            self.emit(f"{t}* restrict {self.names(buf, buf.name)} = {base} + (size_t){self.tid} * ({size});")
+        if self.conds:
+            self.emit(f"if ({' && '.join(self.conds)}) {{")
+            self.indent += 1
+            opened += 1
+        return opened
+
+    def close_threads(self, opened: int) -> None:
+        for _ in range(opened):
+            self.indent -= 1
+            self.emit("}")
+
+    def linear(self, index: dict[str, str]) -> str:
+        """The linear thread index of the per-tag indices *index*."""
+        k = self.kernel
+        assert k is not None
+        text = ""
+        for tag in k.thread_tags:
+            text = index[tag] if not text else f"({text}) * {self.launch[tag]} + {index[tag]}"
+        return text or "0"
+
+    def varies(self, e: Expr) -> bool:
+        """Whether *e* may differ between the threads of a block."""
+        found = []
+        private = {id(b) for b, _, _ in self.private}
+
+        def visit(x: Expr) -> None:
+            if (isinstance(x, Var) and x in self.variant) or (isinstance(x, Load) and id(x.buffer) in private):
+                found.append(x)
+
+        post_order_visit(e, visit)
+        return bool(found)
+
+    def open_private(self, buf: Buffer) -> list[str]:
+        """One copy of the per-thread buffer *buf* for each thread of the block."""
+        base = self.names.fresh(f"{buf.name}_threads")
+        size = buf.size
+        closer = self.open_alloc(base, buf.dtype, arith.mul(size, self.threads_per_block))
+        self.private.append((buf, base, self.expr(size)))
+        return closer
+
+    # -- a kernel cut at its barriers -------------------------------------------------------------
+    def phased(self, s: Stmt) -> Steps:
+        """Emit *s*, a part of a kernel's body, for every thread of the block in stretches."""
+        if id(s) not in self.holders:
+            opened = self.open_threads()
+            yield s
+            self.close_threads(opened)
+        elif isinstance(s, SeqStmt):
+            run: list[Stmt] = []
+            for x in (*s.seq, None):
+                if x is None or id(x) in self.holders:
+                    if run:
+                        yield self.phased(run[0] if len(run) == 1 else SeqStmt(tuple(run)))
+                        run = []
+                    if x is not None:
+                        yield self.phased(x)
+                else:
+                    run.append(x)
+        elif isinstance(s, Evaluate):
+            if is_allreduce(s):
+                self.allreduce(s.value)  # type: ignore[arg-type]
+            # A barrier is the end of one stretch and the start of the next.
+        elif isinstance(s, For):
+            if self.varies(s.min) or self.varies(s.extent):
+                raise LoweringError("build: target 'c' needs the loops around a barrier to run the same "
+                                    f"iterations in every thread; loop '{s.loop_var.name}' does not")
+            v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
+            lo, extent = self.expr(s.min), self.expr(s.extent)
+            end = f"{lo} + {extent}" if lo != "0" else extent
+            yield from self.braced(f"for ({t} {v} = {lo}; {v} < {end}; ++{v})",
+                                   self.phased(s.body))
+        elif isinstance(s, IfThenElse):
+            yield from self.phased_if(s)
+        elif isinstance(s, LetStmt):
+            yield from self.phased_let(s)
+        elif isinstance(s, Allocate):
+            closer = (self.open_private(s.buffer) if per_thread(s.buffer.scope)
+                      else self.open_alloc(self.names(s.buffer, s.buffer.name), s.buffer.dtype, s.buffer.size))
+            yield self.phased(s.body)
+            if per_thread(s.buffer.scope):
+                self.private.pop()
+            self.close(closer)
+        elif isinstance(s, AttrStmt):
+            yield from self.phased_attr(s)
+        elif isinstance(s, ProducerConsumer):
+            yield self.phased(s.body)
+        else:
+            raise LoweringError(f"build: target 'c' cannot run a {type(s).__name__} around a barrier")
+
+    def phased_if(self, s: IfThenElse) -> Steps:
+        cond = self.expr(s.condition)
+        if not self.varies(s.condition):
+            self.emit(f"if ({cond}) {{")
+            self.indent += 1
+            yield self.phased(s.then_case)
+            self.indent -= 1
+            if s.else_case is not None:
+                self.emit("} else {")
+                self.indent += 1
+                yield self.phased(s.else_case)
+                self.indent -= 1
+            self.emit("}")
+            return
+        self.conds.append(cond)
+        yield self.phased(s.then_case)
+        self.conds.pop()
+        if s.else_case is not None:
+            self.conds.append(self.expr(Not(s.condition)))
+            yield self.phased(s.else_case)
+            self.conds.pop()
+
+    def phased_let(self, s: LetStmt) -> Steps:
+        name, t = self.names(s.var, s.var.name), c_type(s.var.dtype)
+        if not self.varies(s.value):
+            self.emit("{")
+            self.indent += 1
+            self.emit(f"const {t} {name} = {self.expr(s.value)};")
+            yield self.phased(s.body)
+            self.indent -= 1
+            self.emit("}")
+            return
+        array = self.names.fresh(f"{s.var.name}_threads")
+        self.emit("{")
+        self.indent += 1
+        self.emit(f"{t} {array}[{self.n_threads}];")
+        opened = self.open_threads()
+        self.emit(f"{array}[{self.tid}] = {self.expr(s.value)};")
+        self.close_threads(opened)
+        self.spilled.append((s.var, array))
+        self.variant.add(s.var)
+        yield self.phased(s.body)
+        self.spilled.pop()
+        self.indent -= 1
+        self.emit("}")
+
+    def phased_attr(self, s: AttrStmt) -> Steps:
+        k = self.kernel
+        assert k is not None
+        if s.key == "thread_extent" and isinstance(s.node, IterVar) and k.guarded(s.node.thread_tag):
+            yield from self.phased_if(IfThenElse(LT(s.node.var, s.value), s.body))
+        elif s.key == "reduce_scope" and isinstance(s.node, CommReducer):
+            saved, self.reducer = self.reducer, s.node
+            yield self.phased(s.body)
+            self.reducer = saved
+        elif s.key == "virtual_thread" and isinstance(s.node, IterVar):
+            yield self.phased(For(s.node.var, arith.const(0), s.value, ForKind.SERIAL, s.body))
+        else:
+            yield self.phased(s.body)
+
+    def allreduce(self, call: Call) -> None:
+        """Every thread files its term; then each combines its group's terms (the threads that
+        differ only in the reduced indices) in the order of those indices."""
+        k, reducer = self.kernel, self.reducer
+        if k is None or reducer is None:
+            raise LoweringError("build: tvm_thread_allreduce outside a kernel's reduce_scope")
+        size = int(call.args[0].value)  # type: ignore[attr-defined]
+        values = call.args[1:1 + size]
+        cond = self.expr(call.args[1 + size])
+        temps = [v.buffer for v in call.args[2 + size:2 + 2 * size] if isinstance(v, BufferView)]
+        tags = {iv.var: iv.thread_tag for iv in k.threads}
+        over = [tags[v] for v in call.args[2 + 2 * size:] if isinstance(v, Var) and v in tags]
+        types = [c_type(v.dtype) for v in values]
+        identity = [self.expr(e) for e in reducer.identity_element]
+        stages = [self.names.fresh("stage") for _ in values]
+        self.emit("{")
+        self.indent += 1
+        i = self.names.fresh("i")
+        for t, st, ident in zip(types, stages, identity):
+            self.emit(f"{t} {st}[{self.n_threads}];")
+            self.emit(f"for (int32_t {i} = 0; {i} < {self.n_threads}; ++{i}) {st}[{i}] = {ident};")
+        opened = self.open_threads()
+        self.emit(f"if ({cond}) {{")
+        for st, v in zip(stages, values):
+            self.emit(f"  {st}[{self.tid}] = {self.expr(v)};")
+        self.emit("}")
+        self.close_threads(opened)
+        opened = self.open_threads()
+        accs = [self.names.fresh("acc") for _ in values]
+        for t, acc, ident in zip(types, accs, identity):
+            self.emit(f"{t} {acc} = {ident};")
+        rank = dict(self.hw)
+        for tag in dict.fromkeys(over):
+            rank[tag] = r = self.names.fresh("r")
+            self.emit(f"for (int32_t {r} = 0; {r} < {self.launch[tag]}; ++{r}) {{")
+            self.indent += 1
+        at = self.linear(rank)
+        self.emit("{")
+        self.indent += 1
+        for v, acc in zip(reducer.lhs, accs):
+            self.emit(f"const {c_type(v.dtype)} {self.names(v, v.name)} = {acc};")
+        for v, st in zip(reducer.rhs, stages):
+            self.emit(f"const {c_type(v.dtype)} {self.names(v, v.name)} = {st}[{at}];")
+        new = [self.names.fresh("next") for _ in values]
+        for t, n, e in zip(types, new, reducer.result):
+            self.emit(f"const {t} {n} = {self.expr(e)};")
+        for acc, n in zip(accs, new):
+            self.emit(f"{acc} = {n};")
+        self.indent -= 1
+        self.emit("}")
+        for _ in dict.fromkeys(over):
+            self.indent -= 1
+            self.emit("}")
+        for buf, acc in zip(temps, accs):
+            self.emit(f"{self.names(buf, buf.name)}[0] = {acc};")
+        self.close_threads(opened)
+        self.indent -= 1
+        self.emit("}")
