@@ -3,7 +3,8 @@
 A 3x3 blur in three stages (x-blur at the tile of the y-blur, tiled 64x64, rows parallel,
 inner loop vectorized) at 2048x2048, and a tiled 512^3 matmul (32x32 tiles, k split by 4,
 the outer rows parallel, the inner columns vectorized); medians of 10 runs, with NumPy's
-figures and the compile time of each kernel (a fresh cache).
+figures and the compile time of each kernel (a fresh cache). Where Halide or TVM is installed
+(a scratch environment, see :mod:`peers`), the same schedules run there in the same process.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import tempfile
 import time
 
 import numpy as np
+import peers
 
 import schedule as te
 from lower import build
@@ -34,7 +36,8 @@ def blur(n: int = 2048):
     def numpy_blur():
         x = (a[:, :-2] + a[:, 1:-1] + a[:, 2:]) / 3
         return (x[:-2] + x[1:-1] + x[2:]) / 3
-    return s, [A, by], [a], (n, n), numpy_blur
+    return s, [A, by], [a], (n, n), numpy_blur, {
+        "Halide": lambda out: peers.halide_blur(a, out), "TVM": lambda out: peers.tvm_blur(a, out)}
 
 
 def matmul(n: int = 512):
@@ -50,7 +53,8 @@ def matmul(n: int = 512):
     s[C].vectorize(yi)
     rng = np.random.default_rng(1)
     a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
-    return s, [A, B, C], [a, b], (n, n), lambda: a @ b
+    return s, [A, B, C], [a, b], (n, n), lambda: a @ b, {
+        "Halide": lambda out: peers.halide_matmul(a, b, out), "TVM": lambda out: peers.tvm_matmul(a, b, out)}
 
 
 def median_time(fn, runs: int = 10) -> float:
@@ -66,7 +70,7 @@ def median_time(fn, runs: int = 10) -> float:
 def main() -> None:
     os.environ["TEBOUND_CACHE_DIR"] = tempfile.mkdtemp(prefix="tebound_bench_")
     for name, make in (("blur 3x3, 3 stages, 2048^2", blur), ("matmul 512^3", matmul)):
-        s, args, inputs, shape, ref = make()
+        s, args, inputs, shape, ref, others = make()
         t = time.perf_counter()
         f = build(s, args, target="c")
         compile_s = time.perf_counter() - t
@@ -75,6 +79,16 @@ def main() -> None:
         np.testing.assert_allclose(out, ref(), rtol=1e-4)
         print(f"{name}: C {run * 1e3:.2f} ms, NumPy {median_time(ref) * 1e3:.2f} ms, "
               f"lower+compile {compile_s:.2f} s")
+        for peer, prepare in others.items():
+            t = time.perf_counter()
+            go = prepare(np.zeros(shape, "float32"))
+            if go is None:
+                print(f"  {peer}: not installed")
+                continue
+            compile_s = time.perf_counter() - t
+            got = go()
+            np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), ref(), rtol=1e-4)
+            print(f"  {peer}: {median_time(go) * 1e3:.2f} ms, compile {compile_s:.2f} s")
 
 
 if __name__ == "__main__":

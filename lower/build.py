@@ -7,13 +7,10 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from bound.operation import bounds_of
 from lower.arguments import check_bound_vars
-from lower.backend import compile_source, python_source
-from lower.backend.c_compile import CKernel, compile_c, find_compiler
-from lower.backend.c_stmt import c_source
+from lower.backend import TARGETS
+from lower.backend.c.compile import find_compiler
 from lower.binding import bind_shapes, check_array
 from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
@@ -22,9 +19,6 @@ from schedule.expr import Var
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
 
-#: The targets ``build`` compiles for; intrinsic lowering rules are looked up under the
-#: target's name (beside "default").
-TARGETS = ("python", "c")
 #: The environment variable that names the default target.
 TARGET_VARIABLE = "TEBOUND_TARGET"
 
@@ -69,14 +63,8 @@ class BuiltFunc:
         self.lowered = func
         self.target = target
         body = lower_intrinsics(func.body, target)
-        buffers = [func.buffers[t] for t in func.tensors]
-        if target == "c":
-            program = c_source(body, buffers, func.params)
-            self.source = program.source
-            self._c_kernel = CKernel(compile_c(self.source), len(buffers), func.params, program.calls)
-        else:
-            self.source = python_source(body, buffers, func.params, checks=checks)
-            self._kernel = compile_source(self.source)
+        self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks)
+        self.source = self._kernel.source
 
     def get_source(self) -> str:
         """The generated source: C for target ``"c"``, Python for ``"python"``."""
@@ -91,24 +79,9 @@ class BuiltFunc:
             if isinstance(a, Tensor):
                 check_array(a, value, writes=not bounds_of(a.op).is_input(a.op))
         env = bind_shapes(args, arrays, self.lowered.layouts)
-        if self.target == "c":
-            self._call_c(arrays, env)
-            return
-        flat = [value.reshape(-1).tolist() for a, value in zip(args, arrays) if isinstance(a, Tensor)]
-        self._kernel(*flat, *(env[v] for v in self.lowered.params))
         tensors = [(a, value) for a, value in zip(args, arrays) if isinstance(a, Tensor)]
-        for (t, a), values in zip(tensors, flat):
-            if not bounds_of(t.op).is_input(t.op):
-                a[...] = np.asarray(values, dtype=a.dtype).reshape(a.shape)
-
-
-    def _call_c(self, arrays: Sequence[Any], env: dict) -> None:
-        tensors = [(a, value) for a, value in zip(self.lowered.args, arrays) if isinstance(a, Tensor)]
-        data = [value if value.flags.c_contiguous else np.ascontiguousarray(value) for _, value in tensors]
-        self._c_kernel(data, [env[v] for v in self.lowered.params])
-        for (t, value), copy in zip(tensors, data):
-            if copy is not value and not bounds_of(t.op).is_input(t.op):
-                value[...] = copy
+        self._kernel([value for _, value in tensors], [env[v] for v in self.lowered.params],
+                     [not bounds_of(t.op).is_input(t.op) for t, _ in tensors])
 
 
 def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool | None = None,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import settings
 
 import schedule as te
-from lower.backend.c_compile import find_compiler
+from lower.backend.c.compile import find_compiler
 from lower.build import TARGET_VARIABLE
 
 #: Every test module that builds runs on each target: the checked Python reference, and C

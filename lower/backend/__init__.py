@@ -1,6 +1,15 @@
-"""What runs a lowered function: Python source executed on flat lists (the checked reference)."""
+"""What runs a lowered function, one package per target: ``python`` (source executed on flat
+lists, checked: the reference) and ``c`` (C compiled by the system compiler). A target is a
+class built from the flattened body, its buffers and scalar parameters, with ``source`` and a
+call on NumPy arrays; a further target is a package beside these and an entry in TARGETS."""
 
 from __future__ import annotations
 
-from lower.backend.python_stmt import compile_source, python_source
-from lower.backend.runtime import BarrierDivergenceError, OutOfBoundsError
+from lower.backend.c.kernel import CKernel
+from lower.backend.python.kernel import PythonKernel
+from lower.backend.python.runtime import BarrierDivergenceError, OutOfBoundsError
+from lower.backend.python.stmt import compile_source, python_source
+
+#: The targets ``build`` compiles for, by name; intrinsic lowering rules are looked up under
+#: the target's name (beside "default").
+TARGETS = {"python": PythonKernel, "c": CKernel}

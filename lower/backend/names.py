@@ -7,7 +7,7 @@ import keyword
 import re
 from typing import Any
 
-from lower.backend.runtime import RUNTIME
+from lower.backend.python.runtime import RUNTIME
 
 
 class Names:

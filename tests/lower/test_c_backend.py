@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import schedule as te
 from lower import LoweringError, build, reference
-from lower.backend import c_compile
+from lower.backend.c import compile as c_compile
 from lower.build import CompilerWarning
 
 from ..strategies import describe, pipelines, schedules

@@ -9,8 +9,9 @@ import pytest
 import schedule as te
 import schedule.packed as packed
 from lower import LoweringError, build
-from lower.backend import c_compile, compile_source, python_source
-from lower.backend.c_stmt import c_source
+from lower.backend import CKernel, compile_source, python_source
+from lower.backend.c import compile as c_compile
+from lower.backend.c.stmt import c_source
 from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, IfThenElse, LetStmt, Load, SeqStmt, Store
 from lower.thread_sync import barrier
 from schedule import arith
@@ -20,11 +21,10 @@ pytestmark = pytest.mark.skipif(c_compile.find_compiler() is None, reason="no C 
 
 def _run_c(body, buffers, arrays):
     """Run *body* in C on copies of *arrays*; the results and the source."""
-    program = c_source(body, buffers, [])
-    kernel = c_compile.CKernel(c_compile.compile_c(program.source), len(buffers), [], program.calls)
+    kernel = CKernel(body, buffers, [])
     out = [a.copy() for a in arrays]
-    kernel(out, [])
-    return out, program.source
+    kernel(out, [], [True] * len(out))
+    return out, kernel.source
 
 
 def _run_both(body, buffers, arrays):

@@ -8,7 +8,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.backend.runtime import OutOfBoundsError
+from lower.backend.python.runtime import OutOfBoundsError
 
 from .run import random, run
 

@@ -11,7 +11,7 @@ import schedule as te
 from bound import Analyzer, infer_bound
 from bound.tensorize import match_body, tensorize_region
 from lower import LoweringError, lower
-from lower.backend.runtime import OutOfBoundsError
+from lower.backend.python.runtime import OutOfBoundsError
 from schedule.functor import structural_equal
 
 from .run import random, run

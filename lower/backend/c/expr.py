@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from lower.backend.c_callback import BUFFER, CLIPPED, DTYPES, FLOAT, INT, STRING, WRITES, PythonCall
+from lower.backend.c.callback import BUFFER, CLIPPED, DTYPES, FLOAT, INT, STRING, WRITES, PythonCall
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import BufferView, Load
@@ -210,7 +210,7 @@ class CExprSource(ExprFunctor[str]):
 
     # -- helpers --------------------------------------------------------------------------------
     def _python_call(self, kind: str, name: str, dtype: str, args: list[Expr]) -> str:
-        """A call of a Python function through the kernel's callback (see :mod:`lower.backend.c_callback`)."""
+        """A call of a Python function through the kernel's callback (see :mod:`lower.backend.c.callback`)."""
         ptrs: list[str] = []
         ints: list[str] = [str(len(args))]
         floats: list[str] = []

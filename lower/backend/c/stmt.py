@@ -3,7 +3,7 @@
 Loops keep their kinds: ``parallel`` is an OpenMP parallel loop, ``vectorized`` an OpenMP
 ``simd`` loop, ``unrolled`` loops of a small constant extent are written out iteration by
 iteration. Small constant allocations live on the stack, others on the heap, 64-byte aligned.
-GPU kernels run on the CPU as :mod:`lower.backend.c_kernel` describes.
+GPU kernels run on the CPU as :mod:`lower.backend.c.threads` describes.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
-from lower.backend.c_callback import C_DECLARATION, PythonCall
-from lower.backend.c_expr import CExprSource, c_type
-from lower.backend.c_kernel import KernelSource
+from lower.backend.c.callback import C_DECLARATION, PythonCall
+from lower.backend.c.expr import CExprSource, c_type
+from lower.backend.c.threads import KernelSource
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import (

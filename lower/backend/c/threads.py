@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from typing import Any
 
-from lower.backend.c_expr import c_type
-from lower.backend.kernel import Kernel, analyze_kernel, check_races
+from lower.backend.c.expr import c_type
+from lower.backend.gpu_kernel import Kernel, analyze_kernel, check_races
 from lower.errors import LoweringError
 from lower.stmt import (
     Allocate,

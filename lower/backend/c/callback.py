@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from lower.backend.runtime import OutOfBoundsError
+from lower.backend.python.runtime import OutOfBoundsError
 from schedule.evaluate import extern_function
 from schedule.packed import get_global_func
 

@@ -8,7 +8,7 @@ and store first checks each logical index against its realized region.
 A GPU kernel runs block after block; in a block every thread runs the kernel body with its
 own local buffers, sharing the block's shared buffers. Without barriers the threads run one
 after another; with barriers each thread is a generator and the block runs them in lock step
-(:func:`lower.backend.runtime._run_block`).
+(:func:`lower.backend.python.runtime._run_block`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from lower.backend.kernel import Kernel, analyze_kernel, check_races, contains_barrier
+from lower.backend.gpu_kernel import Kernel, analyze_kernel, check_races, contains_barrier
 from lower.backend.names import Names
-from lower.backend.python_expr import ExprSource
-from lower.backend.runtime import RUNTIME
+from lower.backend.python.expr import ExprSource
+from lower.backend.python.runtime import RUNTIME
 from lower.errors import LoweringError
 from lower.stmt import (
     Allocate,

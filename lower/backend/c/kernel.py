@@ -1,0 +1,53 @@
+"""A lowered function as C: emitted, compiled (or found in the cache), loaded with ctypes, and
+called on the arrays' own memory."""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lower.backend.c.callback import CALLBACK, Callbacks
+from lower.backend.c.compile import compile_c
+from lower.backend.c.stmt import ENTRY, c_source
+from lower.stmt import Buffer, Stmt
+from schedule.dtype import is_float
+from schedule.expr import Var
+
+
+class CKernel:
+    """The compiled function of *body* over *buffers* and the scalar *params*.
+
+    C has no bounds checks: *checks* is accepted for the targets' common signature only.
+    """
+
+    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = False) -> None:
+        program = c_source(body, buffers, params)
+        self.source = program.source
+        self._lib = ctypes.CDLL(str(compile_c(self.source)))
+        self._fn = getattr(self._lib, ENTRY)
+        self._fn.restype = ctypes.c_int32
+        self._scalars = [_scalar_type(v.dtype) for v in params]
+        self._fn.argtypes = [ctypes.c_void_p] * len(buffers) + self._scalars + [CALLBACK]
+        self._callbacks = Callbacks(program.calls)
+
+    def __call__(self, arrays: Sequence[np.ndarray], values: Sequence[Any], writes: Sequence[bool]) -> None:
+        """Run on *arrays* in place (a non-contiguous one through a contiguous copy, copied back
+        if *writes* says it is written); an error raised by a Python function it called is
+        raised here."""
+        data = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        self._fn(*(a.ctypes.data for a in data), *(t(v) for t, v in zip(self._scalars, values)),
+                 self._callbacks.pointer)
+        self._callbacks.raise_error()
+        for a, copy, written in zip(arrays, data, writes):
+            if copy is not a and written:
+                a[...] = copy
+
+
+def _scalar_type(dtype: str) -> Any:
+    if is_float(dtype):
+        return ctypes.c_float if dtype == "float32" else ctypes.c_double
+    return {"int64": ctypes.c_int64, "uint64": ctypes.c_uint64, "uint32": ctypes.c_uint32,
+            "bool": ctypes.c_bool}.get(dtype, ctypes.c_int32)
