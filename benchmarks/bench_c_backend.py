@@ -75,7 +75,7 @@ def main() -> None:
         f = build(s, args, target="c")
         compile_s = time.perf_counter() - t
         out = np.full(shape, np.nan, "float32")
-        run = median_time(lambda f=f, inputs=inputs, out=out: f(*inputs, out))
+        run = median_time(lambda f=f, inputs=inputs, out=out: f(*inputs, out), runs=30)
         np.testing.assert_allclose(out, ref(), rtol=1e-4)
         print(f"{name}: C {run * 1e3:.2f} ms, NumPy {median_time(ref) * 1e3:.2f} ms, "
               f"lower+compile {compile_s:.2f} s")
@@ -88,7 +88,8 @@ def main() -> None:
             compile_s = time.perf_counter() - t
             got = go()
             np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), ref(), rtol=1e-4)
-            print(f"  {peer}: {median_time(go) * 1e3:.2f} ms, compile {compile_s:.2f} s")
+            theirs = median_time(go, runs=30)
+            print(f"  {peer}: {theirs * 1e3:.2f} ms (ours / theirs {run / theirs:.2f}), compile {compile_s:.2f} s")
 
 
 if __name__ == "__main__":

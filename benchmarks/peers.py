@@ -3,7 +3,8 @@
 Neither is a dependency: install them in a scratch environment beside this project
 (``pip install halide apache-tvm``, TVM 0.2x with its ``s_tir`` schedule). Each function
 returns a callable that runs the compiled pipeline once and returns its output as a NumPy
-array, or None when the peer is not installed.
+array, or None when the peer is not installed. As in our schedules, the whole inner tile
+axis is vectorized.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def _native_cpu() -> str:
     return "generic"
 
 
-def halide_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, vector: int = 8) -> Run | None:
+def halide_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, vector: int = 64) -> Run | None:
     try:
         import halide as hl
     except ImportError:
@@ -45,7 +46,7 @@ def halide_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, vector: int = 8)
     return lambda: (by.realize(result), np.asarray(result))[1]
 
 
-def halide_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, tile: int = 32, vector: int = 8) -> Run | None:
+def halide_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, tile: int = 32, vector: int = 32) -> Run | None:
     try:
         import halide as hl
     except ImportError:
