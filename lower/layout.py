@@ -103,8 +103,8 @@ class Layout:
 
     def indexing_map(self) -> Any:
         """Logical index -> physical offset as an XLA indexing map."""
-        from bound.affine_expr import Dim
-        from bound.indexing_map import IndexingMap
+        from bound.indexing.affine_expr import Dim
+        from bound.indexing.indexing_map import IndexingMap
 
         ops = _AffineOps()
         dims = [Dim(k) for k in range(len(self.dims))]

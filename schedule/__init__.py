@@ -1,10 +1,13 @@
 """The te-like DSL and the schedule language (``import schedule as te`` mirrors ``tvm.te``).
 
-Submodules: ``schedule.ops`` (an XLA-like op library), ``schedule.hlo`` (HLO text into those
-ops) and ``schedule.rewrite`` (reshape/broadcast rewrites).
+The XLA side lives in ``schedule.xla``: ``ops`` (an XLA-like op library), ``hlo`` (HLO text
+into those ops) and ``rewrite`` (reshape/broadcast rewrites), also reachable as
+``schedule.ops``, ``schedule.hlo`` and ``schedule.rewrite``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from schedule import ir_builder
 from schedule.arith import (  # noqa: A004
@@ -128,3 +131,13 @@ def var(name: str = "tindex", dtype: str = "int32") -> Var:
 
 
 size_var = var
+
+
+def __getattr__(name: str) -> Any:
+    """``schedule.ops``, ``schedule.hlo`` and ``schedule.rewrite``: the XLA modules, loaded when
+    first asked for (they build on this package)."""
+    if name in ("ops", "hlo", "rewrite"):
+        import importlib
+
+        return importlib.import_module(f"schedule.xla.{name}")
+    raise AttributeError(f"module 'schedule' has no attribute '{name}'")

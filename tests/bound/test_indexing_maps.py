@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bound.indexing_map import IndexingMap, compose
-from bound.indexing_simplify import RangeEvaluator, simplify_in_place
-from bound.indexing_text import parse_affine_expr
-from bound.xla_interval import Interval
+from bound.indexing.indexing_map import IndexingMap, compose
+from bound.indexing.intervals import Interval
+from bound.indexing.simplify import RangeEvaluator, simplify_in_place
+from bound.indexing.text import parse_affine_expr
 
 CASES = json.loads((Path(__file__).resolve().parent.parent / "data" / "xla_cases.json").read_text())
 
@@ -110,7 +110,7 @@ def test_interval_arithmetic(a, op, b, want):
 
 @by_name([c for c in CASES["map_operation_cases"] if c["operation"] == "RescaleSymbols"])
 def test_rescale_symbols(case):
-    from bound.indexing_simplify import rescale_symbols
+    from bound.indexing.simplify import rescale_symbols
 
     out, changed = rescale_symbols(IndexingMap.parse(case["input_map"]))
     assert changed == case["returns"]
@@ -124,7 +124,7 @@ def test_rescale_symbols(case):
 
 
 def test_verify_names_the_mismatch():
-    from bound.affine_expr import Dim
+    from bound.indexing.affine_expr import Dim
 
     m = IndexingMap.from_tensor_sizes([Dim(0)], [10, 10], num_dims=1)
     (case,) = [c for c in CASES["map_operation_cases"] if c["operation"] == "Verify"]

@@ -88,7 +88,7 @@ def test_input_to_output_case_prints_as_xla(case):
 def test_physical_layout_cases(case):
     """The maps between physical indices: the op's map between the layouts' permutations."""
     from bound import input_to_output
-    from bound.indexing_map import compose, physical_maps
+    from bound.indexing.indexing_map import compose, physical_maps
 
     mod = hlo.parse(case["hlo"])
     root = mod.root

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import output_to_input
-from bound.affine_expr import Const, Dim, Symbol, floordiv, mod
-from bound.indexing_map import AffineMap, IndexingMap, Variable
-from bound.xla_interval import Interval
+from bound.indexing.affine_expr import Const, Dim, Symbol, floordiv, mod
+from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
+from bound.indexing.intervals import Interval
 from schedule import ops
 from schedule.evaluate import evaluate
 

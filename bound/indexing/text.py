@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, build, print_expr
-from bound.indexing_map import AffineMap, IndexingMap, Variable
-from bound.xla_interval import Interval
+from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, build, print_expr
+from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
+from bound.indexing.intervals import Interval
 
 
 def names_of(m: IndexingMap) -> tuple[list[str], list[str], list[str]]:

@@ -11,7 +11,7 @@ import functools
 import math
 from collections.abc import Callable
 
-from bound.affine_expr import (
+from bound.indexing.affine_expr import (
     AffineExpr,
     Binary,
     Const,
@@ -23,8 +23,8 @@ from bound.affine_expr import (
     mul,
     replace,
 )
-from bound.indexing_map import AffineMap, IndexingMap, Variable
-from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
+from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
+from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 
 
 class RangeEvaluator:

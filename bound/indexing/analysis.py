@@ -11,13 +11,13 @@ are composed along every path, simplified and deduplicated, as XLA does for fusi
 from __future__ import annotations
 
 from bound.access import Access
-from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod
 from bound.const_bound import ConstBounds
 from bound.errors import NonAffineError
-from bound.indexing_map import AffineMap, IndexingMap, Variable, compose
-from bound.indexing_simplify import simplified
+from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod
+from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable, compose
+from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
+from bound.indexing.simplify import simplified
 from bound.operation import reads
-from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
 from schedule import arith
 from schedule.expr import (
     EQ,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from bound.affine_expr import AffineExpr, Const, Dim, Symbol, evaluate, replace, walk
-from bound.xla_interval import Interval
+from bound.indexing.affine_expr import AffineExpr, Const, Dim, Symbol, evaluate, replace, walk
+from bound.indexing.intervals import Interval
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,8 +80,8 @@ class IndexingMap:
 
     @staticmethod
     def parse(text: str) -> IndexingMap:
-        """A map from its printed form (see :mod:`bound.indexing_text`)."""
-        from bound.indexing_text import parse_indexing_map
+        """A map from its printed form (see :mod:`bound.indexing.text`)."""
+        from bound.indexing.text import parse_indexing_map
 
         return parse_indexing_map(text)
 
@@ -164,7 +164,7 @@ class IndexingMap:
 
     def rescale_symbols(self) -> IndexingMap:
         """Symbols constrained to one residue ``s mod c in [r, r]`` replaced by ``s*c + r``."""
-        from bound.indexing_simplify import rescale_symbols
+        from bound.indexing.simplify import rescale_symbols
 
         return rescale_symbols(self)[0]
 
@@ -187,7 +187,7 @@ class IndexingMap:
                      frozenset(self.constraints.items()), self.is_known_empty))
 
     def __str__(self) -> str:
-        from bound.indexing_text import print_indexing_map
+        from bound.indexing.text import print_indexing_map
 
         return print_indexing_map(self)
 
@@ -197,14 +197,14 @@ class IndexingMap:
     # -- operations ----------------------------------------------------------------------------
     def simplify(self) -> IndexingMap:
         """A simplified copy (XLA's ``Simplify`` with point dimensions replaced)."""
-        from bound.indexing_simplify import simplified
+        from bound.indexing.simplify import simplified
 
         return simplified(self)
 
     def is_empty(self) -> bool:
         """Whether no point satisfies the domain, decided exactly with isl (XLA only notices
         empty intervals: ``d0 mod 8 in [45, 49]`` stays; here it is empty)."""
-        from bound.indexing_text import isl_text
+        from bound.indexing.text import isl_text
         from bound.isl import relation_is_empty
 
         if self.is_known_empty:
@@ -214,7 +214,7 @@ class IndexingMap:
     def same_relation(self, other: IndexingMap) -> bool:
         """Whether both maps relate the same indices (names, constraint forms and variables
         aside), decided with isl."""
-        from bound.indexing_text import isl_text
+        from bound.indexing.text import isl_text
         from bound.isl import same_relation
 
         return same_relation([isl_text(self)], [isl_text(other)])

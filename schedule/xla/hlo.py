@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedule import arith, ops
+from schedule import arith
 from schedule.errors import TeError
 from schedule.reduce import comm_reducer
 from schedule.tensor import Tensor, placeholder
+from schedule.xla import ops
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "float32", "s8": "int8",
            "s16": "int16", "s32": "int32", "s64": "int64", "u8": "uint8", "u32": "uint32",

@@ -12,12 +12,12 @@ forward map.
 
 from __future__ import annotations
 
-from bound.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod, walk
-from bound.indexing_analysis import operand_maps
-from bound.indexing_map import AffineMap, IndexingMap, Variable
-from bound.indexing_text import isl_text, relation_text
+from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod, walk
+from bound.indexing.analysis import operand_maps
+from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
+from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
+from bound.indexing.text import isl_text, relation_text
 from bound.isl import reversed_functions, set_constraints, single_valued_function
-from bound.xla_interval import INT64_MAX, INT64_MIN, Interval
 from schedule import arith
 from schedule.tensor import ComputeOp, Tensor
 
@@ -204,8 +204,8 @@ def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
         raise TypeError("input_to_output: tensor and operand must be Tensors")
     if _reads_directly(tensor, operand):
         return _direct(tensor, operand)
-    from bound.indexing_map import compose
-    from bound.indexing_simplify import simplified
+    from bound.indexing.indexing_map import compose
+    from bound.indexing.simplify import simplified
 
     out: dict[IndexingMap, None] = {}
     for middle in dict.fromkeys(tensor.op.input_tensors):
@@ -261,8 +261,8 @@ def _direct(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
 def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int],
                      orders: tuple | None = None) -> list[IndexingMap]:
     """The reverse reshape (of a bitcast: through the physical orders of both tensors)."""
-    from bound.indexing_analysis import access_map
-    from bound.indexing_simplify import simplified
+    from bound.indexing.analysis import access_map
+    from bound.indexing.simplify import simplified
     from schedule import ops
     from schedule.tensor import compute, placeholder
 

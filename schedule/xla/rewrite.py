@@ -19,9 +19,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from schedule import arith, ops
+from schedule import arith
 from schedule.graph import post_dfs_order, read_graph
 from schedule.tensor import ComputeOp, Operation, Tensor
+from schedule.xla import ops
 
 _ELEMENTWISE = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "exponential", "log", "sqrt",
                 "tanh", "negate", "abs", "copy", "select"}

@@ -1,0 +1,2 @@
+"""XLA-style indexing maps: affine expressions, IndexingMap and its text, its simplifier, the
+analysis of ops (output to input), its inverse (input to output), and XLA's intervals."""
