@@ -132,3 +132,20 @@ def test_a_python_function_receives_the_kernels_memory_and_writes_it(monkeypatch
     f(a, b)
     np.testing.assert_array_equal(b, 2 * a)
     assert seen == [((3, 5), True, True)]
+
+
+def test_an_allocation_of_negative_extent_is_empty():
+    # At m = 1 the temporary has m - 2 = -1 elements; as on the Python target it is empty
+    # (a negative count once asked the allocator for 2^64 bytes and aborted the process).
+    m, i = te.var("m"), te.var("i")
+    tmp = Buffer("tmp", "float32", (arith.sub(m, 2),))
+    out = Buffer("out", "float32", (arith.const(1),))
+    body = Allocate(tmp, SeqStmt((For(i, arith.const(0), arith.sub(m, 2), ForKind.SERIAL,
+                                      Store(tmp, arith.const(1.0), i)),
+                                  Store(out, arith.const(7.0), arith.const(0)))))
+    kernel = CKernel(body, [out], [m])
+    for size in (1, 2, 5):
+        o = np.zeros(1, "float32")
+        kernel([o], [size], [True])
+        assert o[0] == 7.0
+    assert "tb_alloc((int64_t)((m - 2)), sizeof(float))" in kernel.source

@@ -109,7 +109,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         if count is not None and count * max(bits(dtype) // 8, 1) <= STACK_BYTES:
             self.emit(f"{t} {name}[{max(int(count), 1)}] __attribute__((aligned(64)));")
             return []
-        self.emit(f"{t}* {name} = ({t}*)tb_alloc((size_t)({self.expr(size)}) * sizeof({t}));")
+        self.emit(f"{t}* {name} = ({t}*)tb_alloc((int64_t)({self.expr(size)}), sizeof({t}));")
         return [f"free({name});"]
 
     def visit_allocate(self, s: Allocate) -> Steps:
@@ -190,8 +190,10 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> CP
     gen(body)
     helpers = [
         C_DECLARATION,
-        "static void* tb_alloc(size_t bytes) {",
+        "/* A region with a negative extent is empty, as on the Python target. */",
+        "static void* tb_alloc(int64_t count, size_t size) {",
         "  void* p = NULL;",
+        "  size_t bytes = count > 0 ? (size_t)count * size : 0;",
         "  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) abort();",
         "  return p;",
         "}",
