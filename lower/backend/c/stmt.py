@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lower.backend.c.callback import C_DECLARATION, PythonCall
 from lower.backend.c.expr import CExprSource, c_type
@@ -83,7 +84,8 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
     def emit(self, text: str) -> None:
         self.lines.append("  " * self.indent + text)
 
-    def block(self, head: str, body: Stmt, tail: Sequence[str] = ()) -> Steps:
+    def block(self, head: str, body: Any, tail: Sequence[str] = ()) -> Steps:
+        """``head { body tail }``; *body* is a statement or a generator the driver runs."""
         self.emit(head + " {")
         self.indent += 1
         yield body
@@ -91,6 +93,35 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit(line)
         self.indent -= 1
         self.emit("}")
+
+    def if_else(self, condition: str, then: Any, otherwise: Any | None) -> Steps:
+        """``if (condition) { then } else { otherwise }``; each a statement or a generator."""
+        self.emit(f"if ({condition}) {{")
+        self.indent += 1
+        yield then
+        self.indent -= 1
+        if otherwise is not None:
+            self.emit("} else {")
+            self.indent += 1
+            yield otherwise
+            self.indent -= 1
+        self.emit("}")
+
+    def let(self, var: Var, value: Expr, body: Any) -> Steps:
+        """*body* (a statement or a generator) in a scope where *var* is the constant *value*."""
+        self.emit("{")
+        self.indent += 1
+        self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {self.expr(value)};")
+        yield body
+        self.indent -= 1
+        self.emit("}")
+
+    def loop_head(self, s: For) -> str:
+        """``for (...)`` over the iterations of *s*."""
+        v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
+        lo, extent = self.expr(s.min), self.expr(s.extent)
+        end = f"{lo} + {extent}" if lo != "0" else extent
+        return f"for ({t} {v} = {lo}; {v} < {end}; ++{v})"
 
     def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         for x in s.seq:
@@ -119,8 +150,6 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.close(closer)
 
     def visit_for(self, s: For) -> Steps:
-        v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
-        lo, extent = self.expr(s.min), self.expr(s.extent)
         count = arith.value_of(s.extent)
         if s.kind == ForKind.UNROLLED and count is not None and int(count) <= UNROLL_LIMIT:
             for k in range(int(count)):
@@ -133,28 +162,13 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
             self.emit("#pragma GCC unroll 8")
-        end = f"{lo} + {extent}" if lo != "0" else extent
-        yield from self.block(f"for ({t} {v} = {lo}; {v} < {end}; ++{v})", s.body)
+        yield from self.block(self.loop_head(s), s.body)
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
-        self.emit(f"if ({self.expr(s.condition)}) {{")
-        self.indent += 1
-        yield s.then_case
-        self.indent -= 1
-        if s.else_case is not None:
-            self.emit("} else {")
-            self.indent += 1
-            yield s.else_case
-            self.indent -= 1
-        self.emit("}")
+        yield from self.if_else(self.expr(s.condition), s.then_case, s.else_case)
 
     def visit_let_stmt(self, s: LetStmt) -> Steps:
-        self.emit("{")
-        self.indent += 1
-        self.emit(f"const {c_type(s.var.dtype)} {self.names(s.var, s.var.name)} = {self.expr(s.value)};")
-        yield s.body
-        self.indent -= 1
-        self.emit("}")
+        yield from self.let(s.var, s.value, s.body)
 
     def visit_store(self, s: Store) -> None:
         buf = self.names(s.buffer, s.buffer.name)

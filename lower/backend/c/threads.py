@@ -11,7 +11,7 @@ that differs between threads is checked in every stretch it covers.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from typing import Any
 
 from lower.backend.c.expr import c_type
@@ -65,10 +65,16 @@ def _barrier_holders(root: Stmt) -> set[int]:
 class KernelSource:
     """The kernel part of the C statement source (mixed into it; uses its emit, expr, names)."""
 
+    # Provided by the statement source it is mixed into.
     emit: Any
     expr: Any
     names: Any
     indent: int
+    open_alloc: Any  # (name, dtype, size) -> the lines that free the allocation
+    block: Any
+    if_else: Any
+    let: Any
+    loop_head: Any
 
     def init_kernel_state(self) -> None:
         self.kernel: Kernel | None = None
@@ -85,10 +91,6 @@ class KernelSource:
         self.first: dict[str, IterVar] = {}  # thread tag -> the first IterVar bound to it
         self.reducer: CommReducer | None = None
 
-    # -- allocations, shared with the host code ------------------------------------------------
-    def open_alloc(self, name: str, dtype: str, size: Expr) -> list[str]:
-        raise NotImplementedError  # provided by the statement source
-
     def close(self, lines: list[str]) -> None:
         for line in lines:
             self.emit(line)
@@ -99,27 +101,19 @@ class KernelSource:
             if self.kernel is None:
                 yield from self.run_kernel(analyze_kernel(s))
             elif self.kernel.guarded(s.node.thread_tag):
-                yield from self.braced(f"if ({self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)})",
-                                       s.body)
+                yield from self.if_else(f"{self.names(s.node.var, s.node.var.name)} < {self.expr(s.value)}",
+                                        s.body, None)
             else:
                 yield s.body
         elif s.key == "virtual_thread" and isinstance(s.node, IterVar):
-            v = self.names(s.node.var, s.node.var.name)
-            yield from self.braced(f"for ({c_type(s.node.var.dtype)} {v} = 0; {v} < {self.expr(s.value)}; ++{v})",
-                                   s.body)
+            loop = For(s.node.var, arith.const(0), s.value, ForKind.SERIAL, s.body)
+            yield from self.block(self.loop_head(loop), s.body)
         elif s.key == "reduce_scope" and isinstance(s.node, CommReducer):
             saved, self.reducer = self.reducer, s.node
             yield s.body
             self.reducer = saved
         else:
             yield s.body
-
-    def braced(self, head: str, body: Stmt | Iterator[Any]) -> Steps:
-        self.emit(head + " {")
-        self.indent += 1
-        yield body
-        self.indent -= 1
-        self.emit("}")
 
     # -- a kernel --------------------------------------------------------------------------------
     def run_kernel(self, k: Kernel) -> Steps:
@@ -149,9 +143,7 @@ class KernelSource:
             self.hw[tag] = h = self.names(self.first[tag].var, self.first[tag].var.name)
             self.emit(f"for (int32_t {h} = 0; {h} < {self.launch[tag]}; ++{h}) {{")
             self.indent += 1
-        for iv in k.threads:
-            if iv.thread_tag in blocks and iv is not self.first[iv.thread_tag]:
-                self.emit(f"const {c_type(iv.var.dtype)} {self.names(iv.var, iv.var.name)} = {self.hw[iv.thread_tag]};")
+        self.define_copies(blocks)
         block_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_block]
         for tag in k.thread_tags:
             self.hw[tag] = self.names(self.first[tag].var, self.first[tag].var.name)
@@ -206,9 +198,7 @@ class KernelSource:
             opened = 1
         if self.tid:
             self.emit(f"const int32_t {self.tid} = {self.linear(self.hw)};")
-        for iv in k.threads:
-            if iv.thread_tag not in k.block_tags and iv is not self.first[iv.thread_tag]:
-                self.emit(f"const {c_type(iv.var.dtype)} {self.names(iv.var, iv.var.name)} = {self.hw[iv.thread_tag]};")
+        self.define_copies(k.thread_tags)
         for var, array in self.spilled:
             self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {array}[{self.tid}];")
         for buf, base, size in self.private:
@@ -219,6 +209,13 @@ class KernelSource:
             self.indent += 1
             opened += 1
         return opened
+
+    def define_copies(self, tags: list[str]) -> None:
+        """Define each IterVar bound to one of *tags* other than the first as that tag's index."""
+        assert self.kernel is not None
+        for iv in self.kernel.threads:
+            if iv.thread_tag in tags and iv is not self.first[iv.thread_tag]:
+                self.emit(f"const {c_type(iv.var.dtype)} {self.names(iv.var, iv.var.name)} = {self.hw[iv.thread_tag]};")
 
     def close_threads(self, opened: int) -> None:
         for _ in range(opened):
@@ -280,11 +277,7 @@ class KernelSource:
             if self.varies(s.min) or self.varies(s.extent):
                 raise LoweringError("build: target 'c' needs the loops around a barrier to run the same "
                                     f"iterations in every thread; loop '{s.loop_var.name}' does not")
-            v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
-            lo, extent = self.expr(s.min), self.expr(s.extent)
-            end = f"{lo} + {extent}" if lo != "0" else extent
-            yield from self.braced(f"for ({t} {v} = {lo}; {v} < {end}; ++{v})",
-                                   self.phased(s.body))
+            yield from self.block(self.loop_head(s), self.phased(s.body))
         elif isinstance(s, IfThenElse):
             yield from self.phased_if(s)
         elif isinstance(s, LetStmt):
@@ -306,16 +299,8 @@ class KernelSource:
     def phased_if(self, s: IfThenElse) -> Steps:
         cond = self.expr(s.condition)
         if not self.varies(s.condition):
-            self.emit(f"if ({cond}) {{")
-            self.indent += 1
-            yield self.phased(s.then_case)
-            self.indent -= 1
-            if s.else_case is not None:
-                self.emit("} else {")
-                self.indent += 1
-                yield self.phased(s.else_case)
-                self.indent -= 1
-            self.emit("}")
+            otherwise = self.phased(s.else_case) if s.else_case is not None else None
+            yield from self.if_else(cond, self.phased(s.then_case), otherwise)
             return
         self.conds.append(cond)
         yield self.phased(s.then_case)
@@ -326,15 +311,10 @@ class KernelSource:
             self.conds.pop()
 
     def phased_let(self, s: LetStmt) -> Steps:
-        name, t = self.names(s.var, s.var.name), c_type(s.var.dtype)
         if not self.varies(s.value):
-            self.emit("{")
-            self.indent += 1
-            self.emit(f"const {t} {name} = {self.expr(s.value)};")
-            yield self.phased(s.body)
-            self.indent -= 1
-            self.emit("}")
+            yield from self.let(s.var, s.value, self.phased(s.body))
             return
+        t = c_type(s.var.dtype)
         array = self.names.fresh(f"{s.var.name}_threads")
         self.emit("{")
         self.indent += 1
@@ -346,6 +326,7 @@ class KernelSource:
         self.variant.add(s.var)
         yield self.phased(s.body)
         self.spilled.pop()
+        self.variant.discard(s.var)
         self.indent -= 1
         self.emit("}")
 
