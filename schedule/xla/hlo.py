@@ -19,14 +19,11 @@ from schedule.errors import TeError
 from schedule.reduce import comm_reducer
 from schedule.tensor import Tensor, placeholder
 from schedule.xla import ops
+from schedule.xla.hlo_lexer import HloParseError
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "float32", "s8": "int8",
            "s16": "int16", "s32": "int32", "s64": "int64", "u8": "uint8", "u32": "uint32",
            "u64": "uint64", "pred": "bool"}
-
-
-class HloParseError(TeError, ValueError):
-    """HLO text this parser does not accept; the message names the line and the token."""
 
 
 @dataclass

@@ -18,11 +18,12 @@ from typing import NamedTuple
 from schedule.errors import TeError
 
 
-class HloSyntaxError(TeError, ValueError):
-    """HLO text that does not parse; the message names the line and column."""
+class HloParseError(TeError, ValueError):
+    """HLO text that does not parse: the one error type of the lexer and the parser. With a
+    *line* and *column*, the message starts with them."""
 
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(f"line {line}, column {column}: {message}")
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(f"line {line}, column {column}: {message}" if line is not None else message)
         self.line, self.column = line, column
 
 
@@ -48,7 +49,7 @@ _TOKEN = re.compile(r"""
 def tokenize(text: str) -> list[Token]:
     """The tokens of *text*, ending with one of kind ``"end"``.
 
-    :raises HloSyntaxError: for an unterminated comment or string, or a character no token
+    :raises HloParseError: for an unterminated comment or string, or a character no token
         starts with.
     """
     tokens: list[Token] = []
@@ -80,10 +81,10 @@ def tokenize(text: str) -> list[Token]:
 
 def _fail(text: str, at: int, line: int, column: int) -> None:
     if text.startswith("/*", at):
-        raise HloSyntaxError("a comment opened here is never closed ('*/')", line, column)
+        raise HloParseError("a comment opened here is never closed ('*/')", line, column)
     if text[at] in "\"'":
-        raise HloSyntaxError("a string opened here is never closed", line, column)
-    raise HloSyntaxError(f"unexpected character {text[at]!r}", line, column)
+        raise HloParseError("a string opened here is never closed", line, column)
+    raise HloParseError(f"unexpected character {text[at]!r}", line, column)
 
 
 def unquote(token: Token) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from schedule.xla.hlo_lexer import HloSyntaxError, tokenize, unquote
+from schedule.xla.hlo_lexer import HloParseError, tokenize, unquote
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "hlo_corpus"
 _GAP = re.compile(r"(?:\s|/\*.*?\*/|//[^\n]*)*", re.S)
@@ -53,7 +53,7 @@ def test_comments_and_newlines_separate_tokens_and_positions_are_kept():
     ("ok\nok \\bad", "unexpected character '\\\\\\\\'", 2, 4),
 ])
 def test_errors_name_line_and_column(text, message, line, column):
-    with pytest.raises(HloSyntaxError, match=f"line {line}, column {column}: .*{message}") as info:
+    with pytest.raises(HloParseError, match=f"line {line}, column {column}: .*{message}") as info:
         tokenize(text)
     assert (info.value.line, info.value.column) == (line, column)
     assert isinstance(info.value, ValueError)
