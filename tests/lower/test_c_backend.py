@@ -188,9 +188,13 @@ def test_the_default_is_c_and_checks_choose_python(monkeypatch):
     A = te.placeholder((8,), name="A")
     B = te.compute((8,), lambda i: A[i] + 1, name="B")
     s = te.create_schedule(B.op)
-    assert build(s, [A, B]).target == "c"
-    assert build(s, [A, B], checks=True).target == "python"
-    assert build(s, [A, B], checks=False, target="python").target == "python"
+    a = np.arange(8, dtype="float32")
+    for f, target in ((build(s, [A, B]), "c"), (build(s, [A, B], checks=True), "python"),
+                      (build(s, [A, B], checks=False, target="python"), "python")):
+        assert f.target == target
+        b = np.full(8, np.nan, "float32")
+        f(a, b)
+        np.testing.assert_array_equal(b, a + 1)
     with pytest.raises(ValueError, match="checks=True asks for the checked execution.*target='python'"):
         build(s, [A, B], checks=True, target="c")
 
