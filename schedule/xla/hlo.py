@@ -3,66 +3,51 @@
 ``mod = hlo.parse(text)``: ``mod.root`` is the entry computation's root (a tuple root gives a
 tuple of tensors), ``mod["name"]`` an instruction's tensor, ``mod.operands(t)`` the HLO
 operands of an instruction (a fusion's own operands). Fusions are built from their operands
-(the called computation's parameters are those tensors), so analyses see through them.
-Anything not supported raises :class:`HloParseError` naming the line and the token.
+(the called computation's parameters are those tensors), so analyses see through them; every
+other computation is built on its own, its parameters as placeholders
+(``mod.computations[name]``). Ops whose reads XLA's indexing analysis knows become computes;
+any other op (``while``, ``call``, ``conditional``, collectives, custom calls ...) is opaque: an
+extern over its operands, whose maps are undefined. Text that is not valid HLO raises
+:class:`HloParseError` naming the line and column.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from schedule import arith
 from schedule.errors import TeError
+from schedule.extern_calls import call_pure_extern
 from schedule.reduce import comm_reducer
-from schedule.tensor import Tensor, placeholder
+from schedule.tensor import Tensor, compute, extern, placeholder
+from schedule.xla import elementwise as ew
 from schedule.xla import ops
 from schedule.xla.hlo_lexer import HloParseError
+from schedule.xla.hlo_parser import Computation, Instruction, ParsedModule, Shape, parse_module
 
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "float32", "s8": "int8",
-           "s16": "int16", "s32": "int32", "s64": "int64", "u8": "uint8", "u32": "uint32",
-           "u64": "uint64", "pred": "bool"}
+__all__ = ["Computation", "HloModule", "HloParseError", "Instruction", "Shape", "parse"]
 
-
-@dataclass
-class Shape:
-    dtype: str
-    dims: list[int]
-    layout: list[int] | None = None
-    tuple_shapes: list[Shape] | None = None
-
-
-@dataclass
-class Instruction:
-    name: str
-    shape: Shape
-    opcode: str
-    operands: list[str]
-    attrs: dict[str, str]
-    line: int
-    is_root: bool
-    literal: str = ""
-
-
-@dataclass
-class Computation:
-    name: str
-    instructions: list[Instruction] = field(default_factory=list)
-    is_entry: bool = False
-
-    @property
-    def root(self) -> Instruction:
-        roots = [i for i in self.instructions if i.is_root]
-        return roots[0] if roots else self.instructions[-1]
+#: Computations calling computations deeper than this are refused.
+MAX_CALL_DEPTH = 32
+#: Attributes that name computations.
+_CALLED = ("to_apply", "calls", "condition", "body", "true_computation", "false_computation",
+           "branch_computations", "called_computations")
 
 
 class HloModule:
     """Parsed HLO: tensors by instruction name, and each instruction's operands."""
 
-    def __init__(self) -> None:
+    def __init__(self, parsed: ParsedModule) -> None:
+        self.name = parsed.name
+        self.parsed = parsed
         self.tensors: dict[str, Any] = {}
+        #: computation name -> instruction name -> its tensor (or tuple of tensors).
+        self.computations: dict[str, dict[str, Any]] = {}
+        #: constants whose literal is an array of values: name -> the literal's text.
+        self.literals: dict[str, str] = {}
         self._operands: dict[int, list[Tensor]] = {}
         self._layouts: dict[int, list[int]] = {}
         self.root: Any = None
@@ -79,314 +64,384 @@ class HloModule:
         return list(found) if found is not None else list(range(len(tensor.shape) - 1, -1, -1))
 
     def operands(self, tensor: Tensor) -> list[Tensor]:
-        """The HLO operands of the instruction that produced *tensor*."""
+        """The HLO operands of the instruction that produced *tensor* (a tuple operand gives its
+        tensors)."""
         return self._operands.get(id(tensor.op), [])
 
 
-# -- text -> structure -----------------------------------------------------------------------------
-
-_COMP_HEAD = re.compile(r"^\s*(ENTRY\s+)?%?([\w.\-]+)\s*(\(.*\)\s*->\s*.*?)?\s*\{\s*$")
-_INSTR_HEAD = re.compile(r"^\s*(ROOT\s+)?%?([\w.\-]+)\s*=\s*((?:\(|\w+\[).*)$")
+class _Opaque(Exception):
+    """A known op in a form the library does not build (a general gather ...): made opaque."""
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        parts.append("".join(cur).strip())
-    return parts
+def _leaves(value: Any) -> list[Tensor]:
+    """The tensors of a value (a tensor, or a tuple nested at most as deep as shapes may be)."""
+    if isinstance(value, Tensor):
+        return [value]
+    return [t for v in value for t in _leaves(v)]
 
 
-def _parse_shape(text: str, line: int) -> tuple[Shape, str]:
-    """A shape at the start of *text*, and the rest of the text."""
-    text = text.strip()
-    if text.startswith("("):
-        depth = 0
-        for k, ch in enumerate(text):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0:
-                inner = [_parse_shape(p, line)[0] for p in _split_top(text[1:k])]
-                return Shape("tuple", [], None, inner), text[k + 1:]
-    m = re.match(r"(\w+)\[([^\]]*)\](\s*\{[^}]*\})?", text)
-    if m is None or m.group(1) not in _DTYPES:
-        token = text.split()[0] if text.split() else text
-        raise HloParseError(f"line {line}: unsupported shape {token!r}")
-    dims = [int(d) for d in m.group(2).replace(" ", "").split(",") if d]
-    layout = None
-    if m.group(3):
-        body = m.group(3).strip()[1:-1].split(":")[0]
-        layout = [int(d) for d in body.replace(" ", "").split(",") if d]
-    return Shape(_DTYPES[m.group(1)], dims, layout), text[m.end():]
+def _dims(t: Tensor) -> list[int]:
+    return [int(arith.value_of(e)) for e in t.shape]  # type: ignore[arg-type]
 
-
-def _parse_instruction(text: str, line: int, is_root: bool, name: str) -> Instruction:
-    shape, rest = _parse_shape(text, line)
-    m = re.match(r"\s*([\w\-]+)\(", rest)
-    if m is None:
-        raise HloParseError(f"line {line}: expected an opcode after the shape in {rest.strip()[:40]!r}")
-    opcode = m.group(1)
-    depth, k = 0, m.end() - 1
-    for k in range(m.end() - 1, len(rest)):
-        depth += rest[k] == "("
-        depth -= rest[k] == ")"
-        if depth == 0:
-            break
-    args = rest[m.end():k]
-    attrs: dict[str, str] = {}
-    for part in _split_top(rest[k + 1:]):
-        if "=" in part:
-            key, value = part.split("=", 1)
-            attrs[key.strip()] = value.strip()
-    literal = ""
-    operands = []
-    if opcode in ("constant", "parameter", "iota"):
-        literal = args.strip()
-    else:
-        for a in _split_top(args):
-            token = a.split()[-1] if a.split() else a
-            operands.append(token.lstrip("%"))
-    return Instruction(name, shape, opcode, operands, attrs, line, is_root, literal)
-
-
-def _parse_computations(text: str) -> list[Computation]:
-    comps: list[Computation] = []
-    current: Computation | None = None
-    pending: tuple[int, bool, str, list[str]] | None = None
-
-    def flush() -> None:
-        nonlocal pending
-        if pending is not None and current is not None:
-            line, is_root, name, parts = pending
-            current.instructions.append(_parse_instruction(" ".join(parts), line, is_root, name))
-        pending = None
-
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.split("//")[0].rstrip() if "//" in raw and '"' not in raw else raw.rstrip()
-        if not stripped.strip() or stripped.strip().startswith("HloModule"):
-            continue
-        if current is None:
-            m = _COMP_HEAD.match(stripped)
-            if m is None:
-                raise HloParseError(f"line {number}: expected a computation, found {stripped.strip()[:40]!r}")
-            current = Computation(m.group(2), is_entry=bool(m.group(1)))
-            continue
-        if stripped.strip() == "}":
-            flush()
-            comps.append(current)
-            current = None
-            continue
-        m = _INSTR_HEAD.match(stripped)
-        if m is not None:
-            flush()
-            pending = (number, bool(m.group(1)), m.group(2), [m.group(3)])
-        elif pending is not None:
-            pending[3].append(stripped.strip())
-        else:
-            raise HloParseError(f"line {number}: unexpected {stripped.strip()[:40]!r}")
-    if current is not None:
-        raise HloParseError(f"computation {current.name!r} is not closed with '}}'")
-    return comps
-
-
-# -- structure -> tensors ----------------------------------------------------------------------------
 
 def _ints(text: str) -> list[int]:
     return [int(x) for x in re.findall(r"-?\d+", text)]
 
 
-class _Builder:
-    def __init__(self, comps: list[Computation]) -> None:
-        self.comps = {c.name: c for c in comps}
-        self.module = HloModule()
-        self.layouts: dict[int, list[int]] = {}
+def _names(text: str) -> list[str]:
+    return [n.strip().lstrip("%") for n in text.strip().strip("{}").split(",") if n.strip()]
 
-    def build_entry(self) -> HloModule:
-        entries = [c for c in self.comps.values() if c.is_entry] or list(self.comps.values())[-1:]
-        if not entries:
-            raise HloParseError("no computation in the text")
-        root = self.instantiate(entries[0], None, top=True)
-        self.module.root = root
-        self.module._layouts = self.layouts
+
+class _Builder:
+    def __init__(self, parsed: ParsedModule) -> None:
+        self.parsed = parsed
+        self.comps = {c.name: c for c in parsed.computations}
+        self.module = HloModule(parsed)
+        self.active: list[str] = []
+        self.fused = {n for c in parsed.computations for i in c.instructions if i.opcode == "fusion"
+                      for n in _names(i.attrs.get("calls", ""))}
+
+    def build(self) -> HloModule:
+        entry = self.parsed.entry
+        self.module.root = self.instantiate(entry, None, top=True)
+        for comp in self.parsed.computations:
+            if comp.name not in self.module.computations and comp.name not in self.fused:
+                self.instantiate(comp, None)
         return self.module
 
     def instantiate(self, comp: Computation, args: list[Any] | None, top: bool = False) -> Any:
-        env: dict[str, Any] = {}
-        for ins in comp.instructions:
-            env[ins.name] = self.instruction(ins, env, args, top)
-            if top:
-                self.module.tensors[ins.name] = env[ins.name]
-            else:  # instructions inside fusions are reachable by name unless the entry reuses it
-                self.module.tensors.setdefault(ins.name, env[ins.name])
-        return env[comp.root.name]
-
-    def instruction(self, ins: Instruction, env: dict[str, Any], args: list[Any] | None, top: bool) -> Any:
-        def operand(k: int) -> Any:
-            try:
-                return env[ins.operands[k]]
-            except (KeyError, IndexError):
-                raise HloParseError(f"line {ins.line}: unknown operand "
-                                    f"{ins.operands[k] if k < len(ins.operands) else k!r}") from None
-        operands = [operand(k) for k in range(len(ins.operands))]
-        if ins.opcode == "parameter":
-            k = int(ins.literal)
-            if args is not None:
-                return args[k]
-            t = placeholder(ins.shape.dims, ins.shape.dtype, ins.name)
-            if ins.shape.layout is not None:
-                self.layouts[id(t.op)] = ins.shape.layout
-            return t
-        builder = _OPS.get(ins.opcode)
-        if builder is None:
-            raise HloParseError(f"line {ins.line}: unsupported op {ins.opcode!r}")
+        if comp.name in self.active:
+            raise HloParseError(f"computation '{comp.name}' calls itself (through {' -> '.join(self.active)})",
+                                comp.line, comp.column)
+        if len(self.active) >= MAX_CALL_DEPTH:
+            raise HloParseError(f"computations call each other more than {MAX_CALL_DEPTH} deep", comp.line,
+                                comp.column)
+        self.active.append(comp.name)
         try:
-            out = builder(self, ins, operands)
-        except HloParseError:
-            raise
-        except (TeError, ValueError, TypeError, KeyError) as err:
-            raise HloParseError(f"line {ins.line}: {ins.opcode} {ins.name!r}: {err}") from None
-        produced = out if isinstance(out, tuple) and ins.opcode != "tuple" else (out,)
-        for t in produced:
-            if isinstance(t, Tensor):  # a fusion's operands replace those of its root
-                self.module._operands[id(t.op)] = [o for o in operands if isinstance(o, Tensor)]
-                if ins.shape.layout is not None:
-                    self.layouts[id(t.op)] = ins.shape.layout
-        return out
-
-    def scalar_function(self, name: str, line: int) -> Callable[..., Any]:
-        """A called scalar computation as a function on expressions."""
-        comp = self.comps.get(name.lstrip("%"))
-        if comp is None:
-            raise HloParseError(f"line {line}: unknown computation {name!r}")
-
-        def fn(*values: Any) -> Any:
             env: dict[str, Any] = {}
             for ins in comp.instructions:
-                if ins.opcode == "parameter":
-                    env[ins.name] = values[int(ins.literal)]
-                    continue
-                args = [env[o] for o in ins.operands]
-                scalar = _SCALAR.get(ins.opcode)
-                if ins.opcode == "tuple":
-                    env[ins.name] = tuple(args)
-                elif ins.opcode == "constant":
-                    env[ins.name] = _constant_value(ins)
-                elif ins.opcode == "compare":
-                    env[ins.name] = _compare(ins, args[0], args[1])
-                elif scalar is not None:
-                    env[ins.name] = scalar(*args)
-                else:
-                    raise HloParseError(f"line {ins.line}: unsupported op {ins.opcode!r} in {name!r}")
+                env[ins.name] = self.instruction(ins, env, args)
+                if top:
+                    self.module.tensors[ins.name] = env[ins.name]
+                else:  # instructions of other computations are reachable by name unless the entry has it
+                    self.module.tensors.setdefault(ins.name, env[ins.name])
+            self.module.computations.setdefault(comp.name, env)
             return env[comp.root.name]
+        finally:
+            self.active.pop()
+
+    def instruction(self, ins: Instruction, env: dict[str, Any], args: list[Any] | None) -> Any:
+        operands = []
+        for name, (line, column) in zip(ins.operands, ins.operand_positions):
+            if name not in env:
+                raise HloParseError(f"'{ins.name}' uses '{name}', which is not defined before it in its "
+                                    "computation", line, column)
+            operands.append(env[name])
+        for key in _CALLED:
+            for name in _names(ins.attrs.get(key, "")):
+                if name not in self.comps:
+                    raise HloParseError(f"{key}= of '{ins.name}' names no computation: '{name}'",
+                                        *ins.attr_positions.get(key, (ins.line, ins.column)))
+        if ins.opcode == "parameter":
+            return self.parameter(ins, args)
+        try:
+            value = self.dispatch(ins, operands)
+        except _Opaque:
+            value = self.opaque(ins, operands)
+        except HloParseError:
+            raise
+        except (TeError, ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as err:
+            raise HloParseError(f"{ins.opcode} '{ins.name}': {err}", ins.line, ins.column) from None
+        self.check_shape(ins, value)
+        self.register(ins, value, operands)
+        return value
+
+    # -- the op of one instruction -------------------------------------------------------------------
+
+    def dispatch(self, ins: Instruction, xs: list[Any]) -> Any:
+        op = ins.opcode
+        if op in ew.ARITY:
+            _arity(ins, xs, ew.ARITY[op])
+            if op == "copy" and isinstance(xs[0], tuple):
+                return tuple(ops.copy(t, name=f"{ins.name}.{k}") for k, t in enumerate(_leaves(xs[0])))
+            _arrays(ins, xs)
+            if op in ("convert", "bitcast-convert", "stochastic-convert", "reduce-precision"):
+                shape = _declared(ins)
+                if shape.dims != _dims(xs[0]):
+                    raise _Opaque  # a bitcast-convert between widths adds or drops a dimension
+            dtype = ins.shape.dtype if ins.shape is not None and not ins.shape.is_tuple else None
+            return ops.elementwise(op, *xs, dtype=dtype, attrs=ins.attrs, name=ins.name)
+        builder = _OPS.get(op)
+        if builder is None:
+            raise _Opaque
+        return builder(self, ins, xs)
+
+    def parameter(self, ins: Instruction, args: list[Any] | None) -> Any:
+        k = int(ins.literal)
+        if args is not None:
+            if k >= len(args):
+                raise HloParseError(f"parameter({k}) of a computation called with {len(args)} operands",
+                                    ins.line, ins.column)
+            return args[k]
+        shape = _declared(ins)
+        value = self.placeholders(shape, ins.name)
+        self.register(ins, value, [])
+        return value
+
+    def placeholders(self, shape: Shape, name: str) -> Any:
+        if shape.tuple_shapes is None:
+            return placeholder(shape.dims, shape.dtype, name)
+        return tuple(self.placeholders(s, f"{name}.{k}") for k, s in enumerate(shape.tuple_shapes))
+
+    def opaque(self, ins: Instruction, xs: list[Any]) -> Any:
+        """An op whose reads are unknown: an extern over its operands' tensors (undefined maps),
+        which calls the function registered as ``hlo.<opcode>`` if a user runs it."""
+        from schedule.buffer import call_packed
+
+        shape = _declared(ins)
+        leaves = shape.leaves()
+        if not leaves:
+            return ()
+        inputs = list({id(t): t for t in _leaves(xs)}.values())
+        outs = extern([s.dims for s in leaves], inputs,
+                      lambda ins_, outs_: call_packed(f"hlo.{ins.opcode}", *ins_, *outs_), name=ins.name,
+                      dtype=[s.dtype for s in leaves], tag=ins.opcode)
+        outs = outs if isinstance(outs, list) else [outs]
+        if shape.tuple_shapes is None:
+            return outs[0]
+        it = iter(outs)
+
+        def rebuild(s: Shape) -> Any:
+            return next(it) if s.tuple_shapes is None else tuple(rebuild(x) for x in s.tuple_shapes)
+        return rebuild(shape)
+
+    def check_shape(self, ins: Instruction, value: Any) -> None:
+        """A declared shape must be the shape the op gives."""
+        if ins.shape is None:
+            return
+
+        def same(s: Shape, v: Any) -> bool:
+            if s.tuple_shapes is None:
+                return isinstance(v, Tensor) and len(v.shape) == len(s.dims) and all(
+                    d or n == m for n, m, d in zip(s.dims, _dims(v), s.dynamic or [False] * len(s.dims)))
+            return isinstance(v, tuple) and len(v) == len(s.tuple_shapes) and all(
+                same(x, y) for x, y in zip(s.tuple_shapes, v))
+        if not same(ins.shape, value):
+            raise HloParseError(f"{ins.opcode} '{ins.name}' is declared {ins.shape}, but its operands give "
+                                f"{_shape_text(value)}", ins.line, ins.column)
+
+    def register(self, ins: Instruction, value: Any, xs: list[Any]) -> None:
+        if ins.opcode in ("tuple", "get-tuple-element"):
+            return  # no new tensor
+        inputs = _leaves(xs)
+        shapes = ins.shape.leaves() if ins.shape is not None else []
+        for k, t in enumerate(_leaves(value)):
+            if any(t is x for x in inputs):
+                continue  # a fusion whose root is one of its parameters
+            self.module._operands[id(t.op)] = inputs  # a fusion's operands replace those of its root
+            if k < len(shapes) and shapes[k].layout is not None:
+                self.module._layouts[id(t.op)] = shapes[k].layout
+
+    # -- called computations ---------------------------------------------------------------------------
+
+    def called(self, ins: Instruction, key: str) -> Computation:
+        names = _names(ins.attrs.get(key, ""))
+        if len(names) != 1:
+            raise HloParseError(f"{ins.opcode} '{ins.name}' needs {key}= naming one computation", ins.line,
+                                ins.column)
+        return self.comps[names[0]]
+
+    def scalar_function(self, ins: Instruction, key: str = "to_apply") -> Callable[..., Any]:
+        """A called computation on scalars as a function on expressions; a computation of ops
+        the element-wise table lacks is a pure call of ``hlo.<computation>``."""
+        comp = self.called(ins, key)
+
+        def fn(*values: Any) -> Any:
+            try:
+                return _evaluate(comp, values)
+            except (_Opaque, TeError, ValueError, TypeError, KeyError, IndexError):
+                outs = comp.root.shape.leaves() if comp.root.shape is not None else []
+                dtypes = [s.dtype for s in outs] or [arith.convert(values[0]).dtype]
+                calls = [call_pure_extern(d, f"hlo.{comp.name}.{k}" if len(dtypes) > 1 else f"hlo.{comp.name}",
+                                             *values) for k, d in enumerate(dtypes)]
+                return tuple(calls) if len(calls) > 1 else calls[0]
         return fn
 
+    def reducer(self, ins: Instruction, n: int) -> Any:
+        fn = self.scalar_function(ins)
+        name = _names(ins.attrs.get("to_apply", ""))[0]
+        if n == 1:
+            return comm_reducer(lambda x, y: fn(x, y), lambda t: arith.const(0, t), name=name)
+        return comm_reducer(lambda xs, ys: list(fn(*xs, *ys)), lambda *ts: [arith.const(0, t) for t in ts],
+                            name=name)
 
-def _constant_value(ins: Instruction) -> Any:
-    text = ins.literal.strip()
-    if text in ("inf", "-inf", "nan"):
-        return arith.const(float(text), ins.shape.dtype)
-    if text in ("true", "false"):
-        return arith.const(text == "true", "bool")
+
+def _evaluate(comp: Computation, values: tuple) -> Any:
+    env: dict[str, Any] = {}
+    for ins in comp.instructions:
+        args = [env[o] for o in ins.operands]
+        if ins.opcode == "parameter":
+            env[ins.name] = values[int(ins.literal)]
+        elif ins.opcode == "tuple":
+            env[ins.name] = tuple(args)
+        elif ins.opcode == "get-tuple-element":
+            env[ins.name] = args[0][int(ins.attrs["index"])]
+        elif ins.opcode == "constant":
+            value = _literal_value(ins.literal, ins.shape.dtype if ins.shape else "float32", 1)
+            if value is None:
+                raise _Opaque
+            env[ins.name] = arith.const(value, ins.shape.dtype if ins.shape else None)
+        elif ins.opcode in ew.ARITY and len(args) == ew.ARITY[ins.opcode]:
+            dtype = ins.shape.dtype if ins.shape is not None and not ins.shape.is_tuple else None
+            dtype = dtype or ("bool" if ins.opcode == "compare" else arith.convert(args[-1]).dtype)
+            env[ins.name] = ew.element(ins.opcode, dtype, args, ins.attrs)
+        else:
+            raise _Opaque
+    return env[comp.root.name]
+
+
+# -- helpers of the op builders ------------------------------------------------------------------------
+
+def _arity(ins: Instruction, xs: list, n: int) -> None:
+    if len(xs) != n:
+        raise HloParseError(f"{ins.opcode} '{ins.name}' takes {n} operand{'s' if n != 1 else ''}, not {len(xs)}",
+                            ins.line, ins.column)
+
+
+def _arrays(ins: Instruction, xs: list) -> None:
+    for k, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise HloParseError(f"operand {k} of {ins.opcode} '{ins.name}' is a tuple; this op takes arrays",
+                                *ins.operand_positions[k])
+
+
+def _declared(ins: Instruction) -> Shape:
+    if ins.shape is None:
+        raise HloParseError(f"{ins.opcode} '{ins.name}' needs its shape written (it cannot be inferred)",
+                            ins.line, ins.column)
+    return ins.shape
+
+
+def _array_shape(ins: Instruction) -> Shape:
+    shape = _declared(ins)
+    if shape.is_tuple:
+        raise _Opaque
+    return shape
+
+
+def _attr(ins: Instruction, key: str) -> str:
+    if key not in ins.attrs:
+        raise HloParseError(f"{ins.opcode} '{ins.name}' needs the attribute {key}=", ins.line, ins.column)
+    return ins.attrs[key]
+
+
+def _shape_text(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"[{','.join(str(n) for n in _dims(value))}]"
+    return "(" + ", ".join(_shape_text(v) for v in value) + ")"
+
+
+def _literal_value(text: str, dtype: str, count: int) -> Any:
+    """The one value of a scalar or splat literal (every element the same), or None."""
+    if "(" in text or ":" in text:
+        return None
+    values = re.findall(r"[^\s{},]+", text)
+    if not values or len(set(values)) != 1 or len(values) not in (1, count):
+        return None
+    v = values[0]
     try:
-        value = float(text) if ins.shape.dtype.startswith("float") else int(text)
+        if v in ("true", "false"):
+            return v == "true"
+        if dtype.startswith("float"):
+            return float(v.split("(")[0])
+        if dtype == "bool":
+            return bool(int(v))
+        return int(v, 0) if not re.search(r"[.eE]", v) or v.startswith("0x") else int(float(v))
     except ValueError:
-        raise HloParseError(f"line {ins.line}: unsupported constant {text!r}") from None
-    return arith.const(value, ins.shape.dtype)
-
-
-def _compare(ins: Instruction, a: Any, b: Any) -> Any:
-    direction = ins.attrs.get("direction", "")
-    fn = {"EQ": arith.equal, "NE": arith.not_equal, "LT": arith.lt, "LE": arith.le, "GT": arith.gt,
-          "GE": arith.ge}.get(direction)
-    if fn is None:
-        raise HloParseError(f"line {ins.line}: unsupported comparison direction {direction!r}")
-    return fn(a, b)
-
-
-_SCALAR: dict[str, Callable[..., Any]] = {
-    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
-    "divide": lambda a, b: a / b, "maximum": arith.max_expr, "minimum": arith.min_expr,
-    "select": lambda p, a, b: arith.select(p, a, b)}
-
-
-def _reducer(b: _Builder, ins: Instruction, n: int) -> Any:
-    fn = b.scalar_function(ins.attrs.get("to_apply", ""), ins.line)
-    if n == 1:
-        return comm_reducer(lambda x, y: fn(x, y), lambda t: arith.const(0, t), name=ins.attrs["to_apply"])
-    return comm_reducer(lambda xs, ys: list(fn(*xs, *ys)), lambda *ts: [arith.const(0, t) for t in ts],
-                        name=ins.attrs["to_apply"])
+        return None
 
 
 def _window(ins: Instruction, rank: int) -> dict[str, list]:
-    text = ins.attrs.get("window", "{}").strip("{}")
     out: dict[str, list] = {"size": [1] * rank, "stride": [1] * rank, "pad": [(0, 0)] * rank,
-                            "lhs_dilate": [1] * rank, "rhs_dilate": [1] * rank}
-    for item in text.split():
-        key, value = item.split("=")
+                            "lhs_dilate": [1] * rank, "rhs_dilate": [1] * rank, "rhs_reversal": [0] * rank}
+    for item in ins.attrs.get("window", "{}").strip().strip("{}").split():
+        key, _, value = item.partition("=")
         if key == "pad":
             out["pad"] = [tuple(int(x) for x in p.split("_")) for p in value.split("x")]
         else:
             out[key] = [int(x) for x in value.split("x")]
+    for key, value in out.items():
+        if len(value) != rank:
+            raise HloParseError(f"{ins.opcode} '{ins.name}': window {key} has {len(value)} entries for "
+                                f"{rank} dimensions", ins.line, ins.column)
     return out
 
 
+# -- the op builders ----------------------------------------------------------------------------------------
+
+def _constant(b: _Builder, ins: Instruction, xs: list) -> Any:
+    shape = _declared(ins)
+    value = None if shape.is_tuple else _literal_value(ins.literal, shape.dtype, math.prod(shape.dims))
+    if value is None:  # an array of values: a tensor the analysis cannot look into
+        b.module.literals[ins.name] = ins.literal
+        return b.placeholders(shape, ins.name)
+    return ops.constant(value, shape.dims, shape.dtype, name=ins.name)
+
+
 def _reduce(b: _Builder, ins: Instruction, xs: list) -> Any:
+    if not xs or len(xs) % 2:
+        raise HloParseError(f"reduce '{ins.name}' takes inputs and as many init values, not {len(xs)} operands",
+                            ins.line, ins.column)
+    _arrays(ins, xs)
     n = len(xs) // 2
-    out = ops.reduce(xs[:n], xs[n:], _ints(ins.attrs.get("dimensions", "")), _reducer(b, ins, n), name=ins.name)
+    out = ops.reduce(xs[:n], xs[n:], _ints(_attr(ins, "dimensions")), b.reducer(ins, n), name=ins.name)
     return tuple(out) if isinstance(out, list) else out
 
 
 def _reduce_window(b: _Builder, ins: Instruction, xs: list) -> Any:
+    if not xs or len(xs) % 2:
+        raise HloParseError(f"reduce-window '{ins.name}' takes inputs and as many init values, not {len(xs)} "
+                            "operands", ins.line, ins.column)
+    _arrays(ins, xs)
     n = len(xs) // 2
-    rank = len(xs[0].shape)
-    w = _window(ins, rank)
+    w = _window(ins, len(xs[0].shape))
     out = ops.reduce_window(xs[:n] if n > 1 else xs[0], xs[n:] if n > 1 else xs[1], w["size"], w["stride"],
-                            w["pad"], w["rhs_dilate"], _reducer(b, ins, n), base_dilation=w["lhs_dilate"],
+                            w["pad"], w["rhs_dilate"], b.reducer(ins, n), base_dilation=w["lhs_dilate"],
                             name=ins.name)
     return tuple(out) if isinstance(out, list) else out
 
 
 def _slice(b: _Builder, ins: Instruction, xs: list) -> Any:
-    parts = re.findall(r"\[(-?\d+):(-?\d+)(?::(-?\d+))?\]", ins.attrs.get("slice", ""))
-    starts = [int(p[0]) for p in parts]
-    limits = [int(p[1]) for p in parts]
-    strides = [int(p[2]) if p[2] else 1 for p in parts]
-    return ops.slice(xs[0], starts, limits, strides, name=ins.name)
+    parts = re.findall(r"\[(-?\d+):(-?\d+)(?::(-?\d+))?\]", _attr(ins, "slice"))
+    return ops.slice(xs[0], [int(p[0]) for p in parts], [int(p[1]) for p in parts],
+                     [int(p[2]) if p[2] else 1 for p in parts], name=ins.name)
 
 
 def _pad(b: _Builder, ins: Instruction, xs: list) -> Any:
     config = []
-    for p in ins.attrs.get("padding", "").split("x"):
-        v = [int(x) for x in p.split("_")]
+    for p in _attr(ins, "padding").strip().split("x"):
+        v = [int(x) for x in re.findall(r"-?\d+", p)]
+        if len(v) not in (2, 3):
+            raise ValueError(f"padding {p!r} is not low_high or low_high_interior")
         config.append((v[0], v[1], v[2] if len(v) > 2 else 0))
     return ops.pad(xs[0], xs[1], config, name=ins.name)
 
 
-def _dot(b: _Builder, ins: Instruction, xs: list) -> Any:
-    a = ins.attrs
-    return ops.dot(xs[0], xs[1], _ints(a.get("lhs_batch_dims", "")), _ints(a.get("rhs_batch_dims", "")),
-                   _ints(a.get("lhs_contracting_dims", "")), _ints(a.get("rhs_contracting_dims", "")),
-                   name=ins.name)
+def _dot_dims(ins: Instruction) -> list[list[int]]:
+    return [_ints(ins.attrs.get(k, "")) for k in ("lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
+                                                  "rhs_contracting_dims")]
 
 
 def _bitcast(b: _Builder, ins: Instruction, xs: list) -> Any:
     """A bitcast keeps the physical bytes: out index -> physical position -> input index."""
-    from schedule.tensor import compute
-
     x = xs[0]
-    src = [int(arith.value_of(e)) for e in x.shape]  # type: ignore[arg-type]
-    dst = ins.shape.dims
-    src_layout = b.layouts.get(id(x.op)) or list(range(len(src) - 1, -1, -1))
-    dst_layout = ins.shape.layout or list(range(len(dst) - 1, -1, -1))
+    src = _dims(x)
+    shape = _array_shape(ins)
+    dst = shape.dims
+    if math.prod(src) != math.prod(dst):
+        raise _Opaque  # a bitcast between element widths
+    src_layout = b.module._layouts.get(id(x.op)) or list(range(len(src) - 1, -1, -1))
+    dst_layout = shape.layout or list(range(len(dst) - 1, -1, -1))
     src_major, dst_major = list(reversed(src_layout)), list(reversed(dst_layout))
     if src_major == sorted(src_major) and dst_major == sorted(dst_major):
         return ops.reshape(x, dst, name=ins.name)
@@ -406,114 +461,122 @@ def _gather(b: _Builder, ins: Instruction, xs: list) -> Any:
     a = ins.attrs
     operand, indices = xs
     rank = len(operand.shape)
-    if (_ints(a.get("collapsed_slice_dims", "")) or _ints(a.get("index_vector_dim", "1")) != [1]
+    if (_ints(a.get("collapsed_slice_dims", "")) or _ints(a.get("operand_batching_dims", ""))
+            or _ints(a.get("index_vector_dim", "1")) != [1] or len(indices.shape) != 2
             or _ints(a.get("offset_dims", "")) != list(range(1, rank + 1))):
-        raise HloParseError(f"line {ins.line}: only the simplified gather is supported (2-D indices, "
-                            "index_vector_dim=1, no collapsed dims, offset_dims=1..rank)")
-    return ops.gather(operand, indices, _ints(a.get("slice_sizes", "")), _ints(a.get("start_index_map", "")),
+        raise _Opaque  # only XLA's simplified gather is built
+    return ops.gather(operand, indices, _ints(_attr(ins, "slice_sizes")), _ints(_attr(ins, "start_index_map")),
                       name=ins.name)
 
 
-def _opaque(b: _Builder, ins: Instruction, xs: list) -> Any:
-    """An op whose reads are unknown here: an extern over its operands (undefined maps). It
-    calls the function registered as ``hlo.<opcode>``, which a user may provide to run it."""
-    from schedule.buffer import call_packed
-    from schedule.tensor import extern
-
-    return extern(ins.shape.dims, [x for x in xs if isinstance(x, Tensor)],
-                  lambda ins_, outs: call_packed(f"hlo.{ins.opcode}", *ins_, *outs), name=ins.name,
-                  dtype=ins.shape.dtype, tag=ins.opcode)
-
-
-def _convolution(ins: Instruction, xs: list) -> Any:
-    rank = len(xs[0].shape) - 2
-    w = _window(ins, rank)
-    return ops.convolution(xs[0], xs[1], ins.attrs.get("dim_labels", ""), w["size"], w["stride"], w["pad"],
+def _convolution(b: _Builder, ins: Instruction, xs: list) -> Any:
+    w = _window(ins, len(xs[0].shape) - 2)
+    return ops.convolution(xs[0], xs[1], _attr(ins, "dim_labels").strip(), w["size"], w["stride"], w["pad"],
                            w["lhs_dilate"], w["rhs_dilate"], int(ins.attrs.get("feature_group_count", "1")),
-                           int(ins.attrs.get("batch_group_count", "1")), name=ins.name)
+                           int(ins.attrs.get("batch_group_count", "1")), name=ins.name,
+                           rhs_reversal=w["rhs_reversal"])
 
 
 def _fusion(b: _Builder, ins: Instruction, xs: list) -> Any:
-    comp = b.comps.get(ins.attrs.get("calls", "").lstrip("%"))
-    if comp is None:
-        raise HloParseError(f"line {ins.line}: fusion {ins.name!r} calls an unknown computation")
-    root = b.instantiate(comp, xs)
-    for t in root if isinstance(root, tuple) else (root,):
-        if isinstance(t, Tensor) and isinstance(getattr(t.op, "attrs", None), dict):
+    root = b.instantiate(b.called(ins, "calls"), xs)
+    for t in _leaves(root):
+        if isinstance(getattr(t.op, "attrs", None), dict) and not any(t is x for x in _leaves(xs)):
             t.op.attrs["fusion"] = ins.name  # analyses treat a fusion's root as XLA does
     return root
 
 
-def _elementwise(kind: str) -> Callable[[_Builder, Instruction, list], Any]:
-    fn = getattr(ops, kind)
-    return lambda b, ins, xs: fn(*xs, name=ins.name)
-
-
-def _convert(b: _Builder, ins: Instruction, xs: list) -> Any:
-    from schedule.tensor import compute
-
-    x = xs[0]
-    return compute(ins.shape.dims, lambda *i: arith.cast(ins.shape.dtype, x[tuple(i)] if i else x[()]),
-                   name=ins.name, tag="convert")
-
-
-def _compare_op(b: _Builder, ins: Instruction, xs: list) -> Any:
-    from schedule.tensor import compute
-
-    x, y = xs
-    return compute(ins.shape.dims, lambda *i: _compare(ins, x[tuple(i)] if i else x[()], y[tuple(i)] if i else y[()]),
-                   name=ins.name, tag="compare")
-
-
 def _map(b: _Builder, ins: Instruction, xs: list) -> Any:
-    from schedule.tensor import compute
-
-    fn = b.scalar_function(ins.attrs.get("to_apply", ""), ins.line)
-    return compute(ins.shape.dims, lambda *i: fn(*(x[tuple(i)] if i else x[()] for x in xs)),
-                   name=ins.name, tag="map")
+    fn = b.scalar_function(ins)
+    shape = _dims(xs[0])
+    return compute(shape, lambda *i: fn(*(x[tuple(i)] if i else x[()] for x in xs)), name=ins.name, tag="map")
 
 
-_OPS: dict[str, Callable[[_Builder, Instruction, list], Any]] = {
-    **{k: _elementwise(k) for k in ("add", "subtract", "multiply", "divide", "maximum", "minimum",
-                                     "exponential", "log", "sqrt", "tanh", "negate", "abs", "copy")},
-    "rsqrt": lambda b, ins, xs: ops.divide(ops.constant(1.0, [], ins.shape.dtype), ops.sqrt(xs[0]), name=ins.name),
-    "select": lambda b, ins, xs: ops.select(*xs, name=ins.name),
-    "convert": _convert,
-    "compare": _compare_op,
-    "map": _map,
-    "constant": lambda b, ins, xs: ops.constant(_constant_value(ins).value, ins.shape.dims, ins.shape.dtype,
-                                                name=ins.name),
-    "iota": lambda b, ins, xs: ops.iota(ins.shape.dims, int(ins.attrs.get("iota_dimension", "0")),
-                                        ins.shape.dtype, name=ins.name),
-    "broadcast": lambda b, ins, xs: ops.broadcast(xs[0], ins.shape.dims, _ints(ins.attrs.get("dimensions", "")),
-                                                  name=ins.name),
-    "transpose": lambda b, ins, xs: ops.transpose(xs[0], _ints(ins.attrs.get("dimensions", "")), name=ins.name),
-    "reverse": lambda b, ins, xs: ops.reverse(xs[0], _ints(ins.attrs.get("dimensions", "")), name=ins.name),
-    "reshape": lambda b, ins, xs: ops.reshape(xs[0], ins.shape.dims, name=ins.name),
-    "slice": _slice,
-    "concatenate": lambda b, ins, xs: ops.concatenate(xs, _ints(ins.attrs.get("dimensions", ""))[0], name=ins.name),
-    "pad": _pad,
+def _get_tuple_element(b: _Builder, ins: Instruction, xs: list) -> Any:
+    (x,) = xs
+    if not isinstance(x, tuple):
+        raise HloParseError(f"get-tuple-element '{ins.name}' reads '{ins.operands[0]}', which is not a tuple",
+                            ins.line, ins.column)
+    k = int(_attr(ins, "index"))
+    if not 0 <= k < len(x):
+        raise HloParseError(f"get-tuple-element '{ins.name}': index {k} of a tuple of {len(x)}", ins.line,
+                            ins.column)
+    return x[k]
+
+
+def _all_gather(b: _Builder, ins: Instruction, xs: list) -> Any:
+    """XLA's map of an all-gather on one device: the gathered dimension wraps the operand."""
+    shape = _array_shape(ins)
+    if len(xs) != 1 or not isinstance(xs[0], Tensor):
+        raise _Opaque
+    x, (dim,) = xs[0], _ints(_attr(ins, "dimensions"))
+    n = _dims(x)[dim]
+    return compute(shape.dims, lambda *i: x[tuple(arith.floormod(v, n) if k == dim else v for k, v in enumerate(i))],
+                   name=ins.name, tag="all-gather")
+
+
+def _unary_copy(b: _Builder, ins: Instruction, xs: list) -> Any:
+    """all-reduce-start/-done of one array: element-wise on one device, as XLA maps them."""
+    if len(xs) != 1 or not isinstance(xs[0], Tensor):
+        raise _Opaque
+    x = xs[0]
+    return compute(_dims(x), lambda *i: x[tuple(i)] if i else x[()], name=ins.name, tag=ins.opcode)
+
+
+_OpBuilder = Callable[[_Builder, Instruction, list], Any]
+
+
+def _checked(n: int, builder: _OpBuilder) -> _OpBuilder:
+    """*builder* for an op of *n* array operands (-1: at least one)."""
+    def build(b: _Builder, ins: Instruction, xs: list) -> Any:
+        if n >= 0:
+            _arity(ins, xs, n)
+        elif not xs:
+            raise HloParseError(f"{ins.opcode} '{ins.name}' needs operands", ins.line, ins.column)
+        _arrays(ins, xs)
+        return builder(b, ins, xs)
+    return build
+
+
+_OPS: dict[str, _OpBuilder] = {
+    "constant": _constant,
+    "iota": lambda b, ins, xs: ops.iota(_array_shape(ins).dims, int(ins.attrs.get("iota_dimension", "0")),
+                                        _array_shape(ins).dtype, name=ins.name),
+    "broadcast": _checked(1, lambda b, ins, xs: ops.broadcast(xs[0], _array_shape(ins).dims,
+                                                              _ints(ins.attrs.get("dimensions", "")),
+                                                              name=ins.name)),
+    "transpose": _checked(1, lambda b, ins, xs: ops.transpose(xs[0], _ints(_attr(ins, "dimensions")),
+                                                              name=ins.name)),
+    "reverse": _checked(1, lambda b, ins, xs: ops.reverse(xs[0], _ints(_attr(ins, "dimensions")), name=ins.name)),
+    "reshape": _checked(1, lambda b, ins, xs: ops.reshape(xs[0], _array_shape(ins).dims, name=ins.name)),
+    "slice": _checked(1, _slice),
+    "concatenate": _checked(-1, lambda b, ins, xs: ops.concatenate(xs, _ints(_attr(ins, "dimensions"))[0],
+                                                                   name=ins.name)),
+    "pad": _checked(2, _pad),
     "reduce": _reduce,
     "reduce-window": _reduce_window,
-    "dot": _dot,
-    "dynamic-slice": lambda b, ins, xs: ops.dynamic_slice(xs[0], xs[1:], _ints(ins.attrs["dynamic_slice_sizes"]),
-                                                          name=ins.name),
-    "dynamic-update-slice": lambda b, ins, xs: ops.dynamic_update_slice(xs[0], xs[1], xs[2:], name=ins.name),
+    "dot": _checked(2, lambda b, ins, xs: ops.dot(xs[0], xs[1], *_dot_dims(ins), name=ins.name)),
+    "scaled-dot": _checked(4, lambda b, ins, xs: ops.scaled_dot(*xs, *_dot_dims(ins), name=ins.name)),
+    "dynamic-slice": _checked(-1, lambda b, ins, xs: ops.dynamic_slice(
+        xs[0], xs[1:], _ints(_attr(ins, "dynamic_slice_sizes")), name=ins.name)),
+    "dynamic-update-slice": _checked(-1, lambda b, ins, xs: ops.dynamic_update_slice(xs[0], xs[1], xs[2:],
+                                                                                     name=ins.name)),
     "fusion": _fusion,
-    "bitcast": _bitcast,
-    "gather": _gather,
-    "convolution": lambda b, ins, xs: _convolution(ins, xs),
-    "scaled-dot": lambda b, ins, xs: ops.scaled_dot(
-        *xs, _ints(ins.attrs.get("lhs_batch_dims", "")), _ints(ins.attrs.get("rhs_batch_dims", "")),
-        _ints(ins.attrs.get("lhs_contracting_dims", "")), _ints(ins.attrs.get("rhs_contracting_dims", "")),
-        name=ins.name),
-    **{k: _opaque for k in ("triangular-solve", "all-gather", "custom-call",
-                            "sort", "scatter", "cholesky", "fft", "rng")},
+    "bitcast": _checked(1, _bitcast),
+    "gather": _checked(2, _gather),
+    "convolution": _checked(2, _convolution),
+    "map": _checked(-1, _map),
     "tuple": lambda b, ins, xs: tuple(xs),
-    "get-tuple-element": lambda b, ins, xs: xs[0][int(ins.attrs.get("index", "0"))],
+    "get-tuple-element": lambda b, ins, xs: _get_tuple_element(b, ins, xs) if len(xs) == 1 else _arity(ins, xs, 1),
+    "all-gather": _all_gather,
+    "all-reduce-start": _unary_copy,
+    "all-reduce-done": _unary_copy,
 }
 
 
 def parse(text: str) -> HloModule:
-    """The module in *text* (see the module docstring)."""
-    return _Builder(_parse_computations(text)).build_entry()
+    """The module in *text* (see the module docstring).
+
+    :raises HloParseError: for text that is not HLO, or HLO that XLA would reject (an unknown
+        operand or computation, a declared shape the op does not give ...).
+    """
+    return _Builder(parse_module(text)).build()

@@ -115,6 +115,32 @@ maximum = _binary("maximum", arith.max_expr)
 minimum = _binary("minimum", arith.min_expr)
 
 
+def elementwise(opcode: str, *xs: Tensor, dtype: str | None = None, attrs: dict[str, str] | None = None,
+                name: str | None = None) -> Tensor:
+    """Any of XLA's element-wise ops by its HLO opcode (``"and"``, ``"sine"``, ``"shift-left"``
+    ...; see :mod:`schedule.xla.elementwise`), with its HLO attributes (a compare's
+    ``direction``). *dtype* defaults to the first operand's (``bool`` for compare)."""
+    from schedule.xla import elementwise as ew
+
+    arity = ew.ARITY.get(opcode)
+    if arity is None:
+        raise ScheduleError(f"ops.elementwise: {opcode!r} is not one of XLA's element-wise ops")
+    if len(xs) != arity:
+        raise ScheduleError(f"ops.elementwise: {opcode} takes {arity} operands, not {len(xs)}")
+    for x in xs:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"ops.elementwise: operands must be tensors, not {type(x).__name__}")
+    if opcode == "compare":
+        ew.direction(attrs or {})
+    out_dtype = dtype or ("bool" if opcode == "compare" else xs[1 if opcode in ("select", "clamp") else 0].dtype)
+    return _elementwise(opcode, lambda *v: ew.element(opcode, out_dtype, v, attrs), *xs, name=name)
+
+
+def clamp(lo: Tensor, x: Tensor, hi: Tensor, name: str | None = None) -> Tensor:
+    """``min(max(x, lo), hi)`` elementwise (rank-0 bounds are broadcast)."""
+    return elementwise("clamp", lo, x, hi, name=name)
+
+
 def select(pred: Tensor, a: Tensor, b: Tensor, name: str | None = None) -> Tensor:
     """``pred ? a : b`` elementwise (a rank-0 predicate is broadcast)."""
     return _elementwise("select", lambda p, x, y: arith.select(p, x, y), pred, a, b, name=name)
@@ -424,8 +450,10 @@ def reduce_window(x: Tensor | Sequence[Tensor], init: Any, size: Sequence[int],
 def convolution(lhs: Tensor, rhs: Tensor, dim_labels: str, size: Sequence[int] | None = None,
                 stride: Sequence[int] | None = None, padding: Sequence[tuple[int, int]] | None = None,
                 lhs_dilation: Sequence[int] | None = None, rhs_dilation: Sequence[int] | None = None,
-                feature_group_count: int = 1, batch_group_count: int = 1, name: str | None = None) -> Tensor:
-    """XLA's convolution; *dim_labels* as HLO writes them (``b01f_01io->b01f``)."""
+                feature_group_count: int = 1, batch_group_count: int = 1, name: str | None = None,
+                rhs_reversal: Sequence[int] | None = None) -> Tensor:
+    """XLA's convolution; *dim_labels* as HLO writes them (``b01f_01io->b01f``). A spatial
+    dimension with *rhs_reversal* set reads the kernel window back to front."""
     m = re.fullmatch(r"(\w+)_(\w+)->(\w+)", dim_labels)
     if m is None:
         raise ScheduleError(f"ops.convolution: dim_labels {dim_labels!r} is not like 'b01f_01io->b01f'")
@@ -438,6 +466,7 @@ def convolution(lhs: Tensor, rhs: Tensor, dim_labels: str, size: Sequence[int] |
     padding = list(padding or [(0, 0)] * nsp)
     ld = list(lhs_dilation or [1] * nsp)
     rd = list(rhs_dilation or [1] * nsp)
+    reversed_ = list(rhs_reversal or [0] * nsp)
     n_in_f, n_out_f = ks[k_l.index("i")], ks[k_l.index("o")]
     out_shape: list[int] = [0] * len(out_l)
     out_shape[out_l.index("b")] = ls[in_l.index("b")] // batch_group_count
@@ -466,7 +495,7 @@ def convolution(lhs: Tensor, rhs: Tensor, dim_labels: str, size: Sequence[int] |
                 conds.append(arith.floormod(pos, ld[k]) == 0)
                 pos = arith.floordiv(pos, ld[k])
             lhs_index[in_l.index(d)] = pos
-            rhs_index[k_l.index(d)] = w
+            rhs_index[k_l.index(d)] = size[k] - 1 - w if reversed_[k] else w
         group = arith.floordiv(f_out, group_out) * n_in_f + c if feature_group_count > 1 else c
         lhs_index[in_l.index("f")] = group
         out_batch = out_shape[out_l.index("b")]

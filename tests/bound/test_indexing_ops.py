@@ -61,10 +61,15 @@ def test_enough_cases_are_covered():
     assert len(_cases()) >= 83
 
 
-def test_unsupported_hlo_names_the_line_and_the_token():
-    with pytest.raises(hlo.HloParseError, match=r"line 3: unsupported op 'frobnicate'"):
-        hlo.parse("ENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT x = f32[4] frobnicate(p0)\n}\n")
-    with pytest.raises(hlo.HloParseError, match=r"line 2: unsupported shape 'q9\[4\]'"):
+def test_an_unknown_op_is_opaque_with_undefined_maps():
+    mod = hlo.parse("ENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT x = f32[4] frobnicate(p0)\n}\n")
+    (m,) = output_to_input(mod.root, mod["p0"])
+    assert m.is_undefined
+    assert mod.operands(mod.root) == [mod["p0"]]
+
+
+def test_an_unknown_element_type_names_the_line_and_the_column():
+    with pytest.raises(hlo.HloParseError, match=r"line 2, column 8: unknown element type 'q9'"):
         hlo.parse("ENTRY e {\n  p0 = q9[4] parameter(0)\n}\n")
 
 
