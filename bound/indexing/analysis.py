@@ -38,7 +38,6 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.graph import post_dfs_order, read_graph
 from schedule.tensor import ComputeOp, Operation, Tensor
 
 
@@ -235,36 +234,72 @@ def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     through every path of computes in between; sorted by their text."""
     _require_tensor(tensor, "tensor")
     _require_tensor(operand, "operand")
-    roots = [tensor.op]
-    graph = read_graph(roots)
-    if operand.op not in graph and operand.op is not tensor.op:
+    maps = output_to_inputs(tensor, [operand])
+    if operand not in maps:
         raise ValueError(f"output_to_input: '{tensor.name}' does not read '{operand.name}'")
+    return maps[operand]
+
+
+def output_to_inputs(tensor: Tensor, operands: list[Tensor]) -> dict[Tensor, list[IndexingMap]]:
+    """The maps from *tensor* to each of *operands* it reads, in one walk: composed through the
+    computes in between but not through the operands themselves (as XLA composes a fusion's
+    maps up to its parameters). Operands it does not read are left out; each list is sorted
+    by its text."""
+    _require_tensor(tensor, "tensor")
+    for x in operands:
+        _require_tensor(x, "operand")
+    stop = {_key(x) for x in operands}
     # A tensor's own reads keep XLA's op maps; every further step is composed and simplified
     # (folding point ranges), as XLA does inside a fusion, and so is the first step when the
     # tensor is the root of a fusion (the HLO parser marks those).
     fused = isinstance(tensor.op, ComputeOp) and bool(tensor.op.attrs.get("fusion"))
-    grouped: dict[Tensor, dict[IndexingMap, None]] = {}
-    for op in reversed(post_dfs_order(roots, graph)):
+    grouped: dict[tuple[int, int], dict[IndexingMap, None]] = {}
+    found: dict[tuple[int, int], Tensor] = {}
+    start_key = _key(tensor)
+    for op in reversed(upstream_order(tensor.op, {k[0] for k in stop} - {id(tensor.op)})):
         for k in range(op.num_outputs):
             t = op.output(k)
-            consumers = grouped.get(t)
-            start = t.op is tensor.op and t.value_index == tensor.value_index
-            if (not start and not consumers) or (t.op is operand.op and t.value_index == operand.value_index):
+            key = _key(t)
+            consumers = grouped.get(key)
+            start = key == start_key
+            if (not start and not consumers) or (key in stop and not start):
                 continue
             for p in dict.fromkeys(op.input_tensors):
+                target = grouped.setdefault(_key(p), {})
+                found[_key(p)] = p
                 for pm in operand_maps(op, p):
                     if start and not fused:
-                        grouped.setdefault(p, {})[pm] = None
-                        continue
-                    if start:
-                        m = simplified(pm).remove_unused_symbols()[0]
-                        grouped.setdefault(p, {})[m] = None
-                        continue
-                    for cm in consumers or ():
-                        m = simplified(compose(cm, pm)).remove_unused_symbols()[0]
-                        grouped.setdefault(p, {})[m] = None
-    maps = grouped.get(operand, {})
-    return sorted(maps, key=str)
+                        target[pm] = None
+                    elif start:
+                        target[simplified(pm).remove_unused_symbols()[0]] = None
+                    else:
+                        for cm in consumers or ():
+                            target[simplified(compose(cm, pm)).remove_unused_symbols()[0]] = None
+    return {x: sorted(grouped[_key(x)], key=str) for x in operands if _key(x) in found}
+
+
+def upstream_order(root: Operation, stop: set[int]) -> list[Operation]:
+    """The operations *root* reads, directly or not, producers first (a post-order, walked with
+    an explicit stack); the inputs of operations whose id is in *stop* are not followed."""
+    order: list[Operation] = []
+    seen = {id(root)}
+    stack = [(root, iter(dict.fromkeys(root.input_tensors)))]
+    while stack:
+        op, inputs = stack[-1]
+        for t in inputs:
+            p = t.op
+            if id(p) not in seen:
+                seen.add(id(p))
+                stack.append((p, iter(() if id(p) in stop else dict.fromkeys(p.input_tensors))))
+                break
+        else:
+            stack.pop()
+            order.append(op)
+    return order
+
+
+def _key(t: Tensor) -> tuple[int, int]:
+    return (id(t.op), t.value_index)
 
 
 def _require_tensor(t: object, what: str) -> None:

@@ -152,7 +152,7 @@ def invert_with_isl(m: IndexingMap, in_sizes: list[int]) -> IndexingMap:
             else:
                 results.append(_from_terms(terms, len(inputs)))
         names = [*inputs, *(f"d{f}" for f in free)]
-        domain = set_constraints(relation_text(m, names, [], box))
+        domain = set_constraints(relation_text(m, names, None, box))
     except ValueError:
         return IndexingMap.undefined()
     if domain is None:
@@ -199,45 +199,37 @@ def _from_terms(terms, num_dims: int) -> AffineExpr:
 def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
     """The distinct maps from an element of *operand* to the elements of *tensor* that read it,
     composed along every chain of computes from *operand* up to *tensor* (each step simplified,
-    as XLA's epilogue analysis does); sorted by their text."""
-    if not isinstance(tensor, Tensor) or not isinstance(operand, Tensor):
-        raise TypeError("input_to_output: tensor and operand must be Tensors")
-    if _reads_directly(tensor, operand):
-        return _direct(tensor, operand)
+    as XLA's epilogue analysis does); sorted by their text. Each tensor in between is visited
+    once, so chains and diamonds cost time linear in their size."""
+    from bound.indexing.analysis import upstream_order
     from bound.indexing.indexing_map import compose
     from bound.indexing.simplify import simplified
 
-    out: dict[IndexingMap, None] = {}
-    for middle in dict.fromkeys(tensor.op.input_tensors):
-        if not _depends_on(middle, operand):
+    if not isinstance(tensor, Tensor) or not isinstance(operand, Tensor):
+        raise TypeError("input_to_output: tensor and operand must be Tensors")
+    source = (id(operand.op), operand.value_index)
+    # reached[t]: the maps from operand to t, for every t on a path from operand to tensor.
+    reached: dict[tuple[int, int], dict[IndexingMap, None]] = {}
+    for op in upstream_order(tensor.op, {id(operand.op)}):
+        if op is operand.op:
             continue
-        for first in input_to_output(middle, operand):
-            for second in _direct(tensor, middle):
-                out[simplified(compose(first, second)).remove_unused_symbols()[0]] = None
+        for k in range(op.num_outputs):
+            t = op.output(k)
+            maps: dict[IndexingMap, None] = {}
+            for p in dict.fromkeys(op.input_tensors):
+                key = (id(p.op), p.value_index)
+                if key == source:
+                    maps.update(dict.fromkeys(_direct(t, p)))
+                elif key in reached:
+                    for second in _direct(t, p):
+                        for first in reached[key]:
+                            maps[simplified(compose(first, second)).remove_unused_symbols()[0]] = None
+            if maps:
+                reached[(id(op), k)] = maps
+    out = reached.get((id(tensor.op), tensor.value_index))
     if not out:
         raise ValueError(f"input_to_output: '{tensor.name}' does not read '{operand.name}'")
     return sorted(out, key=str)
-
-
-def _same(a: Tensor, b: Tensor) -> bool:
-    return a.op is b.op and a.value_index == b.value_index
-
-
-def _reads_directly(tensor: Tensor, operand: Tensor) -> bool:
-    return any(_same(t, operand) for t in tensor.op.input_tensors)
-
-
-def _depends_on(tensor: Tensor, operand: Tensor) -> bool:
-    stack, seen = [tensor], set()
-    while stack:
-        t = stack.pop()
-        if _same(t, operand):
-            return True
-        if id(t.op) in seen:
-            continue
-        seen.add(id(t.op))
-        stack.extend(t.op.input_tensors)
-    return False
 
 
 def _direct(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:

@@ -267,9 +267,9 @@ def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
     return f"({a} mod {e.rhs.value})"
 
 
-def relation_text(m: IndexingMap, inputs: Sequence[str], outputs: Sequence[str],
+def relation_text(m: IndexingMap, inputs: Sequence[str], outputs: Sequence[str] | None,
                   extra: Sequence[str] = ()) -> str:
-    """The isl relation ``{ [inputs] -> [outputs] : ... }`` (a set when *outputs* is empty)
+    """The isl relation ``{ [inputs] -> [outputs] : ... }`` (a set when *outputs* is None)
     over the names ``d<k>`` (dims), ``s<k>`` (symbols) and ``o<k>`` (results); every other
     name is existential; *extra* adds conditions.
 
@@ -283,9 +283,9 @@ def relation_text(m: IndexingMap, inputs: Sequence[str], outputs: Sequence[str],
     conds += [f"{iv.lower} <= {_isl_expr(e, dims, syms)} <= {iv.upper}" for e, iv in m.constraints.items()]
     conds += [f"{o} = {_isl_expr(r, dims, syms)}" for o, r in zip(outs, m.results)]
     conds += list(extra)
-    hidden = [n for n in [*dims, *syms, *outs] if n not in inputs and n not in outputs]
+    hidden = [n for n in [*dims, *syms, *outs] if n not in inputs and n not in (outputs or ())]
     body = " and ".join(conds) or "true"
     if hidden:
         body = f"exists ({', '.join(hidden)} : {body})"
-    head = f"[{', '.join(inputs)}]" + (f" -> [{', '.join(outputs)}]" if outputs else "")
+    head = f"[{', '.join(inputs)}]" + (f" -> [{', '.join(outputs)}]" if outputs is not None else "")
     return f"{{ {head} : {body} }}"

@@ -427,6 +427,17 @@ def _pad(b: _Builder, ins: Instruction, xs: list) -> Any:
     return ops.pad(xs[0], xs[1], config, name=ins.name)
 
 
+def _offsets(ins: Instruction, x: Tensor, offsets: list[Tensor]) -> list[Tensor]:
+    """The scalar start offsets; the older form gives them as one vector, read element-wise."""
+    if len(offsets) == 1 and len(offsets[0].shape) == 1 and len(x.shape) != 1:
+        (vector,) = offsets
+
+        def element(k: int) -> Tensor:
+            return compute((), lambda: vector[k], name=f"{ins.name}.offset{k}")
+        return [element(k) for k in range(_dims(vector)[0])]
+    return offsets
+
+
 def _dot_dims(ins: Instruction) -> list[list[int]]:
     return [_ints(ins.attrs.get(k, "")) for k in ("lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
                                                   "rhs_contracting_dims")]
@@ -516,7 +527,7 @@ def _all_gather(b: _Builder, ins: Instruction, xs: list) -> Any:
 
 def _unary_copy(b: _Builder, ins: Instruction, xs: list) -> Any:
     """all-reduce-start/-done of one array: element-wise on one device, as XLA maps them."""
-    if len(xs) != 1 or not isinstance(xs[0], Tensor):
+    if len(xs) != 1 or not isinstance(xs[0], Tensor) or _declared(ins).is_tuple:
         raise _Opaque
     x = xs[0]
     return compute(_dims(x), lambda *i: x[tuple(i)] if i else x[()], name=ins.name, tag=ins.opcode)
@@ -557,9 +568,9 @@ _OPS: dict[str, _OpBuilder] = {
     "dot": _checked(2, lambda b, ins, xs: ops.dot(xs[0], xs[1], *_dot_dims(ins), name=ins.name)),
     "scaled-dot": _checked(4, lambda b, ins, xs: ops.scaled_dot(*xs, *_dot_dims(ins), name=ins.name)),
     "dynamic-slice": _checked(-1, lambda b, ins, xs: ops.dynamic_slice(
-        xs[0], xs[1:], _ints(_attr(ins, "dynamic_slice_sizes")), name=ins.name)),
-    "dynamic-update-slice": _checked(-1, lambda b, ins, xs: ops.dynamic_update_slice(xs[0], xs[1], xs[2:],
-                                                                                     name=ins.name)),
+        xs[0], _offsets(ins, xs[0], xs[1:]), _ints(_attr(ins, "dynamic_slice_sizes")), name=ins.name)),
+    "dynamic-update-slice": _checked(-1, lambda b, ins, xs: ops.dynamic_update_slice(
+        xs[0], xs[1], _offsets(ins, xs[0], xs[2:]), name=ins.name)),
     "fusion": _fusion,
     "bitcast": _checked(1, _bitcast),
     "gather": _checked(2, _gather),

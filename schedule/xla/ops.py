@@ -160,12 +160,14 @@ def iota(shape: Sequence[int], dimension: int, dtype: str = "int32", name: str |
 
 
 def broadcast(x: Tensor, shape: Sequence[int], dimensions: Sequence[int], name: str | None = None) -> Tensor:
-    """``out[i] = x[i[dimensions[0]], i[dimensions[1]], ...]``."""
+    """``out[i] = x[i[dimensions[0]], i[dimensions[1]], ...]``; an operand dimension of size 1
+    may be broadcast too (XLA's degenerate broadcast: it is read at 0)."""
     dims = _check_dims("broadcast", dimensions, len(shape))
-    if len(dims) != len(x.shape) or any(shape[d] != n for d, n in zip(dims, _shape(x))):
-        raise ScheduleError(f"ops.broadcast: {x.name}{_shape(x)} does not fit dimensions {dims} of {list(shape)}")
-    return compute(list(shape), lambda *i: _load(x, [i[d] for d in dims]), name=name or "broadcast", tag="broadcast",
-                   attrs={"dimensions": tuple(dims)})
+    xs = _shape(x)
+    if len(dims) != len(x.shape) or any(shape[d] != n and n != 1 for d, n in zip(dims, xs)):
+        raise ScheduleError(f"ops.broadcast: {x.name}{xs} does not fit dimensions {dims} of {list(shape)}")
+    return compute(list(shape), lambda *i: _load(x, [i[d] if shape[d] == n else 0 for d, n in zip(dims, xs)]),
+                   name=name or "broadcast", tag="broadcast", attrs={"dimensions": tuple(dims)})
 
 
 def transpose(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
