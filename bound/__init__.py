@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bound.errors import BoundError
 from bound.explain import BoundReport, StageReport, explain
-from bound.indexing.analysis import output_to_input
+from bound.indexing.analysis import output_to_input, output_to_inputs
 from bound.indexing.indexing_map import IndexingMap, compose
 from bound.indexing.inverse import input_to_output
 from bound.infer import infer_bound

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -380,18 +382,34 @@ def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -
     return PlaceholderOp(name, dims, check_dtype(dtype)).output(0)
 
 
-def _arg_names(fcompute: Callable[..., Any], ndim: int, name: str) -> list[str]:
+def _signature(fcompute: Callable[..., Any], name: str) -> tuple[list[str], bool]:
+    """The positional parameter names of *fcompute* and whether it takes ``*args``; a plain
+    function's are read from its code object, cached (signature() is slow)."""
+    if isinstance(fcompute, types.FunctionType) and not fcompute.__defaults__ and not fcompute.__kwdefaults__:
+        code = fcompute.__code__
+        if not code.co_kwonlyargcount and not code.co_flags & inspect.CO_VARKEYWORDS:
+            return _code_signature(code)
     try:
         params = list(inspect.signature(fcompute).parameters.values())
     except (TypeError, ValueError):
         raise ScheduleTypeError(f"compute '{name}': fcompute must be a function") from None
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
     others = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) or p.default is not p.empty]
     if others:
         raise ScheduleError(f"compute '{name}': fcompute may take only plain positional index "
                             f"arguments; '{others[0].name}' is not one")
-    names = [p.name for p in positional]
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return positional, any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_signature(code: Any) -> tuple[list[str], bool]:
+    n = code.co_argcount
+    return list(code.co_varnames[:n]), bool(code.co_flags & inspect.CO_VARARGS)
+
+
+def _arg_names(fcompute: Callable[..., Any], ndim: int, name: str) -> list[str]:
+    positional, varargs = _signature(fcompute, name)
+    names = list(positional)
     if varargs and len(names) <= ndim:
         names += [f"i{k}" for k in range(len(names), ndim)]
     if len(names) != ndim:

@@ -12,6 +12,8 @@ forward map.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod, walk
 from bound.indexing.analysis import operand_maps
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
@@ -196,22 +198,26 @@ def _from_terms(terms, num_dims: int) -> AffineExpr:
     return floordiv(e, Const(den)) if den != 1 else e
 
 
-def input_to_output(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
+def input_to_output(tensor: Tensor, operand: Tensor, stop_at: Sequence[Tensor] = ()) -> list[IndexingMap]:
     """The distinct maps from an element of *operand* to the elements of *tensor* that read it,
     composed along every chain of computes from *operand* up to *tensor* (each step simplified,
     as XLA's epilogue analysis does); sorted by their text. Each tensor in between is visited
-    once, so chains and diamonds cost time linear in their size."""
+    once, so chains and diamonds cost time linear in their size. Chains through a tensor of
+    *stop_at* are left out (as :func:`output_to_inputs` stops at a fusion's other operands)."""
     from bound.indexing.analysis import upstream_order
     from bound.indexing.indexing_map import compose
     from bound.indexing.simplify import simplified
 
     if not isinstance(tensor, Tensor) or not isinstance(operand, Tensor):
         raise TypeError("input_to_output: tensor and operand must be Tensors")
+    if any(not isinstance(t, Tensor) for t in stop_at):
+        raise TypeError("input_to_output: stop_at must hold Tensors")
     source = (id(operand.op), operand.value_index)
     # reached[t]: the maps from operand to t, for every t on a path from operand to tensor.
     reached: dict[tuple[int, int], dict[IndexingMap, None]] = {}
-    for op in upstream_order(tensor.op, {id(operand.op)}):
-        if op is operand.op:
+    stop = {id(operand.op)} | {id(t.op) for t in stop_at if t.op is not tensor.op}
+    for op in upstream_order(tensor.op, stop):
+        if id(op) in stop:
             continue
         for k in range(op.num_outputs):
             t = op.output(k)

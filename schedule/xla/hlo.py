@@ -138,7 +138,7 @@ class _Builder:
                                     "computation", line, column)
             operands.append(env[name])
         for key in _CALLED:
-            for name in _names(ins.attrs.get(key, "")):
+            for name in _names(ins.attrs[key]) if key in ins.attrs else ():
                 if name not in self.comps:
                     raise HloParseError(f"{key}= of '{ins.name}' names no computation: '{name}'",
                                         *ins.attr_positions.get(key, (ins.line, ins.column)))

@@ -114,6 +114,9 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = tokenize(text)
+        # Token texts, padded past the end: no word, number or string is spelled like punctuation,
+        # so comparing texts alone finds punctuation.
+        self.texts = [t.text for t in self.tokens] + ["", "", ""]
         self.at = 0
         self.nested = 0  # instructions written in place, for their names
 
@@ -129,11 +132,10 @@ class _Parser:
         return t
 
     def is_punct(self, text: str, ahead: int = 0) -> bool:
-        t = self.peek(ahead)
-        return t.kind == "punct" and t.text == text
+        return self.texts[self.at + ahead] == text
 
     def accept(self, text: str) -> bool:
-        if self.is_punct(text):
+        if self.texts[self.at] == text:
             self.at += 1
             return True
         return False
