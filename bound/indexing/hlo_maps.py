@@ -1,0 +1,91 @@
+"""Every instruction's operand maps in an HLO module, as text: ``python -m bound.indexing FILE.hlo``.
+
+For a module dumped with ``--xla_dump_to``: each computation, each instruction with its HLO
+line, and for each operand the maps from the instruction's output index to the operand's
+elements (through a fusion, to the fusion's operands), or ``unknown indexing`` for an op whose
+reads are unknown. ``--inverse`` adds the input-to-output maps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from bound.indexing.analysis import output_to_inputs
+from bound.indexing.indexing_map import IndexingMap
+from bound.indexing.inverse import input_to_output
+from schedule.tensor import Tensor
+from schedule.xla import hlo
+
+
+def _text(m: IndexingMap) -> str:
+    return "unknown indexing" if m.is_undefined else str(m)
+
+
+def _leaves(value: object) -> list[Tensor]:
+    if isinstance(value, Tensor):
+        return [value]
+    return [t for v in value for t in _leaves(v)]  # type: ignore[attr-defined]
+
+
+def module_maps(mod: hlo.HloModule, inverse: bool = False) -> Iterator[str]:
+    """The lines of the report for *mod*."""
+    for comp in mod.parsed.computations:
+        env = mod.computations.get(comp.name)
+        if env is None:
+            continue  # built only as a fusion's body
+        yield f"computation {comp.name}{' (ENTRY)' if comp.is_entry else ''}"
+        names: dict[int, str] = {}  # a tensor's instruction in this computation
+        for name, value in env.items():
+            for t in _leaves(value):
+                names.setdefault(id(t), name)
+        for ins in comp.instructions:
+            yield f"  {ins.name} = {ins.opcode}  (line {ins.line})"
+            if ins.opcode == "parameter":
+                continue  # in a fusion's body, the fusion's operand itself
+            leaves = _leaves(env[ins.name])
+            outputs = [t for t in leaves if mod.operands(t)]
+            for t in outputs:
+                if len(leaves) > 1:
+                    yield f"    output {leaves.index(t)}:"
+                xs = mod.operands(t)
+                maps = output_to_inputs(t, xs)
+                for j, x in enumerate(xs):
+                    pad = "      " if len(leaves) > 1 else "    "
+                    found = maps.get(x)
+                    label = f"{pad}operand {j} ({names.get(id(x), x.name)})"
+                    if not found:
+                        yield f"{label}: not read"
+                        continue
+                    for m in found:
+                        yield f"{label}: {_text(m)}"
+                    if inverse and not any(m.is_undefined for m in found):
+                        for m in input_to_output(t, x, stop_at=xs):
+                            yield f"{pad}  inverse: {_text(m)}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the report of each file; 1 if one does not parse (its error on stderr)."""
+    parser = argparse.ArgumentParser(prog="python -m bound.indexing", description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", type=Path, help="HLO text files")
+    parser.add_argument("--inverse", action="store_true", help="also print the input-to-output maps")
+    args = parser.parse_args(argv)
+    status = 0
+    for path in args.files:
+        try:
+            mod = hlo.parse(path.read_text())
+        except OSError as err:
+            print(f"{path}: {err.strerror}", file=sys.stderr)
+            status = 1
+            continue
+        except hlo.HloParseError as err:
+            print(f"{path}: {err}", file=sys.stderr)
+            status = 1
+            continue
+        if len(args.files) > 1:
+            print(f"# {path}")
+        for line in module_maps(mod, args.inverse):
+            print(line)
+    return status
