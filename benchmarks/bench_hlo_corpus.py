@@ -9,13 +9,8 @@ from pathlib import Path
 
 from bound import output_to_inputs
 from schedule import hlo
-from schedule.tensor import Tensor
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "hlo_corpus"
-
-
-def _leaves(value):
-    return [value] if isinstance(value, Tensor) else [t for v in value for t in _leaves(v)]
 
 
 def measure(path: Path) -> tuple[float, float, int]:
@@ -23,13 +18,8 @@ def measure(path: Path) -> tuple[float, float, int]:
     start = time.perf_counter()
     mod = hlo.parse(path.read_text())
     parsed = time.perf_counter()
-    seen: set[int] = set()
-    for env in mod.computations.values():
-        for value in env.values():
-            for t in _leaves(value):
-                if id(t.op) not in seen and mod.operands(t):
-                    seen.add(id(t.op))
-                    output_to_inputs(t, mod.operands(t))
+    for t in mod.instruction_tensors():
+        output_to_inputs(t, mod.operands(t))
     return parsed - start, time.perf_counter() - start, sum(len(c.instructions) for c in mod.parsed.computations)
 
 

@@ -16,18 +16,11 @@ from pathlib import Path
 from bound.indexing.analysis import output_to_inputs
 from bound.indexing.indexing_map import IndexingMap
 from bound.indexing.inverse import input_to_output
-from schedule.tensor import Tensor
 from schedule.xla import hlo
 
 
 def _text(m: IndexingMap) -> str:
     return "unknown indexing" if m.is_undefined else str(m)
-
-
-def _leaves(value: object) -> list[Tensor]:
-    if isinstance(value, Tensor):
-        return [value]
-    return [t for v in value for t in _leaves(v)]  # type: ignore[attr-defined]
 
 
 def module_maps(mod: hlo.HloModule, inverse: bool = False) -> Iterator[str]:
@@ -39,13 +32,13 @@ def module_maps(mod: hlo.HloModule, inverse: bool = False) -> Iterator[str]:
         yield f"computation {comp.name}{' (ENTRY)' if comp.is_entry else ''}"
         names: dict[int, str] = {}  # a tensor's instruction in this computation
         for name, value in env.items():
-            for t in _leaves(value):
+            for t in hlo.tensors_of(value):
                 names.setdefault(id(t), name)
         for ins in comp.instructions:
             yield f"  {ins.name} = {ins.opcode}  (line {ins.line})"
             if ins.opcode == "parameter":
                 continue  # in a fusion's body, the fusion's operand itself
-            leaves = _leaves(env[ins.name])
+            leaves = hlo.tensors_of(env[ins.name])
             outputs = [t for t in leaves if mod.operands(t)]
             for t in outputs:
                 if len(leaves) > 1:

@@ -28,7 +28,7 @@ from schedule.xla import ops
 from schedule.xla.hlo_lexer import HloParseError
 from schedule.xla.hlo_parser import Computation, Instruction, ParsedModule, Shape, parse_module
 
-__all__ = ["Computation", "HloModule", "HloParseError", "Instruction", "Shape", "parse"]
+__all__ = ["Computation", "HloModule", "HloParseError", "Instruction", "Shape", "parse", "tensors_of"]
 
 #: Computations calling computations deeper than this are refused.
 MAX_CALL_DEPTH = 32
@@ -63,6 +63,17 @@ class HloModule:
         found = self._layouts.get(id(tensor.op))
         return list(found) if found is not None else list(range(len(tensor.shape) - 1, -1, -1))
 
+    def instruction_tensors(self) -> list[Tensor]:
+        """Every tensor an instruction of any computation made, each once, that has HLO
+        operands (parameters and constants have none): the tensors that have operand maps."""
+        out: dict[int, Tensor] = {}
+        for env in self.computations.values():
+            for value in env.values():
+                for t in tensors_of(value):
+                    if self.operands(t):
+                        out.setdefault(id(t.op), t)
+        return list(out.values())
+
     def operands(self, tensor: Tensor) -> list[Tensor]:
         """The HLO operands of the instruction that produced *tensor* (a tuple operand gives its
         tensors)."""
@@ -73,11 +84,12 @@ class _Opaque(Exception):
     """A known op in a form the library does not build (a general gather ...): made opaque."""
 
 
-def _leaves(value: Any) -> list[Tensor]:
-    """The tensors of a value (a tensor, or a tuple nested at most as deep as shapes may be)."""
+def tensors_of(value: Any) -> list[Tensor]:
+    """The tensors of an instruction's value (a tensor, or a tuple nested at most as deep as
+    shapes may be), in order."""
     if isinstance(value, Tensor):
         return [value]
-    return [t for v in value for t in _leaves(v)]
+    return [t for v in value for t in tensors_of(v)]
 
 
 def _dims(t: Tensor) -> list[int]:
@@ -163,7 +175,7 @@ class _Builder:
         if op in ew.ARITY:
             _arity(ins, xs, ew.ARITY[op])
             if op == "copy" and isinstance(xs[0], tuple):
-                return tuple(ops.copy(t, name=f"{ins.name}.{k}") for k, t in enumerate(_leaves(xs[0])))
+                return tuple(ops.copy(t, name=f"{ins.name}.{k}") for k, t in enumerate(tensors_of(xs[0])))
             _arrays(ins, xs)
             if op in ("convert", "bitcast-convert", "stochastic-convert", "reduce-precision"):
                 shape = _declared(ins)
@@ -202,7 +214,7 @@ class _Builder:
         leaves = shape.leaves()
         if not leaves:
             return ()
-        inputs = list({id(t): t for t in _leaves(xs)}.values())
+        inputs = list({id(t): t for t in tensors_of(xs)}.values())
         outs = extern([s.dims for s in leaves], inputs,
                       lambda ins_, outs_: call_packed(f"hlo.{ins.opcode}", *ins_, *outs_), name=ins.name,
                       dtype=[s.dtype for s in leaves], tag=ins.opcode)
@@ -233,9 +245,9 @@ class _Builder:
     def register(self, ins: Instruction, value: Any, xs: list[Any]) -> None:
         if ins.opcode in ("tuple", "get-tuple-element"):
             return  # no new tensor
-        inputs = _leaves(xs)
+        inputs = tensors_of(xs)
         shapes = ins.shape.leaves() if ins.shape is not None else []
-        for k, t in enumerate(_leaves(value)):
+        for k, t in enumerate(tensors_of(value)):
             if any(t is x for x in inputs):
                 continue  # a fusion whose root is one of its parameters
             self.module._operands[id(t.op)] = inputs  # a fusion's operands replace those of its root
@@ -490,8 +502,8 @@ def _convolution(b: _Builder, ins: Instruction, xs: list) -> Any:
 
 def _fusion(b: _Builder, ins: Instruction, xs: list) -> Any:
     root = b.instantiate(b.called(ins, "calls"), xs)
-    for t in _leaves(root):
-        if isinstance(getattr(t.op, "attrs", None), dict) and not any(t is x for x in _leaves(xs)):
+    for t in tensors_of(root):
+        if isinstance(getattr(t.op, "attrs", None), dict) and not any(t is x for x in tensors_of(xs)):
             t.op.attrs["fusion"] = ins.name  # analyses treat a fusion's root as XLA does
     return root
 
@@ -503,6 +515,7 @@ def _map(b: _Builder, ins: Instruction, xs: list) -> Any:
 
 
 def _get_tuple_element(b: _Builder, ins: Instruction, xs: list) -> Any:
+    _arity(ins, xs, 1)
     (x,) = xs
     if not isinstance(x, tuple):
         raise HloParseError(f"get-tuple-element '{ins.name}' reads '{ins.operands[0]}', which is not a tuple",
@@ -577,7 +590,7 @@ _OPS: dict[str, _OpBuilder] = {
     "convolution": _checked(2, _convolution),
     "map": _checked(-1, _map),
     "tuple": lambda b, ins, xs: tuple(xs),
-    "get-tuple-element": lambda b, ins, xs: _get_tuple_element(b, ins, xs) if len(xs) == 1 else _arity(ins, xs, 1),
+    "get-tuple-element": _get_tuple_element,
     "all-gather": _all_gather,
     "all-reduce-start": _unary_copy,
     "all-reduce-done": _unary_copy,

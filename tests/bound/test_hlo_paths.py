@@ -17,15 +17,7 @@ from bound.indexing.text import isl_text, parse_indexing_map
 from lower import build
 from schedule import hlo
 
-
-def _union(maps, reverse=False):
-    out = None
-    for m in maps:
-        r = isl.Map(isl_text(m))
-        r = r.reverse() if reverse else r
-        out = r if out is None else out.union(r)
-    return out
-
+from ..relations import isl_union
 
 SUBTRACT_MEAN = """
 add { a = f32[] parameter(0)
@@ -47,8 +39,8 @@ def test_input_to_output_follows_the_direct_and_the_indirect_path():
     backward = input_to_output(mod.root, mod["p0"])
     assert len(forward) == 2 and len(backward) == 2
     # p0[i, j] reaches d[i, j] directly and every d[i, k] through the row sum.
-    assert _union(forward, reverse=True).is_equal(_union(backward))
-    assert _union(backward).is_equal(isl.Map("{ [i, j] -> [i, k] : 0 <= i < 4 and 0 <= j < 6 and 0 <= k < 6 }"))
+    assert isl_union(forward, reverse=True).is_equal(isl_union(backward))
+    assert isl_union(backward).is_equal(isl.Map("{ [i, j] -> [i, k] : 0 <= i < 4 and 0 <= j < 6 and 0 <= k < 6 }"))
 
 
 def _chain(n: int, diamond: bool) -> str:
