@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lower.backend import BarrierDivergenceError, OutOfBoundsError
+from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
 from lower.build import BuiltFunc, build
 from lower.errors import LoweringError
 from lower.layout import Layout

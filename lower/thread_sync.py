@@ -25,8 +25,9 @@ from schedule.itervar import IterVar, Range
 
 Steps = Generator[Stmt, None, None]
 
-#: The scopes whose buffers threads share within a block.
-SYNC_SCOPES = ("shared", "shared.dyn")
+#: The scopes whose buffers threads share: within a block, and within a warp (its barrier is
+#: ``tvm_storage_sync("warp")``, CUDA's ``__syncwarp``).
+SYNC_SCOPES = ("shared", "shared.dyn", "warp")
 
 
 def barrier(scope: str = "shared") -> Evaluate:

@@ -178,7 +178,7 @@ def describe(s: te.Schedule) -> str:
 @st.composite
 def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
     """Outputs bound to blocks and threads; other stages at the root, at the block loop in shared
-    memory fetched cooperatively by the threads, or at the thread loop in local memory; random
+    or warp memory fetched cooperatively by the threads, or at the thread loop in local memory; random
     cache_read and cache_write (local) stages."""
     s = te.create_schedule([t.op for t in p.outputs])
     bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
@@ -212,10 +212,11 @@ def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
         if len(users) != 1 or users[0] not in loops or (local is not None and users[0] in p.outputs):
             continue
         bo, ti = loops[users[0]]
-        choice = draw(st.sampled_from(["root", "block", "thread"]))
-        if choice == "block":
+        # Warp memory needs threadIdx.x's extent to divide the warp size.
+        choice = draw(st.sampled_from(["root", "block", "thread", *(["warp"] if 32 % factor == 0 else [])]))
+        if choice in ("block", "warp"):
             s[T].compute_at(s[users[0]], bo)
-            s[T].set_scope("shared")
+            s[T].set_scope("shared" if choice == "block" else "warp")
             # Cooperative: the threads split the region (a reduction must be split, or every
             # thread would accumulate it again).
             if T.op.reduce_axis or draw(st.booleans()):

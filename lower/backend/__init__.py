@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from lower.backend.c.kernel import CKernel
 from lower.backend.python.kernel import PythonKernel
-from lower.backend.python.runtime import BarrierDivergenceError, OutOfBoundsError
+from lower.backend.python.runtime import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
 from lower.backend.python.stmt import compile_source, python_source
 
 #: The targets ``build`` compiles for, by name; intrinsic lowering rules are looked up under

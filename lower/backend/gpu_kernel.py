@@ -19,7 +19,10 @@ from schedule import arith
 from schedule.expr import Expr
 from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar
-from schedule.storage_scope import per_block, per_thread
+from schedule.storage_scope import RANKS, per_block, per_thread, scope_rank
+
+#: The threads of a warp, as CUDA (and TVM's ``thread_warp_size``) counts them.
+WARP_SIZE = 32
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Kernel:
     per_launch: list[Buffer] = field(default_factory=list)
     per_block: list[Buffer] = field(default_factory=list)
     per_thread: list[Buffer] = field(default_factory=list)
+    per_warp: list[Buffer] = field(default_factory=list)  # one copy per group of threadIdx.x
     has_barrier: bool = False  # a tvm_storage_sync or a cross-thread reduction: threads wait there
     has_allreduce: bool = False
 
@@ -48,6 +52,11 @@ class Kernel:
         """Whether the attributes of *tag* differ in extent (so the smaller ones need a guard)."""
         return len(self.extents[tag]) > 1
 
+    @property
+    def warp_group_tags(self) -> list[str]:
+        """The thread tags that tell the warps of a block apart (all but ``threadIdx.x``)."""
+        return [t for t in self.thread_tags if t != "threadIdx.x"]
+
 
 def analyze_kernel(root: AttrStmt) -> Kernel:
     """The launch of the kernel rooted at the thread attribute *root*."""
@@ -56,6 +65,7 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
     while (buf := allocation(body)) is not None:
         scope = buf.scope
         owner = (kernel.per_thread if per_thread(scope) else
+                 kernel.per_warp if RANKS[scope_rank(scope)] == "warp" else
                  kernel.per_block if per_block(scope) else kernel.per_launch)
         owner.append(buf)
         body = body.body.body  # type: ignore[attr-defined]
@@ -75,7 +85,28 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
             kernel.has_barrier = True
             kernel.has_allreduce = kernel.has_allreduce or is_allreduce(s)
         stack.extend(reversed(stmt_children(s)))
+    if kernel.per_warp:
+        _check_warp_width(kernel)
     return kernel
+
+
+def _check_warp_width(k: Kernel) -> None:
+    """TVM's condition for warp memory: ``threadIdx.x`` is bound in the kernel with a constant
+    extent that divides the warp size, so each group of its threads lies within one warp.
+
+    :raises LoweringError: naming the buffer and the extent.
+    """
+    names = ", ".join(b.name for b in k.per_warp)
+    extents = k.extents.get("threadIdx.x")
+    if not extents:
+        raise LoweringError(f"build: warp memory {names} needs threadIdx.x bound in its kernel (the threads of a "
+                            "warp exchange values through it); bind a loop of its stage to threadIdx.x")
+    for e in extents:
+        value = arith.value_of(e)
+        if not isinstance(value, int) or not 0 < value <= WARP_SIZE or WARP_SIZE % value:
+            raise LoweringError(f"build: warp memory {names} needs threadIdx.x's extent to be a constant that "
+                                f"divides the warp size ({WARP_SIZE}), not {e}; split the loop bound to "
+                                f"threadIdx.x by a divisor of {WARP_SIZE}")
 
 
 def contains_barrier(s: Stmt) -> bool:
@@ -106,7 +137,7 @@ def check_races(k: Kernel) -> None:
         s = stack.pop()
         if isinstance(s, LetStmt) and set(free_vars([s.value])) & threads:
             threads.add(s.var)
-        elif isinstance(s, Store) and not per_thread(s.buffer.scope) and s.buffer.scope != "warp" and _accumulates(s):
+        elif isinstance(s, Store) and not per_thread(s.buffer.scope) and _accumulates(s):
             if not set(free_vars([s.index])) & threads:
                 raise LoweringError(
                     f"build: stage '{s.buffer.name}' accumulates into {s.buffer.scope} memory in every thread of "

@@ -80,12 +80,14 @@ class KernelSource:
         self.kernel: Kernel | None = None
         self.hw: dict[str, str] = {}  # thread tag -> the C name of its index
         self.launch: dict[str, str] = {}  # thread tag -> the C name of its launch extent
+        self.launch_extent: dict[str, Expr] = {}  # thread tag -> its launch extent
         self.threads_per_block: Expr = arith.const(1)
         self.tid = ""  # the linear index of a thread in its block, where threads keep state
         self.n_threads = ""
         self.variant: set[Var] = set()  # variables whose value differs between threads
         self.spilled: list[tuple[Var, str]] = []  # per-thread lets kept across barriers
         self.private: list[tuple[Buffer, str, str]] = []  # per-thread buffers: base array, size
+        self.warps: list[tuple[Buffer, str, str]] = []  # per-warp buffers: base array, size
         self.conds: list[str] = []  # conditions that differ between threads, checked per stretch
         self.holders: set[int] = set()
         self.first: dict[str, IterVar] = {}  # thread tag -> the first IterVar bound to it
@@ -128,6 +130,7 @@ class KernelSource:
             for e in extents[1:]:
                 extent = Max(extent, e)
             self.emit(f"const int32_t {self.launch[tag]} = {self.expr(extent)};")
+            self.launch_extent[tag] = extent
             if not tag.startswith("blockIdx."):
                 self.threads_per_block = arith.mul(self.threads_per_block, extent)
         closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_launch]
@@ -145,6 +148,7 @@ class KernelSource:
             self.indent += 1
         self.define_copies(blocks)
         block_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_block]
+        block_closers += [self.open_per_warp(b, k) for b in k.per_warp]
         for tag in k.thread_tags:
             self.hw[tag] = self.names(self.first[tag].var, self.first[tag].var.name)
         self.variant = {iv.var for iv in k.threads if iv.thread_tag not in blocks}
@@ -204,6 +208,10 @@ class KernelSource:
         for buf, base, size in self.private:
             t = c_type(buf.dtype)
             self.emit(f"{t}* restrict {self.names(buf, buf.name)} = {base} + (size_t){self.tid} * ({size});")
+        if self.warps:
+            group = self.linear(self.hw, k.warp_group_tags)
+            for buf, base, size in self.warps:
+                self.emit(f"{c_type(buf.dtype)}* {self.names(buf, buf.name)} = {base} + (size_t)({group}) * ({size});")
         if self.conds:
             self.emit(f"if ({' && '.join(self.conds)}) {{")
             self.indent += 1
@@ -222,12 +230,12 @@ class KernelSource:
             self.indent -= 1
             self.emit("}")
 
-    def linear(self, index: dict[str, str]) -> str:
-        """The linear thread index of the per-tag indices *index*."""
+    def linear(self, index: dict[str, str], tags: list[str] | None = None) -> str:
+        """The linear index of the per-tag indices *index* over *tags* (default: all thread tags)."""
         k = self.kernel
         assert k is not None
         text = ""
-        for tag in k.thread_tags:
+        for tag in k.thread_tags if tags is None else tags:
             text = index[tag] if not text else f"({text}) * {self.launch[tag]} + {index[tag]}"
         return text or "0"
 
@@ -242,6 +250,16 @@ class KernelSource:
 
         post_order_visit(e, visit)
         return bool(found)
+
+    def open_per_warp(self, buf: Buffer, k: Kernel) -> list[str]:
+        """One copy of the warp buffer *buf* per warp of the block (per index of the thread tags
+        other than threadIdx.x)."""
+        base = self.names.fresh(f"{buf.name}_warps")
+        groups: Expr = arith.const(1)
+        for tag in k.warp_group_tags:
+            groups = arith.mul(groups, self.launch_extent[tag])
+        self.warps.append((buf, base, self.expr(buf.size)))
+        return self.open_alloc(base, buf.dtype, arith.mul(buf.size, groups))
 
     def open_private(self, buf: Buffer) -> list[str]:
         """One copy of the per-thread buffer *buf* for each thread of the block."""

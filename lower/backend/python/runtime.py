@@ -37,9 +37,28 @@ def _check(kind: str, name: str, checks: tuple, flat: int, size: int) -> None:
                            f"the realized region is {region or 'flat [0, ' + str(size) + ')'}")
 
 
+class UnwrittenReadError(RuntimeError):
+    """A thread read an element of warp memory that no thread of its warp had written yet."""
+
+
+class _Unwritten:
+    """What an element of warp memory holds until a thread writes it (checked runs only)."""
+
+    def __repr__(self) -> str:
+        return "<unwritten>"
+
+
+_UNWRITTEN = _Unwritten()
+
+
 def _load(buf: list, flat: int, name: str, checks: tuple) -> Any:
     _check("read", name, checks or (flat, 0, len(buf)), flat, len(buf))
-    return buf[flat]
+    value = buf[flat]
+    if value is _UNWRITTEN:
+        raise UnwrittenReadError(f"read of {name} at flat index {flat}, which no thread of the warp has written "
+                                 "(warp memory is exchanged between the threads of a warp: write before "
+                                 "reading, with tvm_storage_sync('warp') between)")
+    return value
 
 
 def _store(buf: list, flat: int, value: Any, name: str, checks: tuple) -> None:
@@ -137,4 +156,4 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays,
-                           "_extern": _Externs()}
+                           "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN}

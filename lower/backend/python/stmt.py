@@ -62,6 +62,7 @@ class _StmtSource(StmtFunctor[None]):
         self.in_generator = False
         self.reducer: CommReducer | None = None  # of the cross-thread reduction being emitted
         self.rendezvous: str | None = None  # the block's table of cross-thread reduction terms
+        self.warps: dict[Buffer, str] = {}  # warp buffer -> the block's list of its copies
 
     # -- emitting ------------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -110,6 +111,16 @@ class _StmtSource(StmtFunctor[None]):
         # A helper that waits at a barrier is a generator of the thread that calls it.
         call = f"yield from {name}({params})" if self.in_generator and contains_barrier(body) else f"{name}({params})"
         self.emit(call)
+
+    def allocate_per_warp(self, buf: Buffer, k: Kernel) -> None:
+        """One copy of the warp buffer *buf* per warp of the block; with checks, its elements
+        start unwritten, and a load of one raises :class:`UnwrittenReadError`."""
+        base = self.warps[buf] = self.names.fresh(f"_{buf.name}_warps")
+        size = " * ".join(self.expr(e) for e in buf.extents)
+        groups = " * ".join(self.launch[t] for t in k.warp_group_tags) or "1"
+        fill = "_UNWRITTEN" if self.checks else "0"
+        self.emit(f"{base} = [[{fill}] * ({size}) for _ in range({groups})]")
+        self.scope.append(base)
 
     def allocate(self, buf: Buffer) -> None:
         name = self.names(buf, buf.name)
@@ -168,6 +179,8 @@ class _StmtSource(StmtFunctor[None]):
             opened.append(tag)
         for buf in k.per_block:
             self.allocate(buf)
+        for buf in k.per_warp:
+            self.allocate_per_warp(buf, k)
         if k.has_allreduce:
             self.rendezvous = self.names.fresh("_allreduce")
             self.emit(f"{self.rendezvous} = {{}}")
@@ -198,12 +211,19 @@ class _StmtSource(StmtFunctor[None]):
         self.indent -= len(opened)
         self.depth -= len(opened)
         del self.scope[scope_mark:]  # names of the kernel's threads and buffers end with it
-        self.kernel, self.hw, self.launch, self.rendezvous = None, {}, {}, None
+        self.kernel, self.hw, self.launch, self.rendezvous, self.warps = None, {}, {}, None, {}
 
     def thread_body(self, k: Kernel) -> Steps:
         """One thread's run: its local buffers, every bound variable at its index, the body."""
         for buf in k.per_thread:
             self.allocate(buf)
+        for buf in k.per_warp:
+            group = "0"
+            for tag in k.warp_group_tags:
+                group = f"({group}) * {self.launch[tag]} + {self.hw[tag]}"
+            name = self.names(buf, buf.name)
+            self.emit(f"{name} = {self.warps[buf]}[{group}]")
+            self.scope.append(name)
         for iv in k.threads:
             self.emit(f"{self.define(iv.var)} = {self.hw[iv.thread_tag]}")
         mark = len(self.lines)
