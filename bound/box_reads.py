@@ -64,6 +64,8 @@ def translated_box(accesses: Sequence[Access], root_values: Mapping[Var, Expr],
     the region spans; *constraints* are the other ``value in range`` guards its loops obey,
     which must follow from *box*; *shape* is the producer's, which the reads must stay in.
     """
+    if any(v in box for r in box.values() for v in free_vars([r.min, r.extent])):
+        return None  # a loop's range depends on another relaxed loop: not a box
     b = _Box(box, bounds)
     one = Linear("int32", const=1)
     if not all(b.at_least(e, 1) for e in b.extent.values()):

@@ -327,6 +327,9 @@ class _Rewriter(ExprMutator):
 
     def _compare(self, e: CmpOp) -> Expr:
         a, b = self(e.a), self(e.b)
+        branched = self._compare_branches(type(e), a, b)
+        if branched is not None:
+            return branched
         lo, hi = self._difference(a, b)
         decided = {
             LT: (hi is not None and hi < 0, lo is not None and lo >= 0),
@@ -343,6 +346,20 @@ class _Rewriter(ExprMutator):
         builder = {LT: arith.lt, LE: arith.le, GT: arith.gt, GE: arith.ge,
                    EQ: arith.equal, NE: arith.not_equal}[type(e)]
         return builder(a, b)
+
+    def _compare_branches(self, kind: type, a: Expr, b: Expr) -> Expr | None:
+        """``select(c, x, y) < b`` as ``c``, ``!c`` or a constant when the comparison is decided in
+        both branches (exact tails of thread-dependent regions have this form); else None."""
+        for sel, other, flip in ((a, b, False), (b, a, True)):
+            if not isinstance(sel, Select):
+                continue
+            sides = [(other, x) if flip else (x, other) for x in (sel.true_value, sel.false_value)]
+            t, f = (self._compare(kind(*side)) for side in sides)
+            if isinstance(t, IntImm) and isinstance(f, IntImm):
+                if t.value == f.value:
+                    return t
+                return self(sel.condition) if t.value else self(_negated(sel.condition))
+        return None
 
     # -- logic and choices ----------------------------------------------------------------------
     def visit_and(self, e: And) -> Expr:
@@ -569,3 +586,13 @@ class Analyzer:
     def const_bound(self, e: Expr) -> Bound:
         bounds, subst = self._var_bounds()
         return ConstBounds(bounds)(_Rewriter(bounds, subst)(e))
+
+
+_NEGATED: dict[type, type] = {LT: GE, LE: GT, GT: LE, GE: LT, EQ: NE, NE: EQ}
+
+
+def _negated(c: Expr) -> Expr:
+    """``!c``, as the opposite comparison where that is exact (integers: no NaN)."""
+    if type(c) in _NEGATED and is_int(c.a.dtype):  # type: ignore[attr-defined]
+        return _NEGATED[type(c)](c.a, c.b)  # type: ignore[attr-defined]
+    return Not(c)

@@ -31,7 +31,7 @@ from lower.stmt import (
     Stmt,
     Store,
 )
-from lower.stmt_functor import StmtMutator
+from lower.stmt_functor import StmtMutator, stmt_children
 from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.buffer import BufferArg
@@ -163,6 +163,16 @@ class _Flatten(StmtMutator):
         self.loop_ranges: dict[Var, Range] = {}
         self.thread_ranks: list[int] = []
         self.loads = _Loads(self)
+
+    def bind_threads(self, stmt: Stmt) -> None:
+        """Every thread index of *stmt* takes its values throughout its kernel, so a region that
+        depends on one (exact mode: a local stage of a thread bound further in) is allocated
+        for the largest value it takes, wherever the allocation is placed."""
+        for v, extent in _thread_extents(stmt).items():
+            r = Range.from_min_extent(0, extent)
+            self.analyzer.bind(v, r)
+            self.loop_sets[v] = IntervalSet.from_range(r)
+            self.loop_ranges[v] = r
 
     def visit_for(self, s: For) -> Stmt:
         self.analyzer.bind(s.loop_var, Range.from_min_extent(s.min, s.extent))
@@ -416,4 +426,18 @@ def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strid
     with the strides of its allocated box rather than of each iteration's region: the same
     storage, and indices that do not repeat the region's extent expressions.
     """
-    return _Flatten(s, buffers, box_strides)(stmt)
+    f = _Flatten(s, buffers, box_strides)
+    f.bind_threads(stmt)
+    return f(stmt)
+
+
+def _thread_extents(stmt: Stmt) -> dict[Var, Expr]:
+    """Each thread variable bound in *stmt*, with the extent of its first attribute."""
+    found: dict[Var, Expr] = {}
+    stack = [stmt]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, AttrStmt) and s.key in ("thread_extent", "virtual_thread") and isinstance(s.node, IterVar):
+            found.setdefault(s.node.var, s.value)
+        stack.extend(stmt_children(s))
+    return found

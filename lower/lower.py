@@ -16,6 +16,7 @@ from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
 from lower.storage_rewrite import place_allocations
 from lower.thread_sync import thread_sync
+from lower.uniform_barriers import uniform_barriers
 from lower.virtual_thread import inject_virtual_thread
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
@@ -102,4 +103,5 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)
     body = thread_sync(body)
+    body = uniform_barriers(body)
     return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn)

@@ -18,7 +18,7 @@ from typing import Any
 from bound import IntervalSet, eval_set
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
-from lower.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor
+from lower.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor, stmt_children
 from schedule.expr import Call, Expr, StringImm, Var
 from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar, Range
@@ -42,6 +42,36 @@ def is_barrier(s: Stmt) -> bool:
 def is_allreduce(s: Stmt) -> bool:
     """Whether *s* is a cross-thread reduction (the threads wait for one another there too)."""
     return isinstance(s, Evaluate) and isinstance(s.value, Call) and s.value.name == "tvm_thread_allreduce"
+
+
+def contains_barrier(s: Stmt) -> bool:
+    """Whether *s* holds a barrier or a cross-thread reduction anywhere."""
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        if is_barrier(x) or is_allreduce(x):
+            return True
+        stack.extend(stmt_children(x))
+    return False
+
+
+def barrier_holders(root: Stmt) -> set[int]:
+    """The ids of the statements under *root* (itself included) that hold a barrier or a
+    cross-thread reduction."""
+    parent: dict[int, Stmt | None] = {id(root): None}
+    holders: set[int] = set()
+    stack = [root]
+    while stack:
+        s = stack.pop()
+        if is_barrier(s) or is_allreduce(s):
+            x: Stmt | None = s
+            while x is not None and id(x) not in holders:
+                holders.add(id(x))
+                x = parent[id(x)]
+        for c in stmt_children(s):
+            parent[id(c)] = s
+            stack.append(c)
+    return holders
 
 
 @dataclass

@@ -30,3 +30,11 @@ class ExprLike:
     def __le__(self, o: Any) -> Expr: return self.as_expr() <= o
     def __gt__(self, o: Any) -> Expr: return self.as_expr() > o
     def __ge__(self, o: Any) -> Expr: return self.as_expr() >= o
+
+    def equal(self, o: Any) -> Expr:
+        """``self == o`` as a condition, as TVM's ``equal`` (``==`` of IterVars is identity)."""
+        return self.as_expr().equal(o)
+
+    def astype(self, dtype: str) -> Expr:
+        """This expression cast to *dtype*."""
+        return self.as_expr().astype(dtype)

@@ -179,7 +179,7 @@ def describe(s: te.Schedule) -> str:
 def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
     """Outputs bound to blocks and threads; other stages at the root, at the block loop in shared
     or warp memory fetched cooperatively by the threads, or at the thread loop in local memory; random
-    cache_read and cache_write (local) stages."""
+    cache_read and cache_write (local) stages; reductions bound to threads."""
     s = te.create_schedule([t.op for t in p.outputs])
     bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
     factor = draw(st.integers(1, 4))
@@ -191,6 +191,7 @@ def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
         cached = s.cache_read(p.placeholders[0], "global", readers[:1])
         consumers[cached] = readers[:1]
     loops = {}
+    across = set()  # outputs reduced across threads
     local = None
     for out in p.outputs:
         stage = s[out]
@@ -201,6 +202,11 @@ def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
         if draw(st.booleans()):
             stage.bind(bo, bx)
         stage.bind(ti, tx)
+        if local is None and stage.op.reduce_axis and draw(st.booleans()):
+            # A cross-thread reduction, the reduction split with a tail or not.
+            _, ki = stage.split(stage.op.reduce_axis[0], factor=draw(st.integers(1, 4)))
+            stage.bind(ki, te.thread_axis("threadIdx.y"))
+            across.add(out)
         loops[out] = (bo, ti)
         if local is not None:
             s[local].compute_at(stage, ti)
@@ -212,8 +218,13 @@ def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
         if len(users) != 1 or users[0] not in loops or (local is not None and users[0] in p.outputs):
             continue
         bo, ti = loops[users[0]]
-        # Warp memory needs threadIdx.x's extent to divide the warp size.
-        choice = draw(st.sampled_from(["root", "block", "thread", *(["warp"] if 32 % factor == 0 else [])]))
+        # Warp memory needs threadIdx.x's extent to divide the warp size. Under a reader that
+        # reduces across threadIdx.y, warp and local stages would have a copy per threadIdx.y
+        # that the stages they read would have to be computed inside (TVM's InferBound leaves
+        # that thread in their regions): only the root or shared memory there.
+        per_y = users[0] not in across
+        choice = draw(st.sampled_from(["root", "block", *(["thread"] if per_y else []),
+                                       *(["warp"] if 32 % factor == 0 and per_y else [])]))
         if choice in ("block", "warp"):
             s[T].compute_at(s[users[0]], bo)
             s[T].set_scope("shared" if choice == "block" else "warp")

@@ -109,17 +109,6 @@ def _check_warp_width(k: Kernel) -> None:
                                 f"threadIdx.x by a divisor of {WARP_SIZE}")
 
 
-def contains_barrier(s: Stmt) -> bool:
-    """Whether *s* holds a ``tvm_storage_sync`` anywhere."""
-    stack = [s]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Evaluate) and (is_barrier(x) or is_allreduce(x)):
-            return True
-        stack.extend(stmt_children(x))
-    return False
-
-
 def check_races(k: Kernel) -> None:
     """Refuse an accumulation that every thread of a block repeats into memory they share.
 

@@ -62,12 +62,14 @@ class ComputeLowering(OperationLowering):
             return (yield from self._cross_thread_after_loops(b, st, nest, preds, threads, free))
         if threads:
             return (yield b.wrap(nest, self.cross_thread(st, nest.values, preds, threads), 0, len(leaves), True))
+        # The store predicate guards the stores, not the init (TVM's main predicates).
+        stores = [*preds, *_store_predicate(st, nest.values)]
         if not isinstance(op.body[0], Reduce):
             provides = [self.provide(op, k, op.body[k], nest.values) for k in range(op.num_outputs)]
-            return (yield b.wrap(nest, guard(preds, seq(*provides)), 0, len(leaves), True))
+            return (yield b.wrap(nest, guard(stores, seq(*provides)), 0, len(leaves), True))
         flags = reduction_flags(st)
         begin = next((k for k, iv in enumerate(leaves) if flags.get(iv, 0) & 2), len(leaves))
-        update = guard(preds, self.update(op, nest.values))
+        update = guard(stores, self.update(op, nest.values))
         update = yield b.wrap(nest, update, begin, len(leaves), True)
         if b.keep_trivial:  # TVM drops the init in this debugging mode
             return (yield b.wrap(nest, update, 0, begin, True))
@@ -142,7 +144,8 @@ class ComputeLowering(OperationLowering):
         sources = [Load(t, zero) for t in temps]
         inner = {nest.loops[k][0] for k in loops if nest.loops[k] is not None} | {iv.var for iv in free}
         outer = [p for p in preds if not set(free_vars([p])) & inner]
-        body = seq(init, update, self._allreduce(st, vmap, sources, arith.const(True), outer, threads))
+        body = seq(init, update, self._allreduce(st, vmap, sources, arith.const(True),
+                                                 [*_store_predicate(st, nest.values), *outer], threads))
         for t in reversed(temps):
             body = AttrStmt(t, "storage_scope", StringImm("local"), Allocate(t, body))
         for k in reversed([k for k in range(len(st.leaf_iter_vars)) if k not in loops]):
@@ -161,12 +164,12 @@ class ComputeLowering(OperationLowering):
         vmap = {iv.var: values[iv] for iv in op.root_iter_vars if iv in values}
         sources = [substitute(x, vmap) for x in red.source]
         cond = arith.all(*preds, substitute(red.condition, vmap)) if preds else substitute(red.condition, vmap)
-        return self._allreduce(st, vmap, sources, cond, preds, threads)
+        return self._allreduce(st, vmap, sources, cond, [*_store_predicate(st, values), *preds], threads)
 
     def _allreduce(self, st: Stage, vmap: Mapping[Var, Expr], sources: list[Expr], cond: Expr,
-                   preds: list[Expr], threads: list[IterVar]) -> Stmt:
+                   stores: list[Expr], threads: list[IterVar]) -> Stmt:
         """``tvm_thread_allreduce`` of *sources* into local temporaries, and the store of the
-        result where the store predicate and *preds* hold."""
+        result where *stores* (the store predicate and the loops' checks) hold."""
         op = st.op
         assert isinstance(op, ComputeOp)
         red = op.body[0]
@@ -179,9 +182,8 @@ class ComputeLowering(OperationLowering):
         axes = tuple(vmap[iv.var] for iv in op.axis)
         assign: Stmt = seq(*(Provide(op, k, Load(t, arith.const(0)), axes) for k, t in enumerate(temps)))
         # Only where the stage's loops are in range: TVM leaves this store unguarded.
-        conds = [*([substitute(st.store_predicate, vmap)] if st.store_predicate is not None else []), *preds]
-        if conds:
-            assign = IfThenElse(arith.all(*conds) if len(conds) > 1 else conds[0], assign)
+        if stores:
+            assign = IfThenElse(arith.all(*stores) if len(stores) > 1 else stores[0], assign)
         body: Stmt = seq(reduce, assign)
         for t in reversed(temps):
             body = AttrStmt(t, "storage_scope", StringImm("local"), Allocate(t, body))
@@ -250,3 +252,11 @@ def _leaf_values(st: Stage, bounds: Mapping[IterVar, Range]) -> dict[IterVar, Ex
             case Rebase(parent=p, rebased=r):
                 values[r] = arith.sub(values[p], bounds[p].min)
     return values
+
+
+def _store_predicate(st: Stage, values: Mapping[IterVar, Expr]) -> list[Expr]:
+    """The stage's store predicate at the loop nest's values (its IterVars, leaves as roots,
+    stand for their values there), or nothing."""
+    if st.store_predicate is None:
+        return []
+    return [substitute(st.store_predicate, {iv.var: v for iv, v in values.items()})]

@@ -112,3 +112,25 @@ def test_the_stencil_chain_needs_no_isl(monkeypatch):
         for _ in range(6):
             expected = (expected[:, :-1] + expected[:, 1:]) * 0.5
         np.testing.assert_allclose(c, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_consumer_whose_range_depends_on_an_outer_loop_is_not_a_box(exact):
+    """T0's rows at T1's outer loop are [0, outer]: a producer at the root spans every outer
+    iteration, so its region is the union over them, not a box with a loop variable in it."""
+    A = te.placeholder((2, 2), name="A")
+    T0 = te.compute((2, 2), lambda i, j: A[i, j] * 2.0 + 1.0, name="T0")
+    T1 = te.compute((2, 2), lambda i, j: T0[i, 0] + T0[0, j], name="T1")
+    s = te.create_schedule(T1.op)
+    AG = s.cache_read(A, "global", [T0])
+    outer, inner = s[T1].split(s[T1].fuse(*T1.op.axis), factor=2)
+    s[T1].bind(inner, te.thread_axis("threadIdx.x"))
+    s[T0].compute_at(s[T1], outer)
+    s[T0].set_scope("shared")
+    bounds = infer_normalized(s.normalize(), exact=exact)
+    assert [(str(bounds[iv].min), str(bounds[iv].extent)) for iv in AG.op.axis] == [("0", "2"), ("0", "2")]
+    a = np.arange(4, dtype="float32").reshape(2, 2)
+    t1 = np.full((2, 2), np.nan, "float32")
+    build(s, [A, T1], exact=exact)(a, t1)
+    t0 = a * 2 + 1
+    np.testing.assert_array_equal(t1, t0[:, :1] + t0[:1, :])

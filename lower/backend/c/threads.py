@@ -32,8 +32,7 @@ from lower.stmt import (
     SeqStmt,
     Stmt,
 )
-from lower.stmt_functor import stmt_children
-from lower.thread_sync import is_allreduce, is_barrier
+from lower.thread_sync import barrier_holders, is_allreduce
 from schedule import arith
 from schedule.expr import LT, Call, Expr, Max, Not, Var
 from schedule.functor import post_order_visit
@@ -42,24 +41,6 @@ from schedule.reduce import CommReducer
 from schedule.storage_scope import per_thread
 
 Steps = Generator[Any, Any, None]
-
-
-def _barrier_holders(root: Stmt) -> set[int]:
-    """The ids of the statements under *root* (itself included) that hold a barrier."""
-    parent: dict[int, Stmt | None] = {id(root): None}
-    holders: set[int] = set()
-    stack = [root]
-    while stack:
-        s = stack.pop()
-        if is_barrier(s) or is_allreduce(s):
-            x: Stmt | None = s
-            while x is not None and id(x) not in holders:
-                holders.add(id(x))
-                x = parent[id(x)]
-        for c in stmt_children(s):
-            parent[id(c)] = s
-            stack.append(c)
-    return holders
 
 
 class KernelSource:
@@ -164,7 +145,7 @@ class KernelSource:
                 self.close(lines)
             self.close_threads(n)
         else:
-            self.holders = _barrier_holders(body)
+            self.holders = barrier_holders(body)
             self.tid = self.names.fresh("tid")
             self.n_threads = self.names.fresh("n_threads")
             count = " * ".join(self.launch[t] for t in k.thread_tags) or "1"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from lower.backend.gpu_kernel import Kernel, analyze_kernel, check_races, contains_barrier
+from lower.backend.gpu_kernel import Kernel, analyze_kernel, check_races
 from lower.backend.names import Names
 from lower.backend.python.expr import ExprSource
 from lower.backend.python.runtime import RUNTIME
@@ -35,7 +35,7 @@ from lower.stmt import (
     Store,
 )
 from lower.stmt_functor import StmtFunctor
-from lower.thread_sync import is_allreduce, is_barrier
+from lower.thread_sync import contains_barrier, is_allreduce, is_barrier
 from schedule.expr import Call, Var
 from schedule.itervar import IterVar
 from schedule.reduce import CommReducer
