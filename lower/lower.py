@@ -9,6 +9,7 @@ from typing import Any
 
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.flatten import arg_buffers, flatten, layout_of
+from lower.hoist_if import hoist_if_then_else
 from lower.loop_nest import has_virtual_threads
 from lower.prefetch import has_prefetch, inject_prefetch
 from lower.schedule_ops import build_pipeline, inferred
@@ -104,4 +105,5 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     body = place_allocations(body)
     body = thread_sync(body)
     body = uniform_barriers(body)
+    body = hoist_if_then_else(body)
     return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn)

@@ -8,8 +8,9 @@ nest sharing the loops outside the first reduction loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import GeneratorType
+from typing import Any
 
 from bound import BoundError
 from bound.exact import ExactRegion, largest_over_loops
@@ -201,7 +202,7 @@ class _Builder:
         return body
 
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
-               skip_root_domain: bool) -> list[Expr]:
+               skip_root_domain: bool, around: Sequence[Any] = ()) -> list[Expr]:
         preds = bound_checks(st, self.bounds, values, skip, skip_root_domain or self.exact, self.paths[st],
                              self.thread_axes)
         # Bounds of loop-dependent reductions mention the roots; write them in terms of the loops.
@@ -216,7 +217,7 @@ class _Builder:
         # A guard that holds at every iteration of the loops (isl decides) is left out.
         loops = {iv.var: self.bounds[iv] for iv in self.paths[st] if iv in self.bounds}
         loops.update((var, Range.from_min_extent(arith.const(0, extent.dtype), extent))
-                     for var, extent, _ in filter(None, nest.loops))
+                     for var, extent, _ in filter(None, [*around, *nest.loops]))
         return [p for p in preds if largest_over_loops(arith.select(p, 0, 1), loops) != 0]
 
 

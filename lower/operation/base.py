@@ -44,8 +44,9 @@ class PipelineBuilder(Protocol):
         ...
 
     def checks(self, st: Stage, nest: LoopNest, values: Mapping[IterVar, Expr], skip: set[IterVar],
-               skip_root_domain: bool) -> list[Expr]:
-        """The guards an iteration of *st*'s loops must pass."""
+               skip_root_domain: bool, around: Sequence[Any] = ()) -> list[Expr]:
+        """The guards an iteration of *st*'s loops must pass; *around* are the loops (as in
+        :attr:`LoopNest.loops`) of another nest that encloses *nest*."""
         ...
 
 
@@ -72,7 +73,7 @@ def init_nest(b: PipelineBuilder, st: Stage, nest: LoopNest, begin: int, stop: i
     init = make_loop_nest(st, b.bounds, chosen, b.keep_trivial, rename=".init")
     values = {**nest.values, **{iv: v for iv, v in init.values.items() if iv in set(chosen)}}
     values = values_above(st, b.bounds, values, {iv for iv in leaves[begin:] if flags.get(iv, 0) == 2})
-    preds = b.checks(st, init, values, {iv for iv, flag in flags.items() if flag == 2}, True)
+    preds = b.checks(st, init, values, {iv for iv, flag in flags.items() if flag == 2}, True, nest.loops[:begin])
     return init, values, preds
 
 
