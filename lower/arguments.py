@@ -45,11 +45,10 @@ def argument_list(where: str, args: Any) -> list[Tensor | Var]:
 
 
 def argument_stages(where: str, s: Schedule, args: Sequence[Tensor | Var]) -> dict[Tensor, Stage | None]:
-    """The stage of *s* computing each argument tensor (None for an input *s* never reads,
-    which is bound but unused, as in TVM).
+    """The stage of *s* computing each argument tensor (None for an input *s* never reads or
+    a tensor it inlines, which is bound but unused, as in TVM).
 
-    :raises ValueError: for a computed tensor that is not part of *s*, or that *s* never
-        realizes (inlined), naming it.
+    :raises ValueError: for a computed tensor that is not part of *s*, naming it.
     """
     out: dict[Tensor, Stage | None] = {}
     for t in args:
@@ -64,8 +63,8 @@ def argument_stages(where: str, s: Schedule, args: Sequence[Tensor | Var]) -> di
                              f"the schedule's own operations (its stages: "
                              f"{', '.join(st.name for st in s.stages)})")
         if stage.attach_type in (AttachType.Inline, AttachType.InlinedAlready):
-            raise ValueError(f"{where}: tensor '{t.name}' is inlined (compute_inline), so no buffer holds "
-                             "it; drop it from the arguments or do not inline it")
+            out[t] = None  # inlined: its buffer is bound and never used, as in TVM
+            continue
         out[t] = stage
     return out
 

@@ -7,8 +7,12 @@ User mistakes raise :class:`ScheduleError` (schedule and DSL), ``bound.BoundErro
 from __future__ import annotations
 
 
-class TeError(Exception):
-    """Base of every error this project raises on purpose."""
+class TeError(RuntimeError):
+    """Base of every error this project raises on purpose.
+
+    A ``RuntimeError``, as TVM's ``TVMError`` is, so that ``pytest.raises(RuntimeError)`` in
+    ported TVM tests catches it; the subclasses are also ``ValueError`` or ``TypeError``.
+    """
 
 
 class ScheduleError(TeError, ValueError):

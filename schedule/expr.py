@@ -96,6 +96,10 @@ class Expr:
         """Identity, as TVM's ``same_as``."""
         return self is other
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Cached hashes come from variables' identities, which a copy does not keep.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_structural_hash", "_height")}
+
     @cached_property
     def _structural_hash(self) -> int:
         _functor.prepare_hashes(self)  # children first, so deep trees hash without recursion

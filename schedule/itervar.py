@@ -60,6 +60,9 @@ class Range:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Range is immutable")
 
+    def __reduce__(self) -> tuple:
+        return Range.from_min_extent, (self.min, self.extent)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Range):
             return NotImplemented
@@ -113,6 +116,11 @@ class IterVar(ExprLike):
     def as_expr(self) -> Expr:
         """In arithmetic an IterVar stands for its variable, as in TVM."""
         return self.var
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.iter_type == IterVarType.CommReduce:  # a copy's variable is a reduction's too
+            REDUCE_VARS.add(self.var)
 
 
 def _as_range(dom: Any, what: str) -> Range:
