@@ -107,8 +107,8 @@ from schedule.packed import get_global_func, register_func
 from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
 from schedule.scan import ScanOp, scan
-from schedule.serialize import load_json, save_json
 from schedule.schedule import Schedule, create_schedule
+from schedule.serialize import load_json, save_json
 from schedule.stage import AttachType, IterVarAttr, Stage
 from schedule.tensor import (
     ComputeOp,

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from schedule.tensor import Tensor
 
 
+def _defers(other: Any) -> bool:
+    """Whether *other*'s own reflected operator takes over (a whole tensor's)."""
+    return getattr(type(other), "defers_arithmetic", False)
+
+
 class Expr:
     """Base of all scalar expressions; see the module docstring on equality."""
 
@@ -37,18 +42,21 @@ class Expr:
         super().__init_subclass__(**kwargs)
         cls.visit_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
 
-    # -- arithmetic: every operator goes through schedule.arith (type matching, folding) --
-    def __add__(self, other: Any) -> Expr: return _arith.add(self, other)
+    # -- arithmetic: every operator goes through schedule.arith (type matching, folding); with
+    # a whole tensor the tensor's operator builds a compute (schedule.tensor_ops) --
+    def __add__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.add(self, other)
     def __radd__(self, other: Any) -> Expr: return _arith.add(other, self)
-    def __sub__(self, other: Any) -> Expr: return _arith.sub(self, other)
+    def __sub__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.sub(self, other)
     def __rsub__(self, other: Any) -> Expr: return _arith.sub(other, self)
-    def __mul__(self, other: Any) -> Expr: return _arith.mul(self, other)
+    def __mul__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.mul(self, other)
     def __rmul__(self, other: Any) -> Expr: return _arith.mul(other, self)
-    def __truediv__(self, other: Any) -> Expr: return _arith.true_div(self, other)
+    def __truediv__(self, other: Any) -> Expr:
+        return NotImplemented if _defers(other) else _arith.true_div(self, other)
     def __rtruediv__(self, other: Any) -> Expr: return _arith.true_div(other, self)
-    def __floordiv__(self, other: Any) -> Expr: return _arith.floordiv(self, other)
+    def __floordiv__(self, other: Any) -> Expr:
+        return NotImplemented if _defers(other) else _arith.floordiv(self, other)
     def __rfloordiv__(self, other: Any) -> Expr: return _arith.floordiv(other, self)
-    def __mod__(self, other: Any) -> Expr: return _arith.floormod(self, other)
+    def __mod__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.floormod(self, other)
     def __rmod__(self, other: Any) -> Expr: return _arith.floormod(other, self)
     def __neg__(self) -> Expr: return _arith.neg(self)
     def __lt__(self, other: Any) -> Expr: return _arith.lt(self, other)

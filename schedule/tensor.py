@@ -89,8 +89,31 @@ class Tensor:
     def __hash__(self) -> int:
         return hash((id(self.op), self.value_index))
 
+    # -- whole-tensor arithmetic (schedule.tensor_ops): a new compute, as TVM's overloads --
+    defers_arithmetic = True  # an expression's operator gives way to these
+    __array_ufunc__ = None  # and so does NumPy's
+
+    def __add__(self, other: Any) -> Any: return _binary("add", self, other)
+    def __radd__(self, other: Any) -> Any: return _binary("add", other, self)
+    def __sub__(self, other: Any) -> Any: return _binary("sub", self, other)
+    def __rsub__(self, other: Any) -> Any: return _binary("sub", other, self)
+    def __mul__(self, other: Any) -> Any: return _binary("mul", self, other)
+    def __rmul__(self, other: Any) -> Any: return _binary("mul", other, self)
+    def __truediv__(self, other: Any) -> Any: return _binary("truediv", self, other)
+    def __rtruediv__(self, other: Any) -> Any: return _binary("truediv", other, self)
+    def __floordiv__(self, other: Any) -> Any: return _binary("floordiv", self, other)
+    def __rfloordiv__(self, other: Any) -> Any: return _binary("floordiv", other, self)
+    def __mod__(self, other: Any) -> Any: return _binary("mod", self, other)
+    def __rmod__(self, other: Any) -> Any: return _binary("mod", other, self)
+
     def __repr__(self) -> str:
         return f"Tensor(shape=[{', '.join(map(str, self.shape))}], op.name={self.op.name})"
+
+
+def _binary(kind: str, a: Any, b: Any) -> Any:
+    from schedule.tensor_ops import tensor_binary  # it builds computes with this module
+
+    return tensor_binary(kind, a, b)
 
 
 class TensorSlice(ExprLike):
