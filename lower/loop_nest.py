@@ -60,7 +60,9 @@ class LoopNest:
             lin = Linear.of(simplify(arith.sub(p.a, var)))  # type: ignore[attr-defined]
             new = arith.min_expr(extent, arith.sub(p.b, lin.to_expr()))  # type: ignore[attr-defined]
             self.loops[k] = (var, new, kind)
-            self.levels[k] = [_for(var, arith.const(0, new.dtype), new, kind), *self.levels[k][1:]]
+            level = self.levels[k]
+            at = next(j for j, w in enumerate(level) if isinstance(w, _ForWrap))
+            level[at] = _for(var, arith.const(0, new.dtype), new, kind)
         return kept
 
 
@@ -122,6 +124,10 @@ def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequen
         else:
             levels.append([_for(var, arith.const(0, extent.dtype), extent, kind)])
             loops.append((var, extent, kind))
+        if attr is not None and attr.pragma_keys:  # TVM's pragma_<key> attributes around the level
+            pragmas = [_attr(iv, "pragma_" + key, arith.const(1) if value is None else arith.convert(value))
+                       for key, value in zip(attr.pragma_keys, attr.pragma_values)]
+            levels[-1][:0] = pragmas
         if attr is not None:  # a hint at the start of each iteration (TVM's prefetch_scope)
             for tensor, offset in zip(attr.prefetch_data, attr.prefetch_offset):
                 levels[-1].append(_attr(tensor, "prefetch_scope", offset))
@@ -174,8 +180,18 @@ def _tail_level(p: Expr, position: dict[Var, int], outer: set[Var]) -> int | Non
     return k
 
 
+class _ForWrap:
+    """The wrapper that opens a level's ``for`` (found by :meth:`LoopNest.tighten`)."""
+
+    def __init__(self, var: Var, lo: Expr, extent: Expr, kind: ForKind) -> None:
+        self.var, self.lo, self.extent, self.kind = var, lo, extent, kind
+
+    def __call__(self, body: Stmt) -> Stmt:
+        return For(self.var, self.lo, self.extent, self.kind, body)
+
+
 def _for(var: Var, lo: Expr, extent: Expr, kind: ForKind) -> Wrap:
-    return lambda body: For(var, lo, extent, kind, body)
+    return _ForWrap(var, lo, extent, kind)
 
 
 def _attr(node: object, key: str, value: Expr) -> Wrap:

@@ -110,6 +110,7 @@ from schedule.scan import ScanOp, scan
 from schedule.schedule import Schedule, create_schedule
 from schedule.serialize import load_json, save_json
 from schedule.stage import AttachType, IterVarAttr, Stage
+from schedule.tag import TagScope, tag_scope
 from schedule.tensor import (
     ComputeOp,
     ExternOp,

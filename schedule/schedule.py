@@ -141,8 +141,6 @@ class Schedule:
 def create_schedule(ops: Any) -> Schedule:
     """A schedule for an operation, a tensor, or a list of them (the outputs)."""
     items = list(ops) if isinstance(ops, (list, tuple)) else [ops]
-    if not items:
-        raise ScheduleError("create_schedule: give at least one output operation")
     outputs = []
     for item in items:
         op = item.op if isinstance(item, Tensor) else item
@@ -152,3 +150,9 @@ def create_schedule(ops: Any) -> Schedule:
         if not any(op is o for o in outputs):
             outputs.append(op)
     return Schedule(outputs)
+
+
+# TVM's te.schedule.AutoInline* live beside create_schedule (``te.schedule.AutoInlineInjective``).
+from schedule.auto_inline import AutoInlineBroadcast, AutoInlineElemWise, AutoInlineInjective  # noqa: E402
+
+__all__ = ["AutoInlineBroadcast", "AutoInlineElemWise", "AutoInlineInjective", "Schedule", "create_schedule"]

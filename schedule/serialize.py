@@ -19,6 +19,7 @@ from typing import Any
 #: The packages whose classes a document may name.
 PACKAGES = ("schedule", "bound", "lower")
 FORMAT = "tebound-json"
+_ITEMS = "__dict_items__"
 VERSION = 1
 
 
@@ -92,6 +93,8 @@ def _state(x: Any) -> dict[str, Any]:
     if hasattr(x, "__dict__"):
         got = x.__getstate__()
         state.update(got if isinstance(got, dict) else vars(x))
+    if isinstance(x, dict):  # a dict of ours (an operation's attributes): its items too
+        state[_ITEMS] = dict(x)
     return state
 
 
@@ -169,6 +172,11 @@ def _new(node: Any, k: int) -> Any:
 
 
 def _restore(obj: Any, state: dict[str, Any]) -> None:
+    if isinstance(obj, dict):
+        items = state.pop(_ITEMS, {})
+        if not isinstance(items, dict):
+            raise ValueError(f"load_json: the items of a {type(obj).__name__} are not a dict")
+        dict.update(obj, items)
     if hasattr(obj, "__dict__") and getattr(type(obj), "__setstate__", None) is not None:
         obj.__setstate__(state)
         return

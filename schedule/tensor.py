@@ -21,6 +21,8 @@ from schedule.expr import Expr, IntImm, ProducerLoad, Reduce, Var
 from schedule.expr_like import ExprLike
 from schedule.functor import ExprMutator, children, post_order_visit, structural_equal
 from schedule.itervar import REDUCE_VARS, IterVar, IterVarType, Range
+from schedule.op_attrs import AttrMap, attr_map
+from schedule.tag import current_tag
 
 _node = dataclass(frozen=True, eq=False, repr=False)
 
@@ -215,7 +217,7 @@ class ComputeOp(Operation):
     def __post_init__(self) -> None:
         object.__setattr__(self, "axis", tuple(self.axis))
         object.__setattr__(self, "body", tuple(self.body))
-        object.__setattr__(self, "attrs", dict(self.attrs or {}))
+        object.__setattr__(self, "attrs", AttrMap(self.attrs or {}))
         _verify_compute(self.name, self.body)
         first = self.body[0]
         object.__setattr__(self, "reduce_axis", first.axis if isinstance(first, Reduce) else ())
@@ -459,7 +461,7 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
         body = tuple(arith.convert(v) for v in values)
     except TypeError as err:
         raise ScheduleTypeError(f"compute '{name}': {err}") from None
-    op = ComputeOp(name, tag, attrs or {}, axis, body)
+    op = ComputeOp(name, current_tag(tag), attr_map(attrs, f"compute '{name}'"), axis, body)
     outputs = [op.output(k) for k in range(op.num_outputs)]
     return outputs if isinstance(result, (tuple, list)) else outputs[0]
 

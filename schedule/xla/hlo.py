@@ -476,8 +476,9 @@ def _bitcast(b: _Builder, ins: Instruction, xs: list) -> Any:
         for k, d in enumerate(src_major):
             index[d] = physical[k]
         return x[tuple(index)] if index else x[()]
-    return compute(dst, body, name=ins.name, tag="bitcast",
-                   attrs={"bitcast_orders": (tuple(src_major), tuple(dst_major))})
+    out = compute(dst, body, name=ins.name, tag="bitcast")
+    out.op.attrs["bitcast_orders"] = (tuple(src_major), tuple(dst_major))  # for the inverse maps, as ints
+    return out
 
 
 def _gather(b: _Builder, ins: Instruction, xs: list) -> Any:

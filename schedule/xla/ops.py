@@ -166,8 +166,9 @@ def broadcast(x: Tensor, shape: Sequence[int], dimensions: Sequence[int], name: 
     xs = _shape(x)
     if len(dims) != len(x.shape) or any(shape[d] != n and n != 1 for d, n in zip(dims, xs)):
         raise ScheduleError(f"ops.broadcast: {x.name}{xs} does not fit dimensions {dims} of {list(shape)}")
-    return compute(list(shape), lambda *i: _load(x, [i[d] if shape[d] == n else 0 for d, n in zip(dims, xs)]),
-                   name=name or "broadcast", tag="broadcast", attrs={"dimensions": tuple(dims)})
+    out = compute(list(shape), lambda *i: _load(x, [i[d] if shape[d] == n else 0 for d, n in zip(dims, xs)]),
+                  name=name or "broadcast", tag="broadcast")
+    return _with_attrs(out, dimensions=tuple(dims))
 
 
 def transpose(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
@@ -337,9 +338,16 @@ def reduce(inputs: Tensor | Sequence[Tensor], inits: Any, dimensions: Sequence[i
         if len(xs) == 1:
             return red(sources[0], axis=axes, init=init[0] if init else None)
         return red(sources, axis=axes, init=init)
-    attrs = {"dimensions": tuple(dims), "combiner": combiner if isinstance(combiner, str) else None,
-             "has_init": inits is not None}
-    return compute(out, body, name=name or "reduce", tag="reduce", attrs=attrs)
+    return _with_attrs(compute(out, body, name=name or "reduce", tag="reduce"), dimensions=tuple(dims),
+                       combiner=combiner if isinstance(combiner, str) else None, has_init=inits is not None)
+
+
+def _with_attrs(out: Any, **attrs: Any) -> Any:
+    """*out* (a tensor or a variadic op's tensors) with the op's metadata for the rewrites, kept
+    as Python values (a compute's ``attrs=`` would make constant expressions of them, as TVM
+    does)."""
+    (out[0] if isinstance(out, list) else out).op.attrs.update(attrs)
+    return out
 
 
 def reduce_sum(x: Tensor, dimensions: Sequence[int], name: str | None = None) -> Tensor:
