@@ -76,10 +76,13 @@ def itervar_relationship_graph(s: Schedule, stages: Iterable[Stage] | None = Non
     chosen = [st for st in (stages if stages is not None else s.stages) if st.op.root_iter_vars]
     lines = ["digraph IterVarRelationshipGraph {", "  rankdir=TB;", "  node [shape=ellipse];"]
     for k, st in enumerate(chosen):
-        ids = {iv: f"s{k}.iv{j}" for j, iv in enumerate(st.all_iter_vars)}
+        # A normalized stage's rebased leaves are not among its all_iter_vars (as in TVM).
+        ivs = list(dict.fromkeys([*st.all_iter_vars, *st.leaf_iter_vars,
+                                  *(rel.rebased for rel in st.relations if isinstance(rel, Rebase))]))
+        ids = {iv: f"s{k}.iv{j}" for j, iv in enumerate(ivs)}
         lines += [f"  subgraph cluster_stage{k} {{", f"  label={_quote('stage ' + st.name)};"]
         roots = set(st.op.root_iter_vars)
-        for iv in st.all_iter_vars:
+        for iv in ivs:
             kind = f"\n{iv.iter_type.name}" if iv.iter_type.name != "DataPar" else ""
             label = iv.name + _range(bounds.get(iv)) + kind
             attrs: dict[str, str] = {}

@@ -14,6 +14,7 @@ from lower.backend.c.compile import find_compiler
 from lower.binding import bind_shapes, check_array
 from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
+from lower.timing import time_evaluator
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
 from schedule.schedule import Schedule
@@ -21,6 +22,9 @@ from schedule.tensor import Tensor
 
 #: The environment variable that names the default target.
 TARGET_VARIABLE = "TEBOUND_TARGET"
+
+#: TVM's names of the CPU target, which mean the C target here.
+CPU_ALIASES = ("llvm",)
 
 
 class CompilerWarning(UserWarning):
@@ -37,8 +41,11 @@ def choose_target(target: str | None, checks: bool | None) -> str:
         where = f"${TARGET_VARIABLE}"
     else:
         where = "target"
+    if isinstance(target, str) and target.split(" ")[0] in CPU_ALIASES:
+        target = "c"  # TVM's CPU target (options such as '-mcpu=...' are the compiler's to choose)
     if target not in TARGETS:
-        raise ValueError(f"build: {where} must be one of {', '.join(map(repr, TARGETS))}, not {target!r}")
+        raise ValueError(f"build: {where} must be one of {', '.join(map(repr, [*TARGETS, *CPU_ALIASES]))}, "
+                         f"not {target!r} (GPU schedules run on 'c' with the semantics a GPU gives them)")
     if target == "c" and checks:
         raise ValueError("build: checks=True asks for the checked execution, which target='python' runs; "
                          "pass target='python', or checks=False for C")
@@ -57,14 +64,27 @@ class BuiltFunc:
     disagree with their tensors are refused before anything runs.
     """
 
-    def __init__(self, func: LoweredFunc, checks: bool, target: str) -> None:
+    def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function") -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.target = target
+        self.entry_name = name
         body = lower_intrinsics(func.body, target)
         self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks)
         self.source = self._kernel.source
+
+    def time_evaluator(self, func_name: str | None = None, dev: Any = None, number: int = 10, repeat: int = 1,
+                       min_repeat_ms: float = 0, cooldown_interval_ms: float = 0) -> Any:
+        """TVM's ``f.time_evaluator(f.entry_name, dev, number=, repeat=, min_repeat_ms=)``: a
+        function taking this one's arguments and returning a :class:`~lower.timing.BenchmarkResult`
+        (``.mean`` and ``.results`` in seconds per call). *dev* is accepted and ignored.
+
+        :raises ValueError: for another function's name, or bad counts.
+        """
+        if func_name is not None and func_name != self.entry_name:
+            raise ValueError(f"time_evaluator: this function is '{self.entry_name}', not {func_name!r}")
+        return time_evaluator(self, number, repeat, min_repeat_ms, cooldown_interval_ms)
 
     def get_source(self) -> str:
         """The generated source: C for target ``"c"``, Python for ``"python"``."""
@@ -84,11 +104,13 @@ class BuiltFunc:
                      [not bounds_of(t.op).is_input(t.op) for t, _ in tensors])
 
 
-def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, checks: bool | None = None,
-          target: str | None = None) -> BuiltFunc:
+def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool = True,
+          checks: bool | None = None, name: str = "default_function") -> BuiltFunc:
     """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
-    system compiler (``target="c"``, the default when a compiler is found), or Python source
-    run on lists (``"python"``, checked: the reference).
+    system compiler (``target="c"``, the default when a compiler is found; ``"llvm"``, TVM's CPU
+    target, means it too), or Python source run on lists (``"python"``, checked: the reference).
+    *target* may be given by position, as in ``tvm.build(s, args, "llvm")``; *name* is the
+    function's ``entry_name``.
 
     :arg checks: check every load and store against the realized region (an
         :class:`~lower.OutOfBoundsError` names the buffer, the index and the region). Only the
@@ -103,5 +125,7 @@ def build(s: Schedule, args: Sequence[Tensor | Var], *, exact: bool = True, chec
     check_flag("build", "exact", exact)
     if checks is not None:
         check_flag("build", "checks", checks)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"build: name must be a non-empty string, not {name!r}")
     chosen = choose_target(target, checks)
-    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen)
+    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name)

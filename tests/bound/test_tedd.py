@@ -158,3 +158,18 @@ def test_render_draws_with_the_dot_program(tmp_path, monkeypatch):
 def test_pictures_reject_a_non_schedule():
     with pytest.raises(TypeError, match="expected a Schedule"):
         tedd.schedule_tree("s")
+
+
+def test_a_normalized_schedule_draws_its_rebased_leaves():
+    """TVM's tedd tutorial normalizes first: each rebase leads from the root to its leaf."""
+    A = te.placeholder((16, 16), name="A")
+    B = te.compute((16, 16), lambda i, j: A[i, j] + 1, name="B")
+    C = te.compute((16, 16), lambda i, j: B[i, j] * 2, name="C")
+    s = te.create_schedule(C.op)
+    xo, _ = s[C].split(C.op.axis[0], 4)
+    s[B].compute_at(s[C], xo)
+    dot = tedd.viz_itervar_relationship_graph(s.normalize(), output_dot_string=True)
+    stage_b = dot.split('label="stage B";')[1].split("}")[0]
+    assert stage_b.count('[label="rebase", shape="box"]') == 2
+    assert '"s0.iv0" -> "s0.rel0"' in stage_b and '"s0.rel0" -> "s0.iv2"' in stage_b
+    assert '"s0.iv2" [label="i\\n[0, 4)\\nleaf #0"' in stage_b

@@ -176,10 +176,10 @@ def test_an_unknown_target_is_a_value_error(monkeypatch):
     A = te.placeholder((8,), name="A")
     B = te.compute((8,), lambda i: A[i] + 1, name="B")
     s = te.create_schedule(B.op)
-    with pytest.raises(ValueError, match="target must be one of 'python', 'c', not 'cuda'"):
+    with pytest.raises(ValueError, match="target must be one of 'python', 'c', 'llvm', not 'cuda'"):
         build(s, [A, B], target="cuda")
-    monkeypatch.setenv("TEBOUND_TARGET", "llvm")
-    with pytest.raises(ValueError, match=r"\$TEBOUND_TARGET must be one of 'python', 'c', not 'llvm'"):
+    monkeypatch.setenv("TEBOUND_TARGET", "opencl")
+    with pytest.raises(ValueError, match=r"\$TEBOUND_TARGET must be one of 'python', 'c', 'llvm', not 'opencl'"):
         build(s, [A, B])
 
 
