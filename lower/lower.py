@@ -18,6 +18,7 @@ from lower.stmt import Buffer, Stmt
 from lower.storage_rewrite import place_allocations
 from lower.thread_sync import thread_sync
 from lower.uniform_barriers import uniform_barriers
+from lower.unroll_loop import unroll_loop
 from lower.virtual_thread import inject_virtual_thread
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
@@ -103,6 +104,9 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
         body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)
+    body, unrolled = unroll_loop(body)
+    if unrolled:  # the copies' indices, with the loop variable a constant in each
+        body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = thread_sync(body)
     body = uniform_barriers(body)
     body = hoist_if_then_else(body)

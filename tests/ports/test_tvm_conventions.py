@@ -9,7 +9,7 @@ import pytest
 
 import schedule as te
 from bound import BoundError
-from lower import LoweringError, build, lower
+from lower import LoweringError, build, lower, schedule_ops
 from schedule.xla.hlo_lexer import HloParseError
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
@@ -83,12 +83,16 @@ def test_pragmas_print_as_tvm_prints_them(exact):
     s[B].pragma(xo, "auto_unroll_max_step", 16)
     s[B].pragma(xi, "unroll_explicit", True)
     s[B].pragma(xo, "parallel_launch_point")
-    lines = [line.strip() for line in str(lower(s, [A, B], exact=exact)).splitlines()]
+    lines = [line.strip() for line in str(schedule_ops(s.normalize())).splitlines()]
     at = lines.index("for (i.outer, 0, 4) {")
     assert lines[at - 2:at] == ["// attr [iter_var(i.outer, , )] pragma_auto_unroll_max_step = 16",
                                 "// attr [iter_var(i.outer, , )] pragma_parallel_launch_point = 1"]
     assert lines[at + 1:at + 3] == ["// attr [iter_var(i.inner, , )] pragma_unroll_explicit = (bool)1",
                                     "for (i.inner, 0, 4) {"]
+    # lower runs UnrollLoop, which takes the unroll pragmas: 4 x 4 steps are within 16
+    text = str(lower(s, [A, B], exact=exact))
+    assert "for (" not in text and text.count("B[") == 16 and "pragma_auto_unroll" not in text
+    assert "pragma_parallel_launch_point = 1" in text
     a = np.arange(16, dtype="float32")
     out = np.full(16, np.nan, "float32")
     build(s, [A, B], exact=exact)(a, out)

@@ -124,7 +124,11 @@ def test_vectorize_and_unroll(exact):
     assert s[T].iter_var_attrs[xi].iter_type == te.IterVarType.Unrolled
     assert s[T].iter_var_attrs[yi].iter_type == te.IterVarType.Vectorized
     text = str(lower(s, [A, T], exact=exact))
-    assert "unrolled (i.inner" in text and "vectorized (j.inner" in text
+    assert "vectorized (j.inner" in text
+    if exact:  # the tail makes the extent symbolic: the loop stays, marked for the compiler
+        assert "unrolled (i.inner" in text
+    else:  # TVM's UnrollLoop writes the ten iterations out
+        assert "i.inner" not in text and text.count("vectorized (j.inner") == 10
     a = random((12, 11))
     (t,) = run(s, [A, T], [a], exact)
     np.testing.assert_array_equal(t, a)

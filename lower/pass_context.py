@@ -1,0 +1,59 @@
+"""Options of the lowering passes, set for a block of code as TVM's ``PassContext`` sets them::
+
+    with PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}}):
+        f = lower(s, args)
+
+Each pass reads its own key; options not given keep TVM's defaults.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Mapping
+from typing import Any
+
+#: Every option a pass reads, with TVM's default.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "tir.UnrollLoop": {"auto_max_step": 0, "auto_max_depth": 8, "auto_max_extent": 0, "explicit_unroll": True,
+                       "unroll_local_access": False},
+}
+
+_CURRENT: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pass_context", default=None)
+
+
+class PassContext:
+    """A ``with`` block in which ``lower`` and ``build`` use *config*'s options.
+
+    :raises ValueError: for a key or an option no pass reads, naming the known ones.
+    """
+
+    def __init__(self, config: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.config: dict[str, dict[str, Any]] = {}
+        for key, options in (config or {}).items():
+            if key not in DEFAULTS:
+                raise ValueError(f"PassContext: no pass reads {key!r}; known: {', '.join(sorted(DEFAULTS))}")
+            if not isinstance(options, Mapping):
+                raise ValueError(f"PassContext: {key!r} takes a dict of options, not {options!r}")
+            unknown = set(options) - set(DEFAULTS[key])
+            if unknown:
+                raise ValueError(f"PassContext: {key!r} has no option {sorted(unknown)[0]!r}; its options: "
+                                 f"{', '.join(DEFAULTS[key])}")
+            self.config[key] = dict(options)
+        self._tokens: list[contextvars.Token] = []
+
+    def __enter__(self) -> PassContext:
+        self._tokens.append(_CURRENT.set(self))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _CURRENT.reset(self._tokens.pop())
+
+    @staticmethod
+    def current() -> PassContext | None:
+        return _CURRENT.get()
+
+
+def options(key: str) -> dict[str, Any]:
+    """The options of pass *key* in force: TVM's defaults, overridden by the enclosing context."""
+    ctx = _CURRENT.get()
+    return {**DEFAULTS[key], **(ctx.config.get(key, {}) if ctx is not None else {})}
