@@ -17,14 +17,15 @@ from collections.abc import Generator
 from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
-from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, Stmt, is_no_op, seq
-from lower.stmt_functor import StmtMutator
+from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
+from lower.stmt_functor import StmtMutator, stmt_children
 from lower.substitute import substitute_stmt
 from lower.thread_sync import barrier_holders, is_allreduce, is_barrier
 from schedule import arith
 from schedule.expr import Call, Expr, IntImm, Var
 from schedule.functor import free_vars, substitute
 from schedule.itervar import IterVar, Range
+from schedule.storage_scope import per_block
 
 Steps = Generator[Any, Any, Stmt]
 
@@ -104,15 +105,38 @@ def _unlikely(cond: Expr) -> Expr:
 
 
 def _predicated(s: Stmt, predicate: Expr) -> Stmt:
-    """*s* doing its work only where *predicate* holds, every thread still reaching its barriers."""
-    if isinstance(predicate, IntImm):
-        return s if predicate.value else _Predicated(predicate, barrier_holders(s), drop=True)(s)
-    return _Predicated(predicate, barrier_holders(s))(s)
+    """*s* doing its work only where *predicate* holds, every thread still reaching its barriers
+    and doing its share of the block's cooperative stores."""
+    if isinstance(predicate, IntImm) and predicate.value:
+        return s
+    holders = barrier_holders(s) | _cooperative_holders(s)
+    return _Predicated(predicate, holders, drop=isinstance(predicate, IntImm))(s)
+
+
+def _cooperative_holders(root: Stmt) -> set[int]:
+    """The ids of the statements under *root* that store into memory the block's threads share
+    (a cooperative fetch: every thread does its part at every iteration, whatever its own
+    share of the loop's work)."""
+    parent: dict[int, Stmt | None] = {id(root): None}
+    holders: set[int] = set()
+    stack = [root]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, Store) and per_block(s.buffer.scope):
+            x: Stmt | None = s
+            while x is not None and id(x) not in holders:
+                holders.add(id(x))
+                x = parent[id(x)]
+        for c in stmt_children(s):
+            parent[id(c)] = s
+            stack.append(c)
+    return holders
 
 
 class _Predicated(StmtMutator):
-    """The barrier-free statements guarded by the predicate, cross-thread reductions given it as
-    a term of their condition, barriers and the statements around them kept."""
+    """The thread's own statements guarded by the predicate, cross-thread reductions given it as
+    a term of their condition; barriers, stores into shared memory and the statements around
+    them kept."""
 
     def __init__(self, predicate: Expr, holders: set[int], drop: bool = False) -> None:
         self.predicate = predicate
@@ -127,7 +151,7 @@ class _Predicated(StmtMutator):
     def dispatch(self, s: Stmt) -> Any:
         if id(s) not in self.holders:
             return self.guard(s)
-        if is_barrier(s):
+        if is_barrier(s) or isinstance(s, Store):  # a store here writes shared memory
             return s
         if is_allreduce(s):
             call = s.value

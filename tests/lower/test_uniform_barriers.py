@@ -8,7 +8,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.stmt import AttrStmt, Buffer, Evaluate, For, ForKind, SeqStmt, Store
+from lower.stmt import AttrStmt, Buffer, Evaluate, For, ForKind, Load, SeqStmt, Store
 from lower.thread_sync import barrier
 from lower.uniform_barriers import uniform_barriers
 from schedule import arith
@@ -85,13 +85,12 @@ def test_sum_with_tails_in_rows_and_in_the_reduction(exact, n, k):
 
 def test_a_loop_of_thread_dependent_trips_around_a_barrier_runs_the_largest_count():
     ty = te.thread_axis("threadIdx.y")
-    S = Buffer("S", "float32", (te.const(8),), "shared")
+    L = Buffer("L", "float32", (te.const(8),), "local")
     v = te.var("v")
     extent = arith.select(ty.var >= 3, te.const(0), te.const(2))
-    write = Store(S, te.const(1.0), v * 4 + ty.var)
+    write = Store(L, te.const(1.0), v)
     loop = For(v, te.const(0), extent, ForKind.SERIAL, SeqStmt((write, barrier(), write)))
-    out = uniform_barriers(AttrStmt(ty, "thread_extent", te.const(4), loop))
-    text = str(out)
+    text = str(uniform_barriers(AttrStmt(ty, "thread_extent", te.const(4), loop)))
     assert "for (v, 0, 2) {" in text and text.count("if ((threadIdx.y < 3)) {") == 2
     assert text.count('tvm_storage_sync("shared")') == 1
     # The barrier is outside every condition.
@@ -106,3 +105,19 @@ def test_statements_without_barriers_are_left_alone():
     stmt = AttrStmt(ty, "thread_extent", te.const(4), loop)
     assert uniform_barriers(stmt) is stmt
     assert uniform_barriers(Evaluate(te.const(0))) is not None
+
+
+def test_stores_into_shared_memory_stay_cooperative():
+    """A thread with no work of its own in a tail still does its part of a cooperative fetch:
+    its stores into shared memory run unguarded, its own (local) work under the predicate."""
+    ty = te.thread_axis("threadIdx.y")
+    S = Buffer("S", "float32", (te.const(8),), "shared")
+    L = Buffer("L", "float32", (te.const(2),), "local")
+    v = te.var("v")
+    fetch = Store(S, te.const(1.0), v * 4 + ty.var)
+    own = Store(L, Load(S, v * 4 + 3 - ty.var), v)
+    extent = arith.select(ty.var >= 3, te.const(0), te.const(2))
+    loop = For(v, te.const(0), extent, ForKind.SERIAL, SeqStmt((fetch, barrier(), own)))
+    text = str(uniform_barriers(AttrStmt(ty, "thread_extent", te.const(4), loop)))
+    assert "for (v, 0, 2) {\n  S[((v*4) + threadIdx.y)] = 1.000000f\n  tvm_storage_sync" in text
+    assert "if ((threadIdx.y < 3)) {\n    L[v] =" in text
