@@ -13,50 +13,15 @@ from lower.thread_sync import barrier
 from lower.uniform_barriers import uniform_barriers
 from schedule import arith
 
+from ..ports.topi_ops import cuda_reduce
+
 BOTH = pytest.mark.parametrize("exact", [False, True])
-
-
-def _argmax():
-    def fcombine(x, y):
-        pick = x[1] >= y[1]
-        return te.if_then_else(pick, x[0], y[0]), te.if_then_else(pick, x[1], y[1])
-
-    return te.comm_reducer(fcombine, lambda t0, t1: (te.const(-1, t0), te.min_value(t1)), name="argmax")
-
-
-def _cuda_reduce(n: int, k_extent: int, index: bool):
-    """TOPI's CUDA schedule_reduce (32 x 32 threads): the reduction split by 32 and factored,
-    its inner part bound to threadIdx.x, the outputs fused, split by 32 over threadIdx.y and
-    blocks, and only thread x == 0 of a valid row storing."""
-    A = te.placeholder((n, k_extent), name="A")
-    k = te.reduce_axis((0, k_extent), name="k")
-    if index:
-        T0, _ = te.compute((n,), lambda i: _argmax()((k, A[i, k]), axis=k), name="T")
-        out = te.compute((n,), lambda i: T0[i], name="out")
-        data_out = T0
-    else:
-        out = data_out = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="out")
-    s = te.create_schedule(out.op)
-    bx = te.thread_axis("blockIdx.x")
-    tx, ty = te.thread_axis((0, 32), "threadIdx.x"), te.thread_axis((0, 32), "threadIdx.y")
-    _, ki = s[data_out].split(s[data_out].fuse(*s[data_out].op.reduce_axis), factor=32)
-    rf = s.rfactor(data_out, ki)
-    rf = rf[0] if index else rf
-    s[data_out].bind(s[data_out].op.reduce_axis[0], tx)
-    s[rf].compute_at(s[data_out], s[data_out].op.reduce_axis[0])
-    outer, inner = s[out].split(s[out].fuse(*s[out].op.axis), factor=32)
-    s[out].bind(inner, ty)
-    s[out].bind(outer, bx)
-    if index:
-        s[data_out].compute_at(s[out], inner)
-    s[out].set_store_predicate(te.all(tx.equal(0), outer * 32 + inner < n))
-    return s, A, out
 
 
 @BOTH
 @pytest.mark.parametrize("n", [8, 33])
 def test_argmax_over_fewer_rows_than_threads(exact, n):
-    s, A, out = _cuda_reduce(n, 64, index=True)
+    s, A, out = cuda_reduce(n, 64, index=True)
     text = str(lower(s, [A, out], exact=exact))
     # No loop around the cross-thread reduction whose trip count differs between threads: the
     # rows past the end pass their condition into it instead, as faithful mode (TVM) does.
@@ -76,7 +41,7 @@ def test_argmax_over_fewer_rows_than_threads(exact, n):
 @BOTH
 @pytest.mark.parametrize(("n", "k"), [(8, 50), (40, 64), (3, 7)])
 def test_sum_with_tails_in_rows_and_in_the_reduction(exact, n, k):
-    s, A, out = _cuda_reduce(n, k, index=False)
+    s, A, out = cuda_reduce(n, k, index=False)
     a = np.random.default_rng(k).integers(-4, 5, (n, k)).astype("float32")
     o = np.full(n, np.nan, "float32")
     build(s, [A, out], exact=exact)(a, o)
