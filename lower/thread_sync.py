@@ -10,7 +10,7 @@ twice to catch a conflict between the end of one iteration and the start of the 
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from types import GeneratorType
 from typing import Any
@@ -58,12 +58,18 @@ def contains_barrier(s: Stmt) -> bool:
 def barrier_holders(root: Stmt) -> set[int]:
     """The ids of the statements under *root* (itself included) that hold a barrier or a
     cross-thread reduction."""
+    return holders_of(root, lambda s: is_barrier(s) or is_allreduce(s))
+
+
+def holders_of(root: Stmt, pick: Callable[[Stmt], bool]) -> set[int]:
+    """The ids of the statements under *root* (itself included) that hold a statement *pick*
+    chooses."""
     parent: dict[int, Stmt | None] = {id(root): None}
     holders: set[int] = set()
     stack = [root]
     while stack:
         s = stack.pop()
-        if is_barrier(s) or is_allreduce(s):
+        if pick(s):
             x: Stmt | None = s
             while x is not None and id(x) not in holders:
                 holders.add(id(x))

@@ -18,9 +18,9 @@ from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
 from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
-from lower.stmt_functor import StmtMutator, stmt_children
+from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
-from lower.thread_sync import barrier_holders, is_allreduce, is_barrier
+from lower.thread_sync import barrier_holders, holders_of, is_allreduce, is_barrier
 from schedule import arith
 from schedule.expr import Call, Expr, IntImm, Var
 from schedule.functor import free_vars, substitute
@@ -117,20 +117,7 @@ def _cooperative_holders(root: Stmt) -> set[int]:
     """The ids of the statements under *root* that store into memory the block's threads share
     (a cooperative fetch: every thread does its part at every iteration, whatever its own
     share of the loop's work)."""
-    parent: dict[int, Stmt | None] = {id(root): None}
-    holders: set[int] = set()
-    stack = [root]
-    while stack:
-        s = stack.pop()
-        if isinstance(s, Store) and per_block(s.buffer.scope):
-            x: Stmt | None = s
-            while x is not None and id(x) not in holders:
-                holders.add(id(x))
-                x = parent[id(x)]
-        for c in stmt_children(s):
-            parent[id(c)] = s
-            stack.append(c)
-    return holders
+    return holders_of(root, lambda s: isinstance(s, Store) and per_block(s.buffer.scope))
 
 
 class _Predicated(StmtMutator):

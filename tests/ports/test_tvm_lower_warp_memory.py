@@ -18,11 +18,11 @@ DTYPES = pytest.mark.parametrize("dtype", ["float32", "float16"])
 WARP_SYNC = 'tvm_storage_sync("warp")'
 
 
-def _shifted_in_warps(dtype: str = "float32"):
-    """TVM's end-to-end case: each thread reads its right neighbour's element of the warp."""
-    m = 128
-    A = te.placeholder((m,), name="A", dtype=dtype)
-    B = te.compute((m,), lambda i: A[i // 32 * 32 + (i + 1) % 32], name="B")
+def _warps_of_64(read, dtype: str = "float32"):
+    """TVM's schedule of ``B[i] = read(A, i)`` over 128: blocks of 64, two warps of 32 threads
+    each, A fetched into warp memory at the block."""
+    A = te.placeholder((128,), name="A", dtype=dtype)
+    B = te.compute((128,), lambda i: read(A, i), name="B")
     s = te.create_schedule(B.op)
     AA = s.cache_read(A, "warp", [B])
     xo, xi = s[B].split(B.op.axis[0], 64)
@@ -34,6 +34,11 @@ def _shifted_in_warps(dtype: str = "float32"):
     _, xi = s[AA].split(s[AA].op.axis[0], 32)
     s[AA].bind(xi, tx)
     return s, A, B
+
+
+def _shifted_in_warps(dtype: str = "float32"):
+    """TVM's end-to-end case: each thread reads its right neighbour's element of the warp."""
+    return _warps_of_64(lambda A, i: A[i // 32 * 32 + (i + 1) % 32], dtype)
 
 
 def _expected_shift(a: np.ndarray) -> np.ndarray:
@@ -60,18 +65,7 @@ def test_local_scope_allocates_what_one_warp_holds(exact):
     # TVM turns the 64 elements of a warp into 2 registers per thread of its 32; ours stay one
     # buffer of 64 per warp.
     m = 128
-    A = te.placeholder((m,), name="A")
-    B = te.compute((m,), lambda i: A[i] + 3, name="B")
-    s = te.create_schedule(B.op)
-    AA = s.cache_read(A, "warp", [B])
-    xo, xi = s[B].split(B.op.axis[0], 64)
-    _, xi1 = s[B].split(xi, factor=32)
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(xi1, tx)
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[AA].compute_at(s[B], xo)
-    _, xi = s[AA].split(s[AA].op.axis[0], 32)
-    s[AA].bind(xi, tx)
+    s, A, B = _warps_of_64(lambda A, i: A[i] + 3)
     text = str(lower(s, [A, B], exact=exact))
     assert "allocate A.warp[float32 * 64]" in text
     a = np.random.default_rng(0).standard_normal(m).astype("float32")
@@ -176,20 +170,26 @@ def test_two_buffers(exact, dtype):
     np.testing.assert_array_equal(c, np.roll(ab, -1) * 2)
 
 
-@BOTH
-@pytest.mark.parametrize("m", [31, 32, 33, 63, 64, 65])
-def test_roundup(exact, m):
+def _split_over_threads(m: int, threads: int):
+    """TVM's roundup case: ``B = A + 1`` over blocks of *threads*, A fetched into warp memory."""
     A = te.placeholder((m,), name="A")
     B = te.compute((m,), lambda i: A[i] + 1, name="B")
     s = te.create_schedule(B.op)
-    xo, xi = s[B].split(B.op.axis[0], factor=32)
+    xo, xi = s[B].split(B.op.axis[0], factor=threads)
     tx = te.thread_axis("threadIdx.x")
     s[B].bind(xo, te.thread_axis("blockIdx.x"))
     s[B].bind(xi, tx)
     AA = s.cache_read(A, "warp", [B])
-    _, yi = s[AA].split(s[AA].op.axis[0], factor=32)
+    _, yi = s[AA].split(s[AA].op.axis[0], factor=threads)
     s[AA].bind(yi, tx)
     s[AA].compute_at(s[B], xo)
+    return s, A, B
+
+
+@BOTH
+@pytest.mark.parametrize("m", [31, 32, 33, 63, 64, 65])
+def test_roundup(exact, m):
+    s, A, B = _split_over_threads(m, 32)
     a = np.random.default_rng(m).uniform(size=m).astype("float32")
     b = np.full(m, np.nan, "float32")
     build(s, [A, B], exact=exact)(a, b)
@@ -237,18 +237,7 @@ def test_python_target_reports_a_read_no_thread_of_the_warp_wrote():
 
 @pytest.mark.parametrize("target", ["python", "c"])
 def test_threadidx_x_must_divide_the_warp(target):
-    m = 128
-    A = te.placeholder((m,), name="A")
-    B = te.compute((m,), lambda i: A[i] + 1, name="B")
-    s = te.create_schedule(B.op)
-    xo, xi = s[B].split(B.op.axis[0], factor=64)
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[B].bind(xi, tx)
-    AA = s.cache_read(A, "warp", [B])
-    _, yi = s[AA].split(s[AA].op.axis[0], factor=64)
-    s[AA].bind(yi, tx)
-    s[AA].compute_at(s[B], xo)
+    s, A, B = _split_over_threads(128, 64)
     with pytest.raises(LoweringError, match=r"warp memory A\.warp needs threadIdx\.x's extent to be a constant "
                                             r"that divides the warp size \(32\), not 64"):
         build(s, [A, B], target=target)

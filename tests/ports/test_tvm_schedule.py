@@ -18,8 +18,8 @@ from .run import random, run
 BOTH = pytest.mark.parametrize("exact", [False, True])
 
 
-@BOTH
-def test_schedule_create(exact):
+def schedule_create():
+    """TVM's test_schedule_create: a shared stage at a split of a split, reordered."""
     m, n, l = te.size_var("m"), te.size_var("n"), te.size_var("l")
     A = te.placeholder((m, l), name="A")
     B = te.placeholder((n, l), name="B")
@@ -27,11 +27,17 @@ def test_schedule_create(exact):
     T = te.compute((m, n, l), lambda i, j, k: AA(i, k) * B(j, k), name="T")
     s = te.create_schedule(T.op)
     s[AA].set_scope("shared")
-    xo, xi = s[T].split(T.op.axis[0], factor=10)
+    _, xi = s[T].split(T.op.axis[0], factor=10)
     xi1, xi2 = s[T].split(xi, factor=2)
     s[AA].compute_at(s[T], xi1)
     s[AA].split(AA.op.axis[0], factor=10)
     s[T].reorder(xi2, xi1)
+    return s, A, B, T
+
+
+@BOTH
+def test_schedule_create(exact):
+    s, A, B, T = schedule_create()
     assert T.op.axis[1] in s[T].leaf_iter_vars
     a, b = random((13, 3), seed=1), random((2, 3), seed=2)
     (t,) = run(s, [A, B, T], [a, b], exact)

@@ -12,28 +12,14 @@ import pytest
 import schedule as te
 from lower import build, lower
 
+from ..ports.test_tvm_schedule import schedule_create
+
 ROUND_TRIPS = {"pickle": lambda x: pickle.loads(pickle.dumps(x)), "json": lambda x: te.load_json(te.save_json(x))}
-
-
-def _tvm_schedule_create():
-    m, n, l = te.size_var("m"), te.size_var("n"), te.size_var("l")
-    A = te.placeholder((m, l), name="A")
-    B = te.placeholder((n, l), name="B")
-    AA = te.compute((m, l), lambda i, j: A[i, j], name="AA")
-    T = te.compute((m, n, l), lambda i, j, k: AA(i, k) * B(j, k), name="T")
-    s = te.create_schedule(T.op)
-    s[AA].set_scope("shared")
-    _, xi = s[T].split(T.op.axis[0], factor=10)
-    xi1, xi2 = s[T].split(xi, factor=2)
-    s[AA].compute_at(s[T], xi1)
-    s[AA].split(AA.op.axis[0], factor=10)
-    s[T].reorder(xi2, xi1)
-    return s, A, B, T
 
 
 @pytest.mark.parametrize("how", sorted(ROUND_TRIPS))
 def test_schedule_create_round_trip(how):
-    s, A, B, T = _tvm_schedule_create()
+    s, A, B, T = schedule_create()
     s2, A2, B2, T2 = ROUND_TRIPS[how]((s, A, B, T))
     assert isinstance(s2, te.Schedule) and s2 is not s
     assert str(s2.outputs[0].body) == str(s.outputs[0].body)
@@ -70,7 +56,7 @@ def test_a_reduction_copy_keeps_working(how):
 
 
 def test_lowered_functions_pickle():
-    s, A, B, T = _tvm_schedule_create()
+    s, A, B, T = schedule_create()
     f = lower(s, [A, B, T])
     g = pickle.loads(pickle.dumps(f))
     assert str(g) == str(f) and [t.name for t in g.tensors] == ["A", "B", "T"]
