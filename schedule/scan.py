@@ -47,6 +47,11 @@ class ScanOp(Operation):
         object.__setattr__(self, "spatial_axis", tuple(spatial))
 
     @property
+    def spatial_axis_(self) -> tuple[IterVar, ...]:
+        """TVM's name of :attr:`spatial_axis`."""
+        return self.spatial_axis
+
+    @property
     def num_outputs(self) -> int:
         return len(self.update)
 

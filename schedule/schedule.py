@@ -152,7 +152,15 @@ def create_schedule(ops: Any) -> Schedule:
     return Schedule(outputs)
 
 
-# TVM's te.schedule.AutoInline* live beside create_schedule (``te.schedule.AutoInlineInjective``).
+# TVM's te.schedule functions live beside create_schedule (``te.schedule.AutoInlineInjective``).
 from schedule.auto_inline import AutoInlineBroadcast, AutoInlineElemWise, AutoInlineInjective  # noqa: E402
+from schedule.te_schedule_api import (  # noqa: E402
+    CreateAttachPath,
+    CreateReadGraph,
+    PostDFSOrder,
+    ScanFixPointAnalysis,
+    ScanGetBody,
+)
 
-__all__ = ["AutoInlineBroadcast", "AutoInlineElemWise", "AutoInlineInjective", "Schedule", "create_schedule"]
+__all__ = ["AutoInlineBroadcast", "AutoInlineElemWise", "AutoInlineInjective", "CreateAttachPath",
+           "CreateReadGraph", "PostDFSOrder", "ScanFixPointAnalysis", "ScanGetBody", "Schedule", "create_schedule"]
