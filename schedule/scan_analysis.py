@@ -42,10 +42,7 @@ def scan_fix_point_analysis(op: Any) -> dict[IterVar, IntImm]:
                 own[iv.var] = (frozenset([d]), d) if d else (frozenset(), None)
             else:
                 own[iv.var] = info.get((body_op.output(0), d), (frozenset(), None))
-        reads: list[ProducerLoad] = []
-        for e in body_op.body:
-            post_order_visit(e, lambda x: reads.append(x) if isinstance(x, ProducerLoad) else None)
-        for load in reads:
+        for load in _reads(body_op):
             for d, index in enumerate(load.indices):
                 _merge(info, (load.producer, d), _labels(index, own))
     states = list(scan.state_placeholder)
@@ -60,6 +57,13 @@ def scan_fix_point_analysis(op: Any) -> dict[IterVar, IntImm]:
             out[scan.spatial_axis[k]] = arith.const(int(fixed))
             k += 1
     return out
+
+
+def _reads(op: ComputeOp) -> list[ProducerLoad]:
+    found: list[ProducerLoad] = []
+    for e in op.body:
+        post_order_visit(e, lambda x: found.append(x) if isinstance(x, ProducerLoad) else None)
+    return found
 
 
 def _labels(index: Expr, own: dict[Var, Info]) -> Info:
