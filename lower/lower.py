@@ -11,6 +11,7 @@ from lower.arguments import argument_list, argument_stages, normalized_tensors, 
 from lower.flatten import arg_buffers, flatten, layout_of
 from lower.hoist_if import hoist_if_then_else
 from lower.loop_nest import has_virtual_threads
+from lower.narrow_datatype import narrow_datatype
 from lower.prefetch import has_prefetch, inject_prefetch
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
@@ -104,6 +105,7 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
         body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)
+    body = narrow_datatype(body)
     body, unrolled = unroll_loop(body)
     if unrolled:  # the copies' indices, with the loop variable a constant in each
         body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
