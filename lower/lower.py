@@ -11,7 +11,9 @@ from lower.arguments import argument_list, argument_stages, normalized_tensors, 
 from lower.flatten import arg_buffers, flatten, layout_of
 from lower.hoist_if import hoist_if_then_else
 from lower.loop_nest import has_virtual_threads
+from lower.loop_partition import loop_partition
 from lower.narrow_datatype import narrow_datatype
+from lower.pass_context import enabled, options
 from lower.prefetch import has_prefetch, inject_prefetch
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
@@ -104,6 +106,9 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     if has_virtual_threads(sn.stages):
         body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
+    if enabled("tir.LoopPartition"):
+        body = loop_partition(body, bool(options("tir.LoopPartition")["partition_const_loop"]))
+        body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)
     body = narrow_datatype(body)
     body, unrolled = unroll_loop(body)

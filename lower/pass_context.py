@@ -16,6 +16,8 @@ from typing import Any
 DEFAULTS: dict[str, dict[str, Any]] = {
     "tir.UnrollLoop": {"auto_max_step": 0, "auto_max_depth": 8, "auto_max_extent": 0, "explicit_unroll": True,
                        "unroll_local_access": False},
+    # Given at all, it turns the pass on (TVM runs it by default; here it is optional).
+    "tir.LoopPartition": {"partition_const_loop": False},
 }
 
 _CURRENT: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pass_context", default=None)
@@ -57,3 +59,9 @@ def options(key: str) -> dict[str, Any]:
     """The options of pass *key* in force: TVM's defaults, overridden by the enclosing context."""
     ctx = _CURRENT.get()
     return {**DEFAULTS[key], **(ctx.config.get(key, {}) if ctx is not None else {})}
+
+
+def enabled(key: str) -> bool:
+    """Whether the enclosing context names pass *key* (for passes that run only when asked)."""
+    ctx = _CURRENT.get()
+    return ctx is not None and key in ctx.config

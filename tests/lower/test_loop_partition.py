@@ -1,0 +1,124 @@
+"""LoopPartition (TVM's pass and its te-based tests, written anew): guarded loops are cut into a
+main part without the guard and a part that keeps it, when a PassContext asks; partitioned
+schedules build equal to NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import schedule as te
+from lower import build, lower
+from lower.pass_context import PassContext
+from lower.stmt import For, IfThenElse, SeqStmt
+from lower.stmt_functor import stmt_children
+
+from .test_hoist_if import _conv_tiled
+
+PARTITION = {"tir.LoopPartition": {}}
+CONST = {"tir.LoopPartition": {"partition_const_loop": True}}
+
+
+def _has_if(s) -> bool:
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, IfThenElse):
+            return True
+        stack.extend(stmt_children(x))
+    return False
+
+
+def _add():
+    n = te.size_var("n")
+    A, B = te.placeholder((n,), name="A"), te.placeholder((n,), name="B")
+    T = te.compute((n,), lambda i: A[i] + B[i], name="T")
+    s = te.create_schedule(T.op)
+    s[T].split(T.op.axis[0], factor=4)
+    return s, A, B, T
+
+
+def test_basic_symbolic_split():
+    s, A, B, T = _add()
+    with PassContext(config=PARTITION):
+        body = lower(s, [A, B, T], exact=False).body.body  # produce T { main; tail }
+        f = build(s, [A, B, T], exact=False)
+    assert isinstance(body, SeqStmt) and len(body.seq) == 2
+    assert not _has_if(body.seq[0]) and _has_if(body.seq[1])
+    for n in (1, 8, 10):
+        a, b = np.arange(n, dtype="float32"), np.ones(n, "float32")
+        t = np.full(n, np.nan, "float32")
+        f(a, b, t)
+        np.testing.assert_array_equal(t, a + b)
+
+
+def test_nothing_is_partitioned_unless_asked():
+    s, A, B, T = _add()
+    text = str(lower(s, [A, B, T], exact=False))
+    assert text.count("for (i.outer") == 1 and "if (likely(" in text
+    with PassContext(config=PARTITION):  # a loop of constant extent needs partition_const_loop
+        A2 = te.placeholder((18,), name="A")
+        T2 = te.compute((18,), lambda i: A2[i] * 2, name="T")
+        s2 = te.create_schedule(T2.op)
+        s2[T2].split(T2.op.axis[0], factor=4)
+        assert "if (likely(" in str(lower(s2, [A2, T2], exact=False))
+
+
+def test_const_loop():
+    A = te.placeholder((21,), name="A")
+    T = te.compute((21,), lambda i: A[i] * 2, name="T")
+    s = te.create_schedule(T.op)
+    s[T].split(T.op.axis[0], factor=4)
+    with PassContext(config=CONST):
+        body = lower(s, [A, T], exact=False).body
+        f = build(s, [A, T], exact=False)
+    assert not _has_if(body)
+    a = np.arange(21, dtype="float32")
+    t = np.full(21, np.nan, "float32")
+    f(a, t)
+    np.testing.assert_array_equal(t, a * 2)
+
+
+def test_multi_likely():
+    A = te.placeholder((13, 11), name="A")
+    T = te.compute((13, 11), lambda i, j: A[i, j] + 1, name="T")
+    s = te.create_schedule(T.op)
+    s[T].tile(T.op.axis[0], T.op.axis[1], 4, 3)
+    with PassContext(config=CONST):
+        body = lower(s, [A, T], exact=False).body
+        f = build(s, [A, T], exact=False)
+    assert not _has_if(body)
+    a = np.arange(143, dtype="float32").reshape(13, 11)
+    t = np.full((13, 11), np.nan, "float32")
+    f(a, t)
+    np.testing.assert_array_equal(t, a + 1)
+
+
+def test_conv_tiling():
+    s, data, kernel, conv = _conv_tiled(2, 20)
+    with PassContext(config=CONST):
+        body = lower(s, [data, kernel, conv], exact=False).body
+        f = build(s, [data, kernel, conv], exact=False)
+    assert not _has_if(body)
+    assert sum(1 for x in _loops(body) if x.loop_var.name == "ic") > 1  # the reduction is in each part
+    rng = np.random.default_rng(2)
+    d, k = rng.integers(-3, 4, (1, 2, 20, 20)).astype("float32"), rng.integers(-3, 4, (3, 3, 2, 4)).astype("float32")
+    out = np.full((1, 4, 18, 18), np.nan, "float32")
+    f(d, k, out)
+    windows = np.lib.stride_tricks.sliding_window_view(d[0], (3, 3), axis=(1, 2))
+    np.testing.assert_array_equal(out[0], np.einsum("chwij,ijco->ohw", windows, k))
+
+
+def _loops(s):
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, For):
+            yield x
+        stack.extend(stmt_children(x))
+
+
+@pytest.mark.parametrize("config", [{"tir.LoopPartition": {"no_such": 1}}, {"tir.LoopPartition": 3}])
+def test_bad_options_are_refused(config):
+    with pytest.raises(ValueError, match="PassContext"):
+        PassContext(config=config)
