@@ -223,7 +223,9 @@ def gpu_schedules(draw, p: Pipeline) -> te.Schedule:
         # that the stages they read would have to be computed inside (TVM's InferBound leaves
         # that thread in their regions): only the root or shared memory there.
         per_y = users[0] not in across
-        choice = draw(st.sampled_from(["root", "block", *(["thread"] if per_y else []),
+        # A shared reduction bound to threadIdx.x alone would be repeated by every threadIdx.y.
+        block = per_y or not T.op.reduce_axis
+        choice = draw(st.sampled_from(["root", *(["block"] if block else []), *(["thread"] if per_y else []),
                                        *(["warp"] if 32 % factor == 0 and per_y else [])]))
         if choice in ("block", "warp"):
             s[T].compute_at(s[users[0]], bo)
