@@ -19,7 +19,7 @@ from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
 from lower.stmt import Buffer, Stmt
 from lower.storage_rewrite import place_allocations
-from lower.storage_share import share_storage
+from lower.storage_share import check_memory_bounds, share_storage
 from lower.thread_sync import thread_sync
 from lower.uniform_barriers import uniform_barriers
 from lower.unroll_loop import unroll_loop
@@ -112,6 +112,7 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
         body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     body = place_allocations(body)
     body = share_storage(body)
+    check_memory_bounds(body)
     body = narrow_datatype(body)
     body, unrolled = unroll_loop(body)
     if unrolled:  # the copies' indices, with the loop variable a constant in each

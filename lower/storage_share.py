@@ -16,12 +16,15 @@ from collections.abc import Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Buffer, Load, SeqStmt, Stmt, Store
 from lower.stmt_functor import StmtMutator, StmtVisitor, stmt_children
 from lower.storage_rewrite import allocate, allocation
 from schedule import arith
+from schedule.dtype import bits
 from schedule.expr import Expr
 from schedule.functor import ExprMutator, distinct_post_order, field_names, structural_equal
+from schedule.memory_info import memory_info
 
 #: Scopes whose buffers may share storage (warp buffers are laid out per warp).
 SHARED_SCOPES = ("global", "shared", "local")
@@ -192,3 +195,28 @@ class _Rename(StmtMutator):
         value, index = self.mutate_expr(s.value), self.mutate_expr(s.index)
         checks = tuple(self.mutate_expr(c) for c in s.checks)
         return replace(s, value=value, index=index, checks=checks)
+
+
+def check_memory_bounds(stmt: Stmt) -> None:
+    """Refuse an allocation larger than its scope's registered capacity (TVM's
+    ``tvm.info.mem.<scope>``).
+
+    :raises LoweringError: naming the buffer, the scope and both sizes in bits.
+    """
+    stack = [stmt]
+    while stack:
+        s = stack.pop()
+        buf = allocation(s)
+        if buf is not None:
+            info = memory_info(buf.scope) if "." in buf.scope else None
+            size = arith.value_of(buf.size)
+            if info is not None and size is not None:
+                need = int(size) * bits(buf.dtype)
+                limit = info.get("max_num_bits") if isinstance(info, dict) else getattr(info, "max_num_bits", None)
+                if not isinstance(limit, int):
+                    raise LoweringError(f"tvm.info.mem.{buf.scope} gave {info!r}, which has no integer "
+                                        "max_num_bits; return a te.MemoryInfo")
+                if need > limit:
+                    raise LoweringError(f"Allocation exceed bound of memory tag {buf.scope}: buffer '{buf.name}' "
+                                        f"needs {need} bits, the scope holds {limit}")
+        stack.extend(stmt_children(s))

@@ -103,6 +103,7 @@ from schedule.intrinsics import (
     trunc,
 )
 from schedule.itervar import IterVar, IterVarType, Range, reduce_axis, thread_axis
+from schedule.memory_info import MemoryInfo
 from schedule.packed import get_global_func, register_func
 from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split

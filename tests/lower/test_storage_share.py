@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import schedule as te
-from lower import build, lower
+from lower import LoweringError, build, lower
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 
@@ -104,3 +104,22 @@ def test_shared_buffers_of_a_kernel_share_with_barriers_between(exact):
     s2 = s1[(i + 1) % n] * 2
     s3 = s2[(i + 3) % n] - 1
     np.testing.assert_array_equal(c, s3[(i + 5) % n])
+
+
+@pytest.mark.parametrize("max_bits", [639, 640])
+def test_a_scope_with_registered_capacity_refuses_what_exceeds_it(max_bits):
+    """TVM's test_exceed_mem: 40 float16 elements need 640 bits of 'local.L0A'."""
+    te.register_func("tvm.info.mem.local.L0A", lambda: te.MemoryInfo(16, 32, max_bits), override=True)
+    A = te.placeholder((40,), name="A", dtype="float16")
+    B = te.compute((40,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    s.cache_read(A, "local.L0A", [B])
+    if max_bits < 640:
+        with pytest.raises(LoweringError, match=r"Allocation exceed bound of memory tag local\.L0A: buffer 'A\.local\.L0A' "
+                                                r"needs 640 bits, the scope holds 639"):
+            lower(s, [A, B])
+        return
+    a = np.arange(40, dtype="float16")
+    b = np.full(40, np.nan, "float16")
+    build(s, [A, B])(a, b)
+    np.testing.assert_array_equal(b, a * 2)
