@@ -19,14 +19,17 @@ PARTITION = {"tir.LoopPartition": {}}
 CONST = {"tir.LoopPartition": {"partition_const_loop": True}}
 
 
-def _has_if(s) -> bool:
+def _walk(s):
+    """Every statement under *s*."""
     stack = [s]
     while stack:
         x = stack.pop()
-        if isinstance(x, IfThenElse):
-            return True
+        yield x
         stack.extend(stmt_children(x))
-    return False
+
+
+def _has_if(s) -> bool:
+    return any(isinstance(x, IfThenElse) for x in _walk(s))
 
 
 def _add():
@@ -110,12 +113,7 @@ def test_conv_tiling():
 
 
 def _loops(s):
-    stack = [s]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, For):
-            yield x
-        stack.extend(stmt_children(x))
+    return [x for x in _walk(s) if isinstance(x, For)]
 
 
 @pytest.mark.parametrize("config", [{"tir.LoopPartition": {"no_such": 1}}, {"tir.LoopPartition": 3}])
