@@ -10,6 +10,7 @@ walk with explicit stacks, so pipelines thousands of stages deep round-trip.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib
 import json
@@ -39,6 +40,13 @@ def save_json(obj: Any) -> str:
             objects.append(x)
         return {"ref": k}
 
+    try:
+        return _save(obj, objects, ref)
+    except RecursionError:
+        raise TypeError("save_json: a list, tuple or dict nests too deeply to save") from None
+
+
+def _save(obj: Any, objects: list[Any], ref: Any) -> str:
     root = _encode(obj, ref)
     nodes = []
     k = 0
@@ -58,6 +66,8 @@ def load_json(text: str) -> Any:
         doc = json.loads(text)
     except (TypeError, json.JSONDecodeError) as err:
         raise ValueError(f"load_json: not JSON text: {err}") from None
+    except RecursionError:
+        raise ValueError("load_json: the JSON text nests deeper than any document save_json writes") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f"load_json: not a document save_json wrote (its 'format' is not {FORMAT!r})")
     if doc.get("version") != VERSION:
@@ -66,6 +76,13 @@ def load_json(text: str) -> Any:
     if not isinstance(nodes, list):
         raise ValueError("load_json: the document has no list of nodes")
     objects = [_new(node, k) for k, node in enumerate(nodes)]
+    try:
+        return _fill(doc, nodes, objects)
+    except RecursionError:
+        raise ValueError("load_json: a value nests deeper than any document save_json writes") from None
+
+
+def _fill(doc: dict, nodes: list, objects: list[Any]) -> Any:
     # Children before parents (nodes are numbered as the writer found them), so that an
     # expression used as a dict key is complete before it is hashed.
     for k in reversed(range(len(nodes))):
@@ -73,6 +90,10 @@ def load_json(text: str) -> Any:
         if not isinstance(state, dict):
             raise ValueError(f"load_json: node {k} has no state")
         _restore(objects[k], {name: _decode(v, objects) for name, v in state.items()})
+        missing = [f.name for f in dataclasses.fields(objects[k]) if f.init and f.name not in state] \
+            if dataclasses.is_dataclass(objects[k]) else []
+        if missing:
+            raise ValueError(f"load_json: node {k} ({type(objects[k]).__name__}) lacks {', '.join(missing)}")
     return _decode(doc.get("root"), objects)
 
 

@@ -92,3 +92,17 @@ def test_save_json_refuses_what_has_no_json_form():
 def test_load_json_refuses_foreign_documents(text, message):
     with pytest.raises(ValueError, match=message):
         te.load_json(text)
+
+
+def test_nesting_and_missing_fields_are_errors_not_crashes():
+    nested: list = []
+    for _ in range(5000):
+        nested = [nested]
+    with pytest.raises(TypeError, match="nests too deeply"):
+        te.save_json(nested)
+    with pytest.raises(ValueError, match="nests deeper"):
+        te.load_json('{"format": "tebound-json", "version": 1, "root": ' + "[" * 100000 + "]" * 100000 + ', "nodes": []}')
+    doc = json.loads(te.save_json(te.placeholder((2,), name="A")))
+    doc["nodes"][0]["state"] = {}
+    with pytest.raises(ValueError, match=r"node 0 \(Tensor\) lacks op, value_index"):
+        te.load_json(json.dumps(doc))
