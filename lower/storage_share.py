@@ -79,7 +79,7 @@ def _plan(buffers: list[Buffer], body: Stmt) -> dict[Buffer, Buffer]:
     for b in sorted((b for b in buffers if b in first and b not in opaque), key=lambda b: first[b]):
         slot = next((sl for sl in slots if _fits(sl.buffer, b) and
                      (sl.last < first[b] or (sl.last == first[b] and
-                                            _in_place(seq[first[b]], sl.current, b, uses[first[b]])))),
+                                            _in_place(sl.current, b, uses[first[b]])))),
                     None)
         if slot is None:
             slots.append(_Slot(b, b, last[b]))
@@ -110,29 +110,18 @@ def _fits(slot: Buffer, b: Buffer) -> bool:
     return structural_equal(slot.size, b.size) or (small is not None and large is not None and small <= large)
 
 
-def _in_place(s: Stmt, dying: Buffer, born: Buffer, uses: _Uses) -> bool:
-    """Whether *s* reads *dying* only at the index of the store to *born* it computes, and
-    writes *dying* nowhere."""
-    if dying in uses.writes or born not in uses.writes:
+def _in_place(dying: Buffer, born: Buffer, uses: _Uses) -> bool:
+    """Whether the statement *uses* describes reads *dying* only at the index of the store to
+    *born* it computes, and writes *dying* nowhere."""
+    if dying in uses.writes or born not in uses.writes or dying in uses.reads_outside_stores:
         return False
-    stores = [x for x in _statements(s) if isinstance(x, Store)]
-    for st in stores:
-        loads = [e for e in distinct_post_order(st.index) if isinstance(e, Load) and e.buffer is dying]
-        if loads:
+    for buffer, index, loads, index_loads in uses.stores:
+        if dying in index_loads:
             return False
-        reads = [e for e in distinct_post_order(st.value) if isinstance(e, Load) and e.buffer is dying]
-        if reads and (st.buffer is not born or any(not structural_equal(r.index, st.index) for r in reads)):
+        reads = [i for b, i in loads if b is dying]
+        if reads and (buffer is not born or any(not structural_equal(i, index) for i in reads)):
             return False
-    return uses.reads_outside_stores.isdisjoint({dying})
-
-
-def _statements(s: Stmt) -> list[Stmt]:
-    out, stack = [], [s]
-    while stack:
-        x = stack.pop()
-        out.append(x)
-        stack.extend(stmt_children(x))
-    return out
+    return True
 
 
 class _Uses(StmtVisitor):
@@ -144,15 +133,25 @@ class _Uses(StmtVisitor):
         self.writes: set[Buffer] = set()
         self.opaque: set[Buffer] = set()
         self.reads_outside_stores: set[Buffer] = set()
+        # per store: its buffer and index, the candidates' loads in its value, those in its index
+        self.stores: list[tuple[Buffer, Expr, list[tuple[Buffer, Expr]], set[Buffer]]] = []
         self._in_store = False
 
     def visit_store(self, s: Store) -> None:
         if s.buffer in self.candidates:
             self.writes.add(s.buffer)
         self._in_store = True
-        for e in (s.value, s.index, *s.checks):
+        loads = self._loads(s.value)
+        index_loads = {b for b, _ in self._loads(s.index)}
+        for e in s.checks:
             self.visit_expr(e)
         self._in_store = False
+        self.stores.append((s.buffer, s.index, loads, index_loads))
+
+    def _loads(self, e: Expr) -> list[tuple[Buffer, Expr]]:
+        self.visit_expr(e)
+        return [(x.buffer, x.index) for x in distinct_post_order(e)
+                if isinstance(x, Load) and x.buffer in self.candidates]
 
     def visit_expr(self, e: Expr) -> None:
         for x in distinct_post_order(e):
