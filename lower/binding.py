@@ -71,7 +71,8 @@ def bind_shapes(args: Sequence[Tensor | Var], values: Sequence[Any],
             continue
         lay = layouts.get(t)
         if lay is not None:
-            if value.shape != (lay.physical_size,):
+            shapes_ok = [(lay.physical_size,), tuple(getattr(lay, "physical_shape", ()))]
+            if value.shape not in shapes_ok:
                 raise ValueError(f"argument '{t.name}' has shape {value.shape}; its layout {lay} holds "
                                  f"{lay.physical_size} elements")
             continue

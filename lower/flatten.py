@@ -15,6 +15,7 @@ from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
+from lower.index_map_layout import IndexMapLayout
 from lower.layout import Layout
 from lower.prefetch import prefetch_calls
 from lower.stmt import (
@@ -57,8 +58,12 @@ def arg_buffers(args: Sequence[Tensor], layouts: Mapping[Tensor, Layout] | None 
     return out
 
 
-def layout_of(stage: Any, t: Tensor) -> Layout | None:
-    """The Layout of a stage's tensor, if the schedule gave it one."""
+def layout_of(stage: Any, t: Tensor) -> Layout | IndexMapLayout | None:
+    """The Layout of a stage's tensor, if the schedule gave it one (a tiled layout, or a
+    transform_layout)."""
+    transform = getattr(stage, "layout_transform", None)
+    if transform is not None:
+        return IndexMapLayout(t.dtype, tuple(int(arith.value_of(e)) for e in t.shape), transform)  # type: ignore[arg-type]
     spec = getattr(stage, "layout", None)
     if spec is None:
         return None

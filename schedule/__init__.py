@@ -123,6 +123,7 @@ from schedule.tensor import (
     placeholder,
 )
 from schedule.tensor_intrin import TensorIntrin, decl_tensor_intrin
+from schedule.transform_layout import AXIS_SEPARATOR
 
 indexdiv = floordiv
 indexmod = floormod

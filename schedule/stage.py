@@ -79,6 +79,7 @@ class Stage:
         self.attach_stage: Stage | None = None
         self.scope = ""
         self.layout = None
+        self.layout_transform = None  # schedule.transform_layout.LayoutTransform, if transformed
         self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
         self.is_output = False
         self.group: Any = None  # the Group this stage is in (schedule.group)
@@ -480,6 +481,19 @@ class Stage:
         except ScheduleError as err:
             raise self._error("set_scope", None, str(err).removeprefix("set_scope: ")) from None
         self.scope = scope
+
+    def transform_layout(self, mapping: Any) -> list[IterVar]:
+        """Store this stage's tensor at the physical indices ``mapping(*logical)`` (TVM's te
+        transform_layout); a compute's loops follow the physical axes, which are returned.
+
+        :raises ScheduleError: for a mapping that is not one to one onto its range, or whose
+            physical indices the loops cannot follow; the stage is then unchanged.
+        """
+        from schedule.transform_layout import transform_layout
+
+        if self.layout is not None or self.layout_transform is not None:
+            raise self._error("transform_layout", None, "already has a layout")
+        return transform_layout(self, mapping)
 
     def set_layout(self, layout: Any) -> None:
         """Store this stage's buffer in a tiled layout: ``"{1,0:(2,2)}"`` or a ``lower.Layout``
