@@ -24,6 +24,7 @@ from schedule.arith import (  # noqa: A004
     truncmod,
 )
 from schedule.arith import div as truncdiv
+from schedule.autodiff import gradient
 from schedule.buffer import BufferArg, DeclBuffer, call_packed, decl_buffer
 from schedule.errors import InternalError, ScheduleError, ScheduleTypeError, TeError
 from schedule.expr import (
