@@ -174,6 +174,9 @@ def _reduction_scale(op: ComputeOp, red: Reduce, value: Expr) -> Expr:
     result = red.combiner.result[0]
     out = ProducerLoad(op.output(0), tuple(iv.var for iv in op.axis))
     one, zero = arith.const(1.0, value.dtype), arith.const(0.0, value.dtype)
+    if any(isinstance(e, ProducerLoad) for v in red.init for e in distinct_post_order(v)):
+        raise ScheduleError(f"gradient: stage '{op.name}' starts its reduction from a read of a tensor; "
+                            "differentiate a reduction with a constant init")
     if len(red.source) != 1:
         raise ScheduleError(f"gradient: stage '{op.name}' reduces several values at once; differentiate a "
                             "single-valued reduction")

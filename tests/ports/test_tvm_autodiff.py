@@ -149,3 +149,11 @@ def test_bad_arguments():
     I = te.placeholder((3,), name="I", dtype="int32")
     with pytest.raises(ValueError, match="differentiate a float tensor"):
         te.gradient(I, [I])
+
+
+def test_reduction_init():
+    A0, _, k = _inputs()
+    check_grad(te.compute((4,), lambda i: te.sum(A0[i, k] * A0[k, i], axis=k, init=0.0), name="B"), A0)
+    B = te.compute((4,), lambda i: te.sum(A0[i, k], axis=k, init=A0[i, 0]), name="B")
+    with pytest.raises(ValueError, match="differentiate a reduction with a constant init"):
+        te.gradient(B, [A0])

@@ -108,3 +108,28 @@ def test_shapes_that_do_not_broadcast_are_refused():
     with pytest.raises(TypeError):
         A + "x"
     assert isinstance(np.float32(2) * A, te.Tensor)  # NumPy's scalars give way to the tensor
+
+
+@BOTH
+@pytest.mark.parametrize(("size", "channels", "filters", "kind"), [(8, 2, 2, "add"), (6, 1, 1, "sub"),
+                                                                   (6, 1, 1, "mul"), (8, 2, 1, "div")])
+def test_conv2d_scalar_bop(exact, size, channels, filters, kind):
+    """A scalar operator on a conv2d's output, both outputs built (TVM's conv2d_scalar_bop)."""
+    from .topi_ops import conv2d_nchw
+
+    A = te.placeholder((1, channels, size, size), name="A")
+    W = te.placeholder((filters, channels, 3, 3), name="W")
+    B = conv2d_nchw(A, W, 1, 1)
+    k = 10.0
+    C = {"add": lambda: B + k, "sub": lambda: B - k, "mul": lambda: B * k, "div": lambda: B / k}[kind]()
+    s = te.create_schedule(C.op)
+    a, w = random((1, channels, size, size), seed=1), random((filters, channels, 3, 3), seed=2)
+    b = np.full((1, filters, size, size), np.nan, "float32")
+    c = np.full((1, filters, size, size), np.nan, "float32")
+    build(s, [A, W, B, C], exact=exact)(a, w, b, c)
+    padded = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))
+    expected = np.einsum("nchwij,fcij->nfhw", windows, w)
+    np.testing.assert_array_equal(b, expected)
+    op = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[kind]
+    np.testing.assert_allclose(c, op(expected, np.float32(k)), rtol=1e-6)
