@@ -7,7 +7,6 @@ from lower.build import BuiltFunc, build
 from lower.errors import LoweringError
 from lower.layout import Layout
 from lower.lower import LoweredFunc, lower
-from lower.pass_context import PassContext
 from lower.reference import reference
 from lower.schedule_ops import schedule_ops
 from lower.stmt import (
@@ -27,3 +26,4 @@ from lower.stmt import (
     Stmt,
     Store,
 )
+from schedule.pass_context import PassContext

@@ -13,7 +13,6 @@ from lower.hoist_if import hoist_if_then_else
 from lower.loop_nest import has_virtual_threads
 from lower.loop_partition import loop_partition
 from lower.narrow_datatype import narrow_datatype
-from lower.pass_context import enabled, options
 from lower.prefetch import has_prefetch, inject_prefetch
 from lower.schedule_ops import build_pipeline, inferred
 from lower.simplify_stmt import simplify_stmt
@@ -26,6 +25,7 @@ from lower.unroll_loop import unroll_loop
 from lower.virtual_thread import inject_virtual_thread
 from schedule.checks import check_flag, check_schedule
 from schedule.expr import Var
+from schedule.pass_context import enabled, options
 from schedule.schedule import Schedule
 from schedule.tensor import Tensor
 

@@ -14,11 +14,11 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
-from lower.pass_context import options
 from lower.stmt import AttrStmt, Evaluate, For, ForKind, SeqStmt, Stmt, Store, seq
 from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from schedule import arith
+from schedule.pass_context import options
 
 Steps = Generator[Any, Any, Stmt]
 

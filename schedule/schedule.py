@@ -9,6 +9,8 @@ from typing import Any
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.graph import post_dfs_order, read_graph
 from schedule.group import Group
+from schedule.pass_context import options
+from schedule.record import recorded
 from schedule.stage import AttachType, Stage
 from schedule.tensor import Operation, Tensor
 
@@ -25,6 +27,11 @@ class Schedule:
         self.stages: list[Stage] = []
         self.stage_map: dict[Operation, Stage] = {}
         self.groups: list[Group] = []
+        # TVM's te.keep_schedule_record: a copy after each primitive (see schedule.record)
+        self.keep_schedule_record = bool(options("te.keep_schedule_record"))
+        self.schedule_record: list[Schedule] = []
+        self.primitive_record: list[str] = []
+        self._record_depth = 0
         for op in post_dfs_order(self.outputs, read_graph(self.outputs)):
             stage = Stage(op, self)
             stage.is_output = any(op is out for out in self.outputs)
@@ -44,6 +51,11 @@ class Schedule:
                 group.num_child_stages += 1
                 if op in updates:
                     inner.attach_type, inner.attach_stage = AttachType.ScanUpdate, stage
+
+    def record(self, primitive: str) -> None:
+        """Keep a copy of this schedule, as it is after *primitive*."""
+        self.schedule_record.append(self.copy())
+        self.primitive_record.append(primitive)
 
     def __getitem__(self, key: Tensor | Operation) -> Stage:
         op = key.op if isinstance(key, Tensor) else key
@@ -87,6 +99,8 @@ class Schedule:
         new.stages = [mapping[st] for st in self.stages]
         new.stage_map = {op: mapping[st] for op, st in self.stage_map.items()}
         new.groups = [mapping[g] for g in self.groups]
+        new.keep_schedule_record, new.schedule_record, new.primitive_record = False, [], []
+        new._record_depth = 0
         for st in [*new.stages, *new.groups]:
             if st.attach_stage is not None:
                 st.attach_stage = mapping[st.attach_stage]
@@ -107,6 +121,7 @@ class Schedule:
 
         return normalize(self)
 
+    @recorded
     def create_group(self, outputs: Any, inputs: Any, include_inputs: bool = False) -> Group:
         """Group the stages on the paths from *inputs* to *outputs* (the inputs' own stages
         too if *include_inputs*), so that ``g.compute_at(s[C], x)`` places them together."""
@@ -114,6 +129,7 @@ class Schedule:
 
         return create_group(self, outputs, inputs, include_inputs)
 
+    @recorded
     def rfactor(self, tensor: Tensor, axis: Any, factor_axis: int = 0) -> Any:
         """Factor the reduction of *tensor* over its leaf *axis* into a stage ``T.rf`` with
         *axis* as a data axis (at *factor_axis*); *tensor* then reduces ``T.rf``."""
@@ -121,12 +137,14 @@ class Schedule:
 
         return rfactor(self, tensor, axis, factor_axis)
 
+    @recorded
     def cache_read(self, tensor: Tensor, scope: str, readers: Any) -> Tensor:
         """A stage copying *tensor* into *scope*, read by *readers* instead of *tensor*."""
         from schedule.dataflow import cache_read
 
         return cache_read(self, tensor, scope, readers)
 
+    @recorded
     def cache_write(self, tensor: Tensor | Sequence[Tensor], scope: str) -> Any:
         """A stage computing *tensor* into *scope*; *tensor*'s stage then copies it out.
 
@@ -149,7 +167,10 @@ def create_schedule(ops: Any) -> Schedule:
                                     f"{type(item).__name__}")
         if not any(op is o for o in outputs):
             outputs.append(op)
-    return Schedule(outputs)
+    s = Schedule(outputs)
+    if s.keep_schedule_record:
+        s.record("vanilla")
+    return s
 
 
 # TVM's te.schedule functions live beside create_schedule (``te.schedule.AutoInlineInjective``).

@@ -16,6 +16,7 @@ from schedule.dtype import bits
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.expr import Expr, IntImm, Var
 from schedule.itervar import IterVar, IterVarType, Range
+from schedule.record import recorded
 from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
 from schedule.storage_scope import check_scope
 from schedule.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
@@ -155,6 +156,7 @@ class Stage:
 
     # ------------------------------------------------------------------ loop structure
 
+    @recorded
     def split(self, parent: IterVar, factor: Any = None, nparts: Any = None) -> tuple[IterVar, IterVar]:
         """Split *parent* into ``(outer, inner)`` with ``parent = outer * inner_extent + inner``.
 
@@ -177,6 +179,7 @@ class Stage:
         self.leaf_iter_vars[pos:pos + 1] = [outer, inner]
         return outer, inner
 
+    @recorded
     def fuse(self, *args: IterVar) -> IterVar:
         """Fuse consecutive leaves, given outermost first, into one ``a.b.fused`` IterVar.
 
@@ -213,6 +216,7 @@ class Stage:
         self.leaf_iter_vars[pos:pos + 2] = [fused]
         return fused
 
+    @recorded
     def reorder(self, *args: IterVar) -> None:
         """Put the given leaves in the given order, in the slots they occupy together."""
         positions = [self._leaf_position(iv, "reorder") for iv in args]
@@ -246,6 +250,7 @@ class Stage:
 
     # ------------------------------------------------------------------ placement
 
+    @recorded
     def compute_at(self, parent: Stage, scope: IterVar) -> None:
         """Compute this stage inside the loop *scope* of the stage *parent*.
 
@@ -307,6 +312,7 @@ class Stage:
             raise self._error(primitive, None, f"is the update of scan '{scan.name}', computed at each "
                                                "of its steps; it cannot be moved")
 
+    @recorded
     def set_store_predicate(self, predicate: Any) -> None:
         """Store the stage's values only where *predicate* holds (after a cross-thread
         reduction, one thread writes what all threads computed)."""
@@ -319,6 +325,7 @@ class Stage:
                                     f"condition, not a {cond.dtype} expression")
         self.store_predicate = cond
 
+    @recorded
     def compute_inline(self) -> None:
         """Substitute this stage's body into its consumers (done by ``Schedule.normalize``)."""
         self._require_movable("compute_inline")
@@ -343,6 +350,7 @@ class Stage:
         self.attach_type = AttachType.Inline
         self.attach_ivar = self.attach_stage = None
 
+    @recorded
     def compute_root(self) -> None:
         """Compute this stage at the root, before its consumers; for a member of a group, where
         its group is computed (a scan's body: at each step of the scan)."""
@@ -352,6 +360,7 @@ class Stage:
 
     # ------------------------------------------------------------------ annotations
 
+    @recorded
     def bind(self, ivar: IterVar, thread_ivar: IterVar) -> None:
         """Bind the leaf *ivar* to the thread axis *thread_ivar* (from ``te.thread_axis``)."""
         self._leaf_position(ivar, "bind")
@@ -381,6 +390,7 @@ class Stage:
         old = self.iter_var_attrs.get(iv, IterVarAttr())
         self.iter_var_attrs[iv] = replace(old, iter_type=kind)
 
+    @recorded
     def vectorize(self, iv: IterVar) -> None:
         """Mark the leaf *iv* as a vectorized loop."""
         self._leaf_position(iv, "vectorize")
@@ -389,6 +399,7 @@ class Stage:
                                                "vectorized")
         self._set_iter_type("vectorize", iv, IterVarType.Vectorized)
 
+    @recorded
     def tensorize(self, iv: IterVar, intrin: Any) -> None:
         """Compute the loops from the leaf *iv* inward with the tensor intrinsic *intrin*
         (``te.decl_tensor_intrin``); lowering checks that it computes the same thing."""
@@ -410,10 +421,12 @@ class Stage:
         old = self.iter_var_attrs.get(iv, IterVarAttr())
         self.iter_var_attrs[iv] = replace(old, iter_type=IterVarType.Tensorized, tensor_intrin=intrin)
 
+    @recorded
     def unroll(self, iv: IterVar) -> None:
         """Mark the leaf *iv* as an unrolled loop."""
         self._set_iter_type("unroll", iv, IterVarType.Unrolled)
 
+    @recorded
     def parallel(self, iv: IterVar) -> None:
         """Mark the leaf *iv* as a parallel loop."""
         self._leaf_position(iv, "parallel")
@@ -422,6 +435,7 @@ class Stage:
                                               "element and cannot run in parallel")
         self._set_iter_type("parallel", iv, IterVarType.Parallelized)
 
+    @recorded
     def pragma(self, iv: IterVar, key: str, value: Any = None) -> None:
         """Attach a pragma to the leaf *iv*; ``"unroll"`` and ``"vectorize"`` act as those primitives."""
         if key == "unroll":
@@ -437,6 +451,7 @@ class Stage:
         self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, key),
                                           pragma_values=(*old.pragma_values, value))
 
+    @recorded
     def prefetch(self, tensor: Any, var: IterVar, offset: Any) -> None:
         """Hint that each iteration of the leaf *var* reads *tensor* where iteration ``var +
         offset`` will read it (a prefetch of those elements at the start of the iteration)."""
@@ -454,6 +469,7 @@ class Stage:
         self.iter_var_attrs[var] = replace(old, prefetch_data=(*old.prefetch_data, tensor),
                                            prefetch_offset=(*old.prefetch_offset, ahead))
 
+    @recorded
     def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
         """Pad the buffer's stride in dimension *axis* (an axis of the stage's compute) to the
         smallest value that is *offset* modulo *factor*, as TVM's storage_align (a padded row
@@ -474,6 +490,7 @@ class Stage:
         old = self.iter_var_attrs.get(axis, IterVarAttr())
         self.iter_var_attrs[axis] = replace(old, dim_align_factor=factor, dim_align_offset=offset % factor)
 
+    @recorded
     def set_scope(self, scope: str) -> None:
         """Store this stage's buffer in *scope* ("global", "shared", "local" ...)."""
         try:
@@ -482,6 +499,7 @@ class Stage:
             raise self._error("set_scope", None, str(err).removeprefix("set_scope: ")) from None
         self.scope = scope
 
+    @recorded
     def transform_layout(self, mapping: Any) -> list[IterVar]:
         """Store this stage's tensor at the physical indices ``mapping(*logical)`` (TVM's te
         transform_layout); a compute's loops follow the physical axes, which are returned.
@@ -495,6 +513,7 @@ class Stage:
             raise self._error("transform_layout", None, "already has a layout")
         return transform_layout(self, mapping)
 
+    @recorded
     def set_layout(self, layout: Any) -> None:
         """Store this stage's buffer in a tiled layout: ``"{1,0:(2,2)}"`` or a ``lower.Layout``
         of this tensor's shape. Lowering then pads and addresses the buffer through it, and

@@ -9,9 +9,9 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.pass_context import PassContext
 from lower.stmt import For, IfThenElse, SeqStmt
 from lower.stmt_functor import stmt_children
+from schedule.pass_context import PassContext
 
 from .test_hoist_if import _conv_tiled
 

@@ -9,9 +9,9 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.pass_context import PassContext
 from lower.stmt import AttrStmt, Buffer, For, ForKind, Load, SeqStmt, Store
 from lower.unroll_loop import unroll_loop
+from schedule.pass_context import PassContext
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 

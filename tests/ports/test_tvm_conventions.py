@@ -97,3 +97,40 @@ def test_pragmas_print_as_tvm_prints_them(exact):
     out = np.full(16, np.nan, "float32")
     build(s, [A, B], exact=exact)(a, out)
     np.testing.assert_array_equal(out, a + 1)
+
+
+def test_schedule_record_gemm():
+    """TVM's test_schedule_record_gemm: a copy of the schedule after each primitive."""
+    from lower import PassContext
+
+    with PassContext(config={"te.keep_schedule_record": True}):
+        k = te.reduce_axis((0, 16), "k")
+        A, B = te.placeholder((16, 16), name="A"), te.placeholder((16, 16), name="B")
+        C = te.compute((16, 16), lambda m, n: te.sum(A[m, k] * B[k, n], axis=k), name="C")
+        s = te.create_schedule(C.op)
+        assert len(s.schedule_record) == 1
+        mo, no, mi, ni = s[C].tile(C.op.axis[0], C.op.axis[1], 8, 8)
+        ko, ki = s[C].split(k, factor=4)
+        s[C].reorder(mo, ko, no, mi, ki, ni)
+        s[C].vectorize(ni)
+        s[C].parallel(mo)
+    assert s.primitive_record == ["vanilla", "split", "split", "reorder", "split", "reorder", "vectorize", "parallel"]
+    first, last = s.schedule_record[0], s.schedule_record[-1]
+    assert len(first[C].leaf_iter_vars) == 3 and len(last[C].leaf_iter_vars) == 6
+    a, b = np.arange(256, dtype="float32").reshape(16, 16), np.ones((16, 16), "float32")
+    for recorded in (first, last):
+        c = np.full((16, 16), np.nan, "float32")
+        build(recorded, [A, B, C])(a, b, c)
+        np.testing.assert_array_equal(c, a @ b)
+
+
+def test_schedule_record_misc():
+    from lower import PassContext
+
+    assert len(te.create_schedule([]).schedule_record) == 0
+    with PassContext(config={"te.keep_schedule_record": True}):
+        assert len(te.create_schedule([]).schedule_record) == 1
+        empty = te.compute((), lambda *args: 0, name="empty_op")
+        assert len(te.create_schedule(empty.op).schedule_record) == 1
+    with pytest.raises(ValueError, match="'te.keep_schedule_record' is True or False"):
+        PassContext(config={"te.keep_schedule_record": {}})

@@ -1,4 +1,5 @@
-"""Options of the lowering passes, set for a block of code as TVM's ``PassContext`` sets them::
+"""Options of the schedule and lowering passes, set for a block of code as TVM's ``PassContext``
+sets them::
 
     with PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}}):
         f = lower(s, args)
@@ -12,8 +13,10 @@ import contextvars
 from collections.abc import Mapping
 from typing import Any
 
-#: Every option a pass reads, with TVM's default.
-DEFAULTS: dict[str, dict[str, Any]] = {
+#: Every option a pass reads, with TVM's default (a dict of options, or one flag).
+DEFAULTS: dict[str, Any] = {
+    # every primitive applied to a schedule created inside keeps a copy (s.schedule_record)
+    "te.keep_schedule_record": False,
     "tir.UnrollLoop": {"auto_max_step": 0, "auto_max_depth": 8, "auto_max_extent": 0, "explicit_unroll": True,
                        "unroll_local_access": False},
     # Given at all, it turns the pass on (TVM runs it by default; here it is optional).
@@ -30,10 +33,15 @@ class PassContext:
     """
 
     def __init__(self, config: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.config: dict[str, dict[str, Any]] = {}
+        self.config: dict[str, Any] = {}
         for key, options in (config or {}).items():
             if key not in DEFAULTS:
                 raise ValueError(f"PassContext: no pass reads {key!r}; known: {', '.join(sorted(DEFAULTS))}")
+            if isinstance(DEFAULTS[key], bool):
+                if not isinstance(options, bool):
+                    raise ValueError(f"PassContext: {key!r} is True or False, not {options!r}")
+                self.config[key] = options
+                continue
             if not isinstance(options, Mapping):
                 raise ValueError(f"PassContext: {key!r} takes a dict of options, not {options!r}")
             unknown = set(options) - set(DEFAULTS[key])
@@ -55,9 +63,11 @@ class PassContext:
         return _CURRENT.get()
 
 
-def options(key: str) -> dict[str, Any]:
+def options(key: str) -> Any:
     """The options of pass *key* in force: TVM's defaults, overridden by the enclosing context."""
     ctx = _CURRENT.get()
+    if isinstance(DEFAULTS[key], bool):
+        return ctx.config.get(key, DEFAULTS[key]) if ctx is not None else DEFAULTS[key]
     return {**DEFAULTS[key], **(ctx.config.get(key, {}) if ctx is not None else {})}
 
 
