@@ -90,6 +90,10 @@ class Stage:
         # The IterVar normalize rebases each root to; shared by copies of this stage, so that
         # every normalized copy of a schedule uses the same loop variables.
         self._rebased: dict[IterVar, IterVar] = {}
+        if "tensor_intrin" in getattr(op, "attrs", {}):  # a tensor intrinsic called in te.compute
+            from schedule.tensor_compute import tensorize_at_creation
+
+            tensorize_at_creation(self)
 
     @property
     def name(self) -> str:

@@ -58,8 +58,9 @@ class Tensor:
     def __getitem__(self, indices: Any) -> Expr:
         if isinstance(indices, slice) or (
                 isinstance(indices, tuple) and any(isinstance(i, slice) for i in indices)):
-            raise ScheduleTypeError(f"tensor '{self.name}': slicing is not supported; index every "
-                                    "dimension with an integer expression")
+            from schedule.tensor_compute import region  # a slice is only a tensor intrinsic's argument
+
+            return region(self, indices if isinstance(indices, tuple) else (indices,))  # type: ignore[return-value]
         if not isinstance(indices, tuple):
             indices = (indices,)
         if 0 < len(indices) < self.ndim:
@@ -453,6 +454,14 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     """
     check_name("compute", name)
     dims = _shape(shape, f"compute '{name}'")
+    positional, varargs = _signature(fcompute, name)
+    if len(positional) < len(dims) and not varargs:  # the rest may be a tensor intrinsic's (TensorComputeOp)
+        outer = tuple(IterVar(Range(0, d), Var(n, d.dtype), IterVarType.DataPar) for n, d in zip(positional, dims))
+        result = fcompute(*(iv.var for iv in outer))
+        from schedule.tensor_compute import TensorIntrinCall, tensor_compute
+
+        if isinstance(result, TensorIntrinCall):
+            return tensor_compute(name, dims, outer, result)
     names = _arg_names(fcompute, len(dims), name)
     axis = tuple(IterVar(Range(0, d), Var(n, d.dtype), IterVarType.DataPar) for n, d in zip(names, dims))
     result = fcompute(*(iv.var for iv in axis))

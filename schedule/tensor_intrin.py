@@ -35,6 +35,12 @@ class TensorIntrin:
     def __repr__(self) -> str:
         return f"TensorIntrin({self.name})"
 
+    def __call__(self, *regions: Any, reduce_axis: Any = None) -> Any:
+        """The intrinsic applied to tensor slices inside ``te.compute`` (TVM's TensorComputeOp)."""
+        from schedule.tensor_compute import intrin_call
+
+        return intrin_call(self, regions, reduce_axis)
+
 
 def decl_tensor_intrin(op: Any, fcompute: Callable[[list[DeclBuffer], list[DeclBuffer]], Any],
                        name: str = "tensor_intrin", binds: Mapping[Tensor, DeclBuffer] | None = None,

@@ -10,7 +10,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower, schedule_ops
-from lower.stmt import Realize
+from lower.stmt import For, Realize
 
 from .run import random, run
 from .topi_ops import pool2d
@@ -206,3 +206,74 @@ def test_tensor_scalar_mixed_and_scalar(exact):
     D = te.extern((1,), [S], lambda ins, outs: te.call_packed("test_tensor.copy", ins[0], outs[0]), name="D")
     (d,) = run(te.create_schedule(D.op), [S, D], [b], exact)
     np.testing.assert_array_equal(d, b)
+
+
+def _vadd(n):
+    x, y = te.placeholder((n,), name="x"), te.placeholder((n,), name="y")
+    z = te.compute(x.shape, lambda i: x[i] + y[i], name="z")
+
+    def intrin_func(ins, outs):
+        ib = te.ir_builder.create()
+        ib.emit(te.call_extern(outs[0].dtype, "test_tensor.vadd", ins[0].access_ptr("r"), ins[1].access_ptr("r"),
+                               outs[0].access_ptr("wr")))
+        return ib.get()
+
+    return te.decl_tensor_intrin(z.op, intrin_func, default_buffer_params={"offset_factor": n})
+
+
+@BOTH
+def test_tensor_compute1(exact):
+    """A tensor intrinsic called on slices inside te.compute (TVM's TensorComputeOp)."""
+    te.register_func("test_tensor.vadd", lambda a, b, c: np.copyto(c, a + b), override=True)
+    m, factor = 64, 16
+    vadd = _vadd(factor)
+    A = te.placeholder((m // factor, factor), name="A")
+    B = te.placeholder((m // factor, factor), name="B")
+    C = te.compute((m // factor, factor), lambda i: vadd(A[i, 0:factor], B[i, 0:factor]), name="C")
+    s = te.create_schedule(C.op)
+    loop = lower(s, [A, B, C], exact=exact).body.body  # produce C { for (i) { call } }
+    assert str(loop.body).startswith('call_extern("test_tensor.vadd"')
+    a, b = random((4, 16), seed=1), random((4, 16), seed=2)
+    (c,) = run(s, [A, B, C], [a, b], exact)
+    np.testing.assert_array_equal(c, a + b)
+
+
+def _gemm(m, n, l):
+    k = te.reduce_axis((0, l), name="kk")
+    x, y = te.placeholder((m, l), name="x"), te.placeholder((n, l), name="y")
+    z = te.compute((m, n), lambda i, j: te.sum(x[i][k] * y[j][k], axis=k), name="z")
+
+    def intrin_func(ins, outs):
+        x_ptr, y_ptr, z_ptr = ins[0].access_ptr("r"), ins[1].access_ptr("r"), outs[0].access_ptr("w")
+        return (te.call_packed("test_tensor.gemv", x_ptr, y_ptr, z_ptr, m, n, l),
+                te.call_packed("test_tensor.fill_zero", z_ptr, m, n),
+                te.call_packed("test_tensor.gemv_add", x_ptr, y_ptr, z_ptr, m, n, l))
+
+    return te.decl_tensor_intrin(z.op, intrin_func, default_buffer_params={"offset_factor": n})
+
+
+@BOTH
+def test_tensor_compute2(exact):
+    """A reducing intrinsic over slices with an outer reduction: its reset, then its update
+    in the loop over the outer reduction."""
+    def gemv(x, y, z, m, n, l, add=False):
+        prod = (x.reshape(m, l) @ y.reshape(n, l).T).reshape(-1)
+        np.copyto(z, z + prod if add else prod)
+
+    te.register_func("test_tensor.gemv", gemv, override=True)
+    te.register_func("test_tensor.gemv_add", lambda *a: gemv(*a, add=True), override=True)
+    te.register_func("test_tensor.fill_zero", lambda z, m, n: z.fill(0), override=True)
+    M, N, L, f, f1, f2 = 8, 8, 8, 4, 2, 2
+    vgemm = _gemm(f1, f2, f)
+    A = te.placeholder((M // f1, L // f, f1, f), name="A")
+    B = te.placeholder((N // f2, L // f, f2, f), name="B")
+    k = te.reduce_axis((0, L // f), name="k")
+    C = te.compute((M // f1, N // f2, f1, f2),
+                   lambda i, j: vgemm(A[i, k, 0:f1, 0:f], B[j, k, 0:f2, 0:f], reduce_axis=k), name="C")
+    s = te.create_schedule(C.op)
+    body = lower(s, [A, B, C], exact=exact).body.body.body.body  # produce C { for i { for j { ... } } }
+    assert str(body.seq[0]).startswith('tvm_call_packed("test_tensor.fill_zero"')
+    assert isinstance(body.seq[1], For) and str(body.seq[1].body).startswith('tvm_call_packed("test_tensor.gemv_add"')
+    a, b = random((M // f1, L // f, f1, f), seed=3), random((N // f2, L // f, f2, f), seed=4)
+    (c,) = run(s, [A, B, C], [a, b], exact)
+    np.testing.assert_array_equal(c, np.einsum("ikac,jkbc->ijab", a, b))

@@ -119,10 +119,14 @@ def test_non_integer_index_is_refused(index):
     assert isinstance(err.value, TypeError)
 
 
-def test_slicing_is_refused():
+def test_a_slice_is_only_a_tensor_intrinsic_argument():
     A = te.placeholder((4,), name="A")
-    with pytest.raises(te.ScheduleError, match="slicing is not supported"):
-        _ = A[1:3]
+    with pytest.raises(TypeError, match=r"the tensor slice A\[1:3\] is only an argument of a tensor intrinsic"):
+        _ = A[1:3] + 1
+    with pytest.raises(TypeError, match=r"cannot use a TensorRegion \(A\[1:3\]\) as an expression"):
+        te.compute((2,), lambda i: A[1:3])
+    with pytest.raises(TypeError, match="a slice with a step"):
+        _ = A[0:4:2]
 
 
 def test_fcompute_arity_must_match_the_shape():
