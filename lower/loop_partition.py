@@ -16,11 +16,12 @@ from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
 from bound.linear import Linear
-from lower.stmt import For, IfThenElse, Stmt, seq
+from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, Stmt, seq
 from lower.stmt_functor import StmtMutator, stmt_children
 from schedule import arith
 from schedule.expr import GE, GT, LE, LT, Call, Expr, Var
 from schedule.functor import free_vars
+from schedule.itervar import IterVar
 
 Steps = Generator[Any, Any, Stmt]
 
@@ -67,6 +68,10 @@ def _find_cut(loop: For) -> tuple[Expr, Expr, bool] | None:
                 return found[0], s.condition, found[1]
         if isinstance(s, For):
             inner = {**inner, s.loop_var: IntervalSet.interval(s.min, arith.sub(arith.add(s.min, s.extent), 1))}
+        elif isinstance(s, AttrStmt) and s.key == "thread_extent" and isinstance(s.node, IterVar):
+            inner = {**inner, s.node.var: IntervalSet.interval(arith.const(0, s.value.dtype), arith.sub(s.value, 1))}
+        elif isinstance(s, LetStmt):  # a value the cut point may not use: not defined outside the loop
+            inner = {**inner, s.var: IntervalSet.everything()}
         stack.extend((c, inner) for c in reversed(stmt_children(s)))
     return None
 

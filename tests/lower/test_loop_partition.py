@@ -120,3 +120,24 @@ def _loops(s):
 def test_bad_options_are_refused(config):
     with pytest.raises(ValueError, match="PassContext"):
         PassContext(config=config)
+
+
+def test_thread_axis():
+    """TVM's thread_axis case: the loop around a thread-bound split is cut, the thread index
+    taking its whole range in the test."""
+    m, l = te.size_var("m"), te.size_var("l")
+    A = te.placeholder((m, l), name="A")
+    B = te.compute((m, l), lambda i, j: A[i, j] + 3, name="B")
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], 32)
+    xi0, _ = s[B].split(xi, nparts=16)
+    s[B].bind(xi0, te.thread_axis("threadIdx.x"))
+    with PassContext(config=PARTITION):
+        body = lower(s, [A, B], exact=False).body.body
+        f = build(s, [A, B], exact=False)
+    assert isinstance(body, SeqStmt) and not _has_if(body.seq[0]) and _has_if(body.seq[1])
+    for n in (5, 40, 70):
+        a = np.arange(n * 3, dtype="float32").reshape(n, 3)
+        b = np.full((n, 3), np.nan, "float32")
+        f(a, b)
+        np.testing.assert_array_equal(b, a + 3)
