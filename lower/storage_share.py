@@ -6,7 +6,8 @@ loop's), a buffer first used by a statement after the last use of another buffer
 scope and type, and no larger, takes that buffer's storage. It may also take it in the very statement
 that uses the other buffer for the last time when that statement works in place: each element
 it writes is computed from the other buffer's element at the same index only (``A1[i] = A0[i]
-+ 2``), as TVM folds in-place updates. Buffers reached other than by loads and stores (views,
++ 2``), and is written once (no loop or sharing thread repeats the store), as TVM folds in-place
+updates. Buffers reached other than by loads and stores (views,
 pointers passed to calls) keep their own storage.
 """
 
@@ -17,13 +18,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lower.errors import LoweringError
-from lower.stmt import AttrStmt, Buffer, Load, SeqStmt, Stmt, Store
+from lower.stmt import AttrStmt, Buffer, For, Load, SeqStmt, Stmt, Store
 from lower.stmt_functor import StmtMutator, StmtVisitor, stmt_children
 from lower.storage_rewrite import allocate, allocation
 from schedule import arith
 from schedule.dtype import bits
-from schedule.expr import Expr
-from schedule.functor import ExprMutator, distinct_post_order, field_names, structural_equal
+from schedule.expr import Expr, Var
+from schedule.functor import ExprMutator, distinct_post_order, field_names, free_vars, structural_equal
+from schedule.itervar import IterVar
 from schedule.memory_info import memory_info
 
 #: Scopes whose buffers may share storage (warp buffers are laid out per warp).
@@ -36,16 +38,31 @@ def share_storage(stmt: Stmt) -> Stmt:
 
 
 class _Share(StmtMutator):
+    def __init__(self) -> None:
+        # Inside a kernel, the indices of its threads and blocks: every thread of every block
+        # runs all of the kernel's body.
+        self.kernel: dict[str, frozenset[Var]] | None = None
+
     def visit_attr_stmt(self, s: AttrStmt) -> Generator[Any, Any, Stmt]:
         if allocation(s) is None:
-            return (yield from self.visit_default(s))
+            if s.key != "thread_extent" or self.kernel is not None or not isinstance(s.node, IterVar):
+                return (yield from self.visit_default(s))
+            bound = [x.node for x in _walk(s) if isinstance(x, AttrStmt) and x.key == "thread_extent"
+                     and isinstance(x.node, IterVar)]
+            blocks = frozenset(iv.var for iv in bound if iv.thread_tag.startswith("blockIdx."))
+            threads = frozenset(iv.var for iv in bound) - blocks
+            # local memory is each thread's own; shared is each block's; global is everyone's
+            self.kernel = {"local": frozenset(), "shared": threads, "global": threads | blocks}
+            out = yield from self.visit_default(s)
+            self.kernel = None
+            return out
         buffers: list[Buffer] = []
         body: Stmt = s
         while (buf := allocation(body)) is not None:
             buffers.append(buf)
             body = body.body.body  # type: ignore[attr-defined]
         body = yield body
-        merged = _plan(buffers, body)
+        merged = _plan(buffers, body, self.kernel or {})
         if merged:
             body = _Rename(merged)(body)
             buffers = [b for b in buffers if b not in merged]
@@ -59,7 +76,16 @@ class _Slot:
     last: int
 
 
-def _plan(buffers: list[Buffer], body: Stmt) -> dict[Buffer, Buffer]:
+def _walk(s: Stmt) -> list[Stmt]:
+    out, stack = [], [s]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        stack.extend(stmt_children(x))
+    return out
+
+
+def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]) -> dict[Buffer, Buffer]:
     """Which buffer takes which other's storage: buffer -> the buffer it is renamed to."""
     seq = _sequence(body)
     if len(seq) < 2 or len(buffers) < 2:
@@ -77,10 +103,14 @@ def _plan(buffers: list[Buffer], body: Stmt) -> dict[Buffer, Buffer]:
     merged: dict[Buffer, Buffer] = {}
     slots: list[_Slot] = []
     for b in sorted((b for b in buffers if b in first and b not in opaque), key=lambda b: first[b]):
-        slot = next((sl for sl in slots if _fits(sl.buffer, b) and
-                     (sl.last < first[b] or (sl.last == first[b] and
-                                            _in_place(sl.current, b, uses[first[b]])))),
-                    None)
+        sharing = kernel.get(b.scope, frozenset())
+
+        def free(sl: _Slot, b: Buffer = b, sharing: frozenset[Var] = sharing) -> bool:
+            """Whether *b* may take *sl*: the slot's buffer is dead by *b*'s first use, or dies in it
+            while the statement works in place."""
+            return sl.last < first[b] or (sl.last == first[b] and _in_place(sl.current, b, uses[first[b]], sharing))
+
+        slot = next((sl for sl in slots if _fits(sl.buffer, b) and free(sl)), None)
         if slot is None:
             slots.append(_Slot(b, b, last[b]))
             continue
@@ -110,16 +140,21 @@ def _fits(slot: Buffer, b: Buffer) -> bool:
     return structural_equal(slot.size, b.size) or (small is not None and large is not None and small <= large)
 
 
-def _in_place(dying: Buffer, born: Buffer, uses: _Uses) -> bool:
+def _in_place(dying: Buffer, born: Buffer, uses: _Uses, threads: frozenset[Var]) -> bool:
     """Whether the statement *uses* describes reads *dying* only at the index of the store to
-    *born* it computes, and writes *dying* nowhere."""
+    *born* it computes, writes *dying* nowhere, and writes each element of *born* once: every
+    loop around that store, and every index of the *threads* that share *born*, is in its
+    index. A store repeated at one index (a stage recomputed at each iteration of an outer
+    loop, or by every thread) would read back what it wrote."""
     if dying in uses.writes or born not in uses.writes or dying in uses.reads_outside_stores:
         return False
-    for buffer, index, loads, index_loads in uses.stores:
+    for buffer, index, loads, index_loads, loops in uses.stores:
         if dying in index_loads:
             return False
         reads = [i for b, i in loads if b is dying]
         if reads and (buffer is not born or any(not structural_equal(i, index) for i in reads)):
+            return False
+        if buffer is born and not loops | threads <= set(free_vars([index])):
             return False
     return True
 
@@ -133,9 +168,16 @@ class _Uses(StmtVisitor):
         self.writes: set[Buffer] = set()
         self.opaque: set[Buffer] = set()
         self.reads_outside_stores: set[Buffer] = set()
-        # per store: its buffer and index, the candidates' loads in its value, those in its index
-        self.stores: list[tuple[Buffer, Expr, list[tuple[Buffer, Expr]], set[Buffer]]] = []
+        # per store: its buffer and index, the candidates' loads in its value, those in its index,
+        # and the loop variables around it in the statement
+        self.stores: list[tuple[Buffer, Expr, list[tuple[Buffer, Expr]], set[Buffer], frozenset[Var]]] = []
+        self._loops: list[Var] = []
         self._in_store = False
+
+    def visit_for(self, s: For) -> Generator[Any, Any, None]:
+        self._loops.append(s.loop_var)
+        yield from self.visit_default(s)
+        self._loops.pop()
 
     def visit_store(self, s: Store) -> None:
         if s.buffer in self.candidates:
@@ -146,7 +188,7 @@ class _Uses(StmtVisitor):
         for e in s.checks:
             self.visit_expr(e)
         self._in_store = False
-        self.stores.append((s.buffer, s.index, loads, index_loads))
+        self.stores.append((s.buffer, s.index, loads, index_loads, frozenset(self._loops)))
 
     def _loads(self, e: Expr) -> list[tuple[Buffer, Expr]]:
         self.visit_expr(e)
@@ -185,15 +227,10 @@ class _Rename(StmtMutator):
     def mutate_expr(self, e: Expr) -> Expr:
         return self.exprs(e)
 
-    def visit_store(self, s: Store) -> Stmt:
-        new = self.visit_default_store(s)
+    def visit_store(self, s: Store) -> Generator[Any, Any, Stmt]:
+        new = yield from self.visit_default(s)
         target = self.merged.get(s.buffer)
         return replace(new, buffer=target) if target is not None else new
-
-    def visit_default_store(self, s: Store) -> Store:
-        value, index = self.mutate_expr(s.value), self.mutate_expr(s.index)
-        checks = tuple(self.mutate_expr(c) for c in s.checks)
-        return replace(s, value=value, index=index, checks=checks)
 
 
 def check_memory_bounds(stmt: Stmt) -> None:

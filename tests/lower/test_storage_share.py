@@ -123,3 +123,42 @@ def test_a_scope_with_registered_capacity_refuses_what_exceeds_it(max_bits):
     b = np.full(40, np.nan, "float16")
     build(s, [A, B])(a, b)
     np.testing.assert_array_equal(b, a * 2)
+
+
+@BOTH
+def test_a_stage_recomputed_at_each_outer_iteration_is_not_folded_in_place(exact):
+    """Faithful mode recomputes all of B at each iteration of C's outer loop: folded into A0's
+    storage, the second iteration would read back B's values as A0's."""
+    A = te.placeholder((4, 4), name="A")
+    A0 = te.compute((4, 4), lambda i, j: A[i, j] * 2, name="A0")
+    B = te.compute((4, 4), lambda i, j: A0[i, j] + 2, name="B")
+    C = te.compute((4, 4), lambda i, j: B[i, j] * 3, name="C")
+    s = te.create_schedule(C.op)
+    outer, _ = s[C].split(s[C].fuse(*C.op.axis), 4)
+    s[B].compute_at(s[C], outer)
+    assert str(lower(s, [A, C], exact=exact)).count("allocate ") == 2
+    a = np.arange(16, dtype="float32").reshape(4, 4)
+    c = np.full((4, 4), np.nan, "float32")
+    build(s, [A, C], exact=exact)(a, c)
+    np.testing.assert_array_equal(c, (a * 2 + 2) * 3)
+
+
+@BOTH
+def test_a_shared_stage_every_thread_repeats_is_not_folded_in_place(exact):
+    n = 8
+    A = te.placeholder((n,), name="A")
+    S1 = te.compute((n,), lambda i: A[i] + 1, name="S1")
+    S2 = te.compute((n,), lambda i: S1[i] * 2, name="S2")
+    C = te.compute((n,), lambda i: S2[(i + 1) % n], name="C")
+    s = te.create_schedule(C.op)
+    xo, xi = s[C].split(C.op.axis[0], nparts=1)
+    s[C].bind(xo, te.thread_axis("blockIdx.x"))
+    s[C].bind(xi, te.thread_axis("threadIdx.x"))
+    for T in (S1, S2):  # computed whole by every thread
+        s[T].set_scope("shared")
+        s[T].compute_at(s[C], xo)
+    assert str(lower(s, [A, C], exact=exact)).count("allocate ") == 2
+    a = np.arange(n, dtype="float32")
+    c = np.full(n, np.nan, "float32")
+    build(s, [A, C], exact=exact)(a, c)
+    np.testing.assert_array_equal(c, np.roll((a + 1) * 2, -1))
