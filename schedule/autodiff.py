@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from schedule import arith
+from schedule.dtype import is_float
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.expr import (
     EQ,
@@ -72,10 +73,6 @@ def gradient(output: Tensor, inputs: Sequence[Tensor] | Tensor, head: Tensor | N
             if x in adjoints or x.op in order or x in ins:
                 adjoints.setdefault(x, []).append(_contribution(op, adj, x, prefix))
     return [_total(adjoints[x], prefix, x) if x in adjoints else _zeros(prefix, x) for x in ins]
-
-
-def is_float(dtype: str) -> bool:
-    return dtype.startswith(("float", "bfloat"))
 
 
 def _identity(output: Tensor) -> Tensor:
