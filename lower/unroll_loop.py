@@ -3,8 +3,9 @@
 A serial loop of constant extent is unrolled when it is marked ``unroll``, or automatically
 when the steps it would unroll (its extent times the stores and calls of its body) stay within
 ``auto_max_step``, no ordinary loop lies inside it, and at most ``auto_max_depth`` unrolled
-loops nest; ``pragma_auto_unroll_max_step`` and ``pragma_unroll_explicit`` set those options for
-a loop's body. Unrolled loops are written out, a copy of the body per iteration, or with
+loops nest, or (with ``unroll_local_access``) when its variable indexes local memory;
+``pragma_auto_unroll_max_step`` and ``pragma_unroll_explicit`` set those options for a loop's
+body. Unrolled loops are written out, a copy of the body per iteration, or with
 ``explicit_unroll`` off kept as ``unrolled`` loops for the compiler.
 """
 
@@ -14,11 +15,14 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
-from lower.stmt import AttrStmt, Evaluate, For, ForKind, SeqStmt, Stmt, Store, seq
+from lower.stmt import AttrStmt, Evaluate, For, ForKind, Load, SeqStmt, Stmt, Store, seq
 from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from schedule import arith
+from schedule.expr import Var
+from schedule.functor import distinct_post_order, free_vars
 from schedule.pass_context import options
+from schedule.storage_scope import RANKS, scope_rank
 
 Steps = Generator[Any, Any, Stmt]
 
@@ -37,6 +41,8 @@ class _Unroller(StmtMutator):
         self.auto_max_depth = int(auto_max_depth)
         self.auto_max_extent = int(auto_max_extent)
         self.explicit = bool(explicit_unroll)
+        self.local_access = bool(unroll_local_access)
+        self.touched_local: set[Var] = set()  # variables that index local memory
         self.step_count = 0
         self.unroll_depth = 0
         self.normal_depth = 0
@@ -60,6 +66,11 @@ class _Unroller(StmtMutator):
 
     def visit_store(self, s: Store) -> Stmt:
         self.step_count += 1
+        if self.local_access:  # a loop indexing local memory is unrolled, so it can live in registers
+            loads = [x for x in distinct_post_order(s.value) if isinstance(x, Load)]
+            for buffer, index in [(s.buffer, s.index), *((x.buffer, x.index) for x in loads)]:
+                if RANKS[scope_rank(buffer.scope)] in ("local", "warp"):
+                    self.touched_local.update(free_vars([index]))
         return s
 
     def visit_evaluate(self, s: Evaluate) -> Stmt:
@@ -85,7 +96,8 @@ class _Unroller(StmtMutator):
         auto = (s.kind == ForKind.SERIAL and extent >= 0 and self.normal_depth == 0
                 and self.unroll_depth <= self.auto_max_depth
                 and (extent * self.step_count <= self.auto_max_step or extent <= self.auto_max_extent))
-        if s.kind == ForKind.UNROLLED and extent >= 0:
+        if (s.kind == ForKind.UNROLLED and extent >= 0) or (self.local_access and extent > 0
+                                                             and s.loop_var in self.touched_local):
             auto = True
         if auto:
             self.step_count *= extent

@@ -108,3 +108,17 @@ def test_a_global_step_limit_unrolls_inner_loops(exact):
     out = np.full((6, 4), np.nan, "float32")
     f(a, out)
     np.testing.assert_array_equal(out, a * 2)
+
+
+def test_unroll_local_access():
+    """With unroll_local_access, a loop whose variable indexes local memory is written out
+    whatever its step count."""
+    L = Buffer("L", "float32", (te.const(4),), "local")
+    G = Buffer("G", "float32", (te.const(4),))
+    i = te.var("i")
+    stmt = For(i, te.const(0), te.const(4), ForKind.SERIAL, Store(G, Load(L, i) + 1.0, i))
+    assert isinstance(_unrolled(stmt), For)
+    out = _unrolled(stmt, unroll_local_access=True)
+    assert isinstance(out, SeqStmt) and len(out.seq) == 4
+    glob = For(i, te.const(0), te.const(4), ForKind.SERIAL, Store(G, Load(G, i) + 1.0, i))
+    assert isinstance(_unrolled(glob, unroll_local_access=True), For)
