@@ -41,17 +41,14 @@ def test_pool2d(exact, style, kind, kernel, stride, padding):
     data = te.placeholder((1, 3, 7, 7), name="data")
     out = pool2d(data, kernel, stride, padding, kind)
     s = te.create_schedule(out.op)
-    stages = [out] if kind == "max" else [out, out.op.input_tensors[0]]
-    padded = stages[-1].op.input_tensors[0]
-    s[padded].compute_inline()
-    if kind == "avg":
-        s[stages[1]].compute_at(s[out], out.op.axis[3] if style == "x86" else s[out].leaf_iter_vars[-1])
+    total = out.op.input_tensors[0] if kind == "avg" else None  # the window sums an average divides
+    s[(total if total is not None else out).op.input_tensors[0]].compute_inline()  # the padding
     if style == "x86":  # TOPI x86: batch and channel fused in parallel
         s[out].parallel(s[out].fuse(out.op.axis[0], out.op.axis[1]))
     else:
         _bind_flat(s, out)
-        if kind == "avg":
-            s[stages[1]].compute_at(s[out], s[out].leaf_iter_vars[-1])
+    if total is not None:
+        s[total].compute_at(s[out], s[out].leaf_iter_vars[-1])
     a = _rand((1, 3, 7, 7), 1)
     windows = _windows(a, kernel, stride, padding, float("-inf") if kind == "max" else 0.0)
     expected = windows.max(axis=(4, 5)) if kind == "max" else windows.sum(axis=(4, 5)) / np.float32(kernel * kernel)
