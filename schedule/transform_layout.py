@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from schedule import arith
-from schedule.errors import ScheduleError
+from schedule.evaluate import evaluate
 from schedule.expr import Add, Expr, FloorDiv, FloorMod, IntImm, Mul, Var
 from schedule.functor import free_vars
 from schedule.itervar import IterVar, Range
@@ -94,7 +94,11 @@ def _call_args(mapping: Callable[..., Any], logical: list[Var]) -> tuple[list[Va
 def _physical_shape(stage: Stage, logical: list[Var], physical: tuple[Expr, ...], dims: list[int]) -> tuple[int, ...]:
     grid = np.indices(dims, dtype=np.int64).reshape(len(dims), -1) if dims else np.zeros((0, 1), np.int64)
     env = {v: grid[k] for k, v in enumerate(logical)}
-    values = [np.broadcast_to(_evaluate(e, env), grid.shape[1:]) for e in physical]
+    try:  # the mapping's index arithmetic, over every logical index at once
+        values = [np.broadcast_to(np.asarray(evaluate(e, env), dtype=np.int64), grid.shape[1:]) for e in physical]
+    except (TypeError, ValueError, ArithmeticError):
+        raise stage._error("transform_layout", None, "the mapping must be index arithmetic (+, -, *, //, %) "
+                                                     "of its indices") from None
     if any(int(v.min(initial=0)) < 0 for v in values):
         raise stage._error("transform_layout", None, "the mapping gives negative indices")
     shape = tuple(int(v.max(initial=0)) + 1 for v in values)
@@ -108,32 +112,6 @@ def _physical_shape(stage: Stage, logical: list[Var], physical: tuple[Expr, ...]
         raise stage._error("transform_layout", None, f"the mapping from shape {tuple(dims)} onto {shape} is not "
                                                      "one to one (it would need padding)")
     return shape
-
-
-def _evaluate(e: Expr, env: dict[Var, np.ndarray]) -> Any:
-    """*e* over NumPy arrays of its variables (the index arithmetic mappings use)."""
-    from schedule.expr import Div, Mod, Sub
-
-    stack: list[tuple[Expr, bool]] = [(e, False)]
-    done: dict[int, Any] = {}
-    while stack:
-        x, ready = stack.pop()
-        kids = [getattr(x, "a", None), getattr(x, "b", None)]
-        if isinstance(x, Var):
-            done[id(x)] = env[x]
-        elif isinstance(x, IntImm):
-            done[id(x)] = np.int64(x.value)
-        elif not ready:
-            stack.append((x, True))
-            stack.extend((k, False) for k in kids if isinstance(k, Expr))
-        else:
-            a, b = done[id(kids[0])], done[id(kids[1])]
-            ops = {Add: np.add, Sub: np.subtract, Mul: np.multiply, FloorDiv: np.floor_divide, FloorMod: np.mod,
-                   Div: lambda p, q: np.trunc(p / q).astype(np.int64), Mod: np.fmod}
-            if type(x) not in ops:
-                raise ScheduleError(f"transform_layout: {x} is not index arithmetic a mapping may use")
-            done[id(x)] = ops[type(x)](a, b)
-    return done[id(e)]
 
 
 def _follow(stage: Stage, transform: LayoutTransform, dims: list[int]) -> list[IterVar]:
