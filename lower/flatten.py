@@ -32,7 +32,7 @@ from lower.stmt import (
     Stmt,
     Store,
 )
-from lower.stmt_functor import StmtMutator, stmt_children
+from lower.stmt_functor import StmtMutator, walk
 from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.buffer import BufferArg
@@ -439,10 +439,7 @@ def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strid
 def _thread_extents(stmt: Stmt) -> dict[Var, Expr]:
     """Each thread variable bound in *stmt*, with the extent of its first attribute."""
     found: dict[Var, Expr] = {}
-    stack = [stmt]
-    while stack:
-        s = stack.pop()
+    for s in walk(stmt):
         if isinstance(s, AttrStmt) and s.key in ("thread_extent", "virtual_thread") and isinstance(s.node, IterVar):
             found.setdefault(s.node.var, s.value)
-        stack.extend(stmt_children(s))
     return found

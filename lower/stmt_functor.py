@@ -8,7 +8,7 @@ explicit stack. A visit method that needs no child may stay an ordinary function
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
@@ -93,3 +93,12 @@ def stmt_children(s: Stmt) -> list[Stmt]:
         value = getattr(s, name)
         out += [x for x in (value if isinstance(value, tuple) else (value,)) if isinstance(x, Stmt)]
     return out
+
+
+def walk(s: Stmt) -> Iterator[Stmt]:
+    """*s* and every statement under it, in source order, without recursing on Python's stack."""
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(stmt_children(x)))

@@ -19,7 +19,7 @@ from typing import Any
 
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Buffer, For, Load, SeqStmt, Stmt, Store
-from lower.stmt_functor import StmtMutator, StmtVisitor, stmt_children
+from lower.stmt_functor import StmtMutator, StmtVisitor, walk
 from lower.storage_rewrite import allocate, allocation
 from schedule import arith
 from schedule.dtype import bits
@@ -47,7 +47,7 @@ class _Share(StmtMutator):
         if allocation(s) is None:
             if s.key != "thread_extent" or self.kernel is not None or not isinstance(s.node, IterVar):
                 return (yield from self.visit_default(s))
-            bound = [x.node for x in _walk(s) if isinstance(x, AttrStmt) and x.key == "thread_extent"
+            bound = [x.node for x in walk(s) if isinstance(x, AttrStmt) and x.key == "thread_extent"
                      and isinstance(x.node, IterVar)]
             blocks = frozenset(iv.var for iv in bound if iv.thread_tag.startswith("blockIdx."))
             threads = frozenset(iv.var for iv in bound) - blocks
@@ -74,15 +74,6 @@ class _Slot:
     buffer: Buffer  # the buffer whose storage the slot is
     current: Buffer  # the buffer living in it now
     last: int
-
-
-def _walk(s: Stmt) -> list[Stmt]:
-    out, stack = [], [s]
-    while stack:
-        x = stack.pop()
-        out.append(x)
-        stack.extend(stmt_children(x))
-    return out
 
 
 def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]) -> dict[Buffer, Buffer]:
@@ -239,20 +230,18 @@ def check_memory_bounds(stmt: Stmt) -> None:
 
     :raises LoweringError: naming the buffer, the scope and both sizes in bits.
     """
-    stack = [stmt]
-    while stack:
-        s = stack.pop()
+    for s in walk(stmt):
         buf = allocation(s)
-        if buf is not None:
-            info = memory_info(buf.scope) if "." in buf.scope else None
-            size = arith.value_of(buf.size)
-            if info is not None and size is not None:
-                need = int(size) * bits(buf.dtype)
-                limit = info.get("max_num_bits") if isinstance(info, dict) else getattr(info, "max_num_bits", None)
-                if not isinstance(limit, int):
-                    raise LoweringError(f"tvm.info.mem.{buf.scope} gave {info!r}, which has no integer "
-                                        "max_num_bits; return a te.MemoryInfo")
-                if need > limit:
-                    raise LoweringError(f"Allocation exceed bound of memory tag {buf.scope}: buffer '{buf.name}' "
-                                        f"needs {need} bits, the scope holds {limit}")
-        stack.extend(stmt_children(s))
+        if buf is None or "." not in buf.scope:
+            continue
+        info, size = memory_info(buf.scope), arith.value_of(buf.size)
+        if info is None or size is None:
+            continue
+        need = int(size) * bits(buf.dtype)
+        limit = info.get("max_num_bits") if isinstance(info, dict) else getattr(info, "max_num_bits", None)
+        if not isinstance(limit, int):
+            raise LoweringError(f"tvm.info.mem.{buf.scope} gave {info!r}, which has no integer "
+                                "max_num_bits; return a te.MemoryInfo")
+        if need > limit:
+            raise LoweringError(f"Allocation exceed bound of memory tag {buf.scope}: buffer '{buf.name}' "
+                                f"needs {need} bits, the scope holds {limit}")

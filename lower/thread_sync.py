@@ -18,7 +18,7 @@ from typing import Any
 from bound import IntervalSet, eval_set
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
-from lower.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor, stmt_children
+from lower.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor, stmt_children, walk
 from schedule.expr import Call, Expr, StringImm, Var
 from schedule.functor import free_vars, post_order_visit, structural_equal
 from schedule.itervar import IterVar, Range
@@ -46,13 +46,7 @@ def is_allreduce(s: Stmt) -> bool:
 
 def contains_barrier(s: Stmt) -> bool:
     """Whether *s* holds a barrier or a cross-thread reduction anywhere."""
-    stack = [s]
-    while stack:
-        x = stack.pop()
-        if is_barrier(x) or is_allreduce(x):
-            return True
-        stack.extend(stmt_children(x))
-    return False
+    return any(is_barrier(x) or is_allreduce(x) for x in walk(s))
 
 
 def barrier_holders(root: Stmt) -> set[int]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, Buffer, Evaluate, LetStmt, Load, Stmt, Store
-from lower.stmt_functor import stmt_children
+from lower.stmt_functor import walk
 from lower.storage_rewrite import allocation
 from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
@@ -70,10 +70,8 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
         owner.append(buf)
         body = body.body.body  # type: ignore[attr-defined]
     kernel.body = body
-    stack: list[Stmt] = [root]
     seen: set[int] = set()
-    while stack:
-        s = stack.pop()
+    for s in walk(root):
         if isinstance(s, AttrStmt) and s.key == "thread_extent" and isinstance(s.node, IterVar):
             extents = kernel.extents.setdefault(s.node.thread_tag, [])
             if not any(structural_equal(s.value, e) for e in extents):
@@ -84,7 +82,6 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
         elif isinstance(s, Evaluate) and (is_barrier(s) or is_allreduce(s)):
             kernel.has_barrier = True
             kernel.has_allreduce = kernel.has_allreduce or is_allreduce(s)
-        stack.extend(reversed(stmt_children(s)))
     if kernel.per_warp:
         _check_warp_width(kernel)
     return kernel
@@ -121,9 +118,7 @@ def check_races(k: Kernel) -> None:
     if all(arith.value_of(e) == 1 for t in k.thread_tags for e in k.extents[t]):
         return  # one thread per block
     threads = {iv.var for iv in k.threads if not iv.thread_tag.startswith("blockIdx.")}
-    stack: list[Stmt] = [k.body]
-    while stack:
-        s = stack.pop()
+    for s in walk(k.body):
         if isinstance(s, LetStmt) and set(free_vars([s.value])) & threads:
             threads.add(s.var)
         elif isinstance(s, Store) and not per_thread(s.buffer.scope) and _accumulates(s):
@@ -132,7 +127,6 @@ def check_races(k: Kernel) -> None:
                     f"build: stage '{s.buffer.name}' accumulates into {s.buffer.scope} memory in every thread of "
                     f"the block ({', '.join(k.thread_tags)}), so each thread adds its terms again; bind one of "
                     "its loops to a thread, or store it in 'local' memory")
-        stack.extend(stmt_children(s))
 
 
 def _accumulates(s: Store) -> bool:

@@ -10,7 +10,7 @@ import pytest
 import schedule as te
 from lower import build, lower
 from lower.stmt import For, IfThenElse, SeqStmt
-from lower.stmt_functor import stmt_children
+from lower.stmt_functor import walk
 from schedule.pass_context import PassContext
 
 from .test_hoist_if import _conv_tiled
@@ -19,17 +19,8 @@ PARTITION = {"tir.LoopPartition": {}}
 CONST = {"tir.LoopPartition": {"partition_const_loop": True}}
 
 
-def _walk(s):
-    """Every statement under *s*."""
-    stack = [s]
-    while stack:
-        x = stack.pop()
-        yield x
-        stack.extend(stmt_children(x))
-
-
 def _has_if(s) -> bool:
-    return any(isinstance(x, IfThenElse) for x in _walk(s))
+    return any(isinstance(x, IfThenElse) for x in walk(s))
 
 
 def _add():
@@ -113,7 +104,7 @@ def test_conv_tiling():
 
 
 def _loops(s):
-    return [x for x in _walk(s) if isinstance(x, For)]
+    return [x for x in walk(s) if isinstance(x, For)]
 
 
 @pytest.mark.parametrize("config", [{"tir.LoopPartition": {"no_such": 1}}, {"tir.LoopPartition": 3}])

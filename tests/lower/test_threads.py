@@ -13,18 +13,10 @@ from lower import BarrierDivergenceError, LoweringError, build, lower
 from lower.backend import compile_source, python_source
 from lower.lower import LoweredFunc
 from lower.stmt import AttrStmt, Evaluate, IfThenElse, SeqStmt, Stmt, Store
-from lower.stmt_functor import StmtMutator, stmt_children
+from lower.stmt_functor import StmtMutator, walk
 from lower.thread_sync import barrier, is_barrier
 
 from ..conftest import snapshot
-
-
-def _walk(s: Stmt):
-    stack = [s]
-    while stack:
-        x = stack.pop()
-        yield x
-        stack.extend(stmt_children(x))
 
 
 def _text(s: str) -> str:
@@ -53,7 +45,7 @@ def _local_stage(thread_tag: str, scope: str):
 def test_a_stage_stored_below_its_threads_level_starts_at_the_domain_minimum(tag, scope, exact):
     s, A, C = _local_stage(tag, scope)
     body = lower(s, [A, C], exact=exact).body
-    assert not any(isinstance(x, IfThenElse) for x in _walk(body))
+    assert not any(isinstance(x, IfThenElse) for x in walk(body))
     a = np.random.default_rng(0).standard_normal((1, 3, 2)).astype("float32")
     c = np.full((1, 3, 2), np.nan, "float32")
     build(s, [A, C], exact=exact)(a, c)
@@ -333,7 +325,7 @@ def test_a_thread_bound_in_a_stage_nested_in_its_own_loop_is_one_index(exact):
     s[B].compute_at(s[C], C.op.axis[1])
     s[B].bind(B.op.axis[1], tx)
     body = lower(s, [A, C], exact=exact).body
-    attrs = [x for x in _walk(body) if isinstance(x, AttrStmt) and x.key == "thread_extent"]
+    attrs = [x for x in walk(body) if isinstance(x, AttrStmt) and x.key == "thread_extent"]
     assert [a.node.thread_tag for a in attrs] == ["blockIdx.x", "threadIdx.x"]
     a = np.arange(32, dtype="float32").reshape(4, 8)
     c = np.full((4, 8), np.nan, "float32")

@@ -11,6 +11,7 @@ import pytest
 import schedule as te
 from lower import build, lower, schedule_ops
 from lower.stmt import For, Realize
+from lower.stmt_functor import walk
 
 from .run import random, run
 from .topi_ops import pool2d
@@ -154,13 +155,7 @@ def test_tuple_with_different_deps(exact):
     xo, _ = s[C].split(C.op.axis[0], factor=10)
     s[B0.op].compute_at(s[C], xo)
     stmt = schedule_ops(s.normalize())
-    realizes = []
-    stack = [stmt]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Realize) and x.op is B1.op and x.value_index == 1:
-            realizes.append(x)
-        stack.extend(c for c in vars(x).values() if hasattr(c, "visit_name") and not isinstance(c, te.Expr))
+    realizes = [x for x in walk(stmt) if isinstance(x, Realize) and x.op is B1.op and x.value_index == 1]
     assert isinstance(stmt, Realize) and stmt.op is C.op and len(realizes) == 1
     a0, a1 = random((13, 4), seed=5), random((13, 4), seed=6)
     (c,) = run(s, [A0, A1, C], [a0, a1], exact)

@@ -12,7 +12,7 @@ import pytest
 import schedule as te
 from lower import LoweringError, build, lower
 from lower.stmt import For
-from lower.stmt_functor import stmt_children
+from lower.stmt_functor import walk
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 
@@ -110,13 +110,7 @@ MAPPINGS = {
 
 
 def _loop_extents(stmt) -> list[int]:
-    out, stack = [], [stmt]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, For):
-            out.append(int(x.extent.value))
-        stack.extend(reversed(stmt_children(x)))
-    return out
+    return [int(x.extent.value) for x in walk(stmt) if isinstance(x, For)]
 
 
 @pytest.mark.parametrize("transform_a", [None, *MAPPINGS])
