@@ -50,12 +50,20 @@ def test_nothing_is_partitioned_unless_asked():
     s, A, B, T = _add()
     text = str(lower(s, [A, B, T], exact=False))
     assert text.count("for (i.outer") == 1 and "if (likely(" in text
+    a, b = np.arange(10, dtype="float32"), np.ones(10, "float32")
+    t = np.full(10, np.nan, "float32")
+    build(s, [A, B, T], exact=False)(a, b, t)
+    np.testing.assert_array_equal(t, a + b)
     with PassContext(config=PARTITION):  # a loop of constant extent needs partition_const_loop
         A2 = te.placeholder((18,), name="A")
         T2 = te.compute((18,), lambda i: A2[i] * 2, name="T")
         s2 = te.create_schedule(T2.op)
         s2[T2].split(T2.op.axis[0], factor=4)
         assert "if (likely(" in str(lower(s2, [A2, T2], exact=False))
+        f2 = build(s2, [A2, T2], exact=False)
+    a2, t2 = np.arange(18, dtype="float32"), np.full(18, np.nan, "float32")
+    f2(a2, t2)
+    np.testing.assert_array_equal(t2, a2 * 2)
 
 
 def test_const_loop():
