@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import schedule as te
-from lower import build, lower
+from lower import BuiltFunc, build, lower
 
 from ..ports.test_tvm_schedule import schedule_create
 
@@ -60,6 +60,10 @@ def test_lowered_functions_pickle():
     f = lower(s, [A, B, T])
     g = pickle.loads(pickle.dumps(f))
     assert str(g) == str(f) and [t.name for t in g.tensors] == ["A", "B", "T"]
+    a, b = np.arange(115, dtype="float32").reshape(23, 5), np.arange(20, dtype="float32").reshape(4, 5)
+    t = np.full((23, 4, 5), np.nan, "float32")
+    BuiltFunc(g, True, "python")(a, b, t)  # the copy runs
+    np.testing.assert_array_equal(t, a[:, None, :] * b[None, :, :])
 
 
 def test_a_thousand_stage_pipeline_round_trips_as_json():
