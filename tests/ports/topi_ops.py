@@ -53,12 +53,20 @@ def batch_matmul(x: te.Tensor, y: te.Tensor) -> te.Tensor:
                       name="T_batch_matmul_NT", tag="batch_matmul")
 
 
+def _pad_spatial(data: te.Tensor, kh: int, kw: int, stride: int, padding: int, name: str,
+                 value: float = 0.0) -> tuple[te.Tensor, int, int]:
+    """NCHW *data* padded by *padding* on both sides of H and W, and the output height and width
+    of a kh x kw window moved by *stride* over it."""
+    h, w = int(data.shape[2]), int(data.shape[3])
+    padded = pad(data, (0, 0, padding, padding), (0, 0, padding, padding), value, name=name)
+    return padded, (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1
+
+
 def pool2d(data: te.Tensor, kernel: int, stride: int, padding: int, kind: str) -> te.Tensor:
     """NCHW max or average pooling (average counts the padding, as count_include_pad)."""
-    n, c, h, w = (int(d) for d in data.shape)
-    out_h, out_w = (h + 2 * padding - kernel) // stride + 1, (w + 2 * padding - kernel) // stride + 1
+    n, c = (int(d) for d in data.shape[:2])
     fill = float("-inf") if kind == "max" else 0.0
-    padded = pad(data, (0, 0, padding, padding), (0, 0, padding, padding), fill, name="pad_temp")
+    padded, out_h, out_w = _pad_spatial(data, kernel, kernel, stride, padding, "pad_temp", fill)
     rh, rw = te.reduce_axis((0, kernel), name="rv0"), te.reduce_axis((0, kernel), name="rv1")
 
     def window(b, ch, y, x):
@@ -75,10 +83,9 @@ def pool2d(data: te.Tensor, kernel: int, stride: int, padding: int, kind: str) -
 
 def conv2d_nchw(data: te.Tensor, kernel: te.Tensor, stride: int, padding: int) -> te.Tensor:
     """Direct NCHW convolution with OIHW weights."""
-    n, c, h, w = (int(d) for d in data.shape)
+    n, c = (int(d) for d in data.shape[:2])
     oc, _, kh, kw = (int(d) for d in kernel.shape)
-    out_h, out_w = (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1
-    padded = pad(data, (0, 0, padding, padding), (0, 0, padding, padding), name="pad_temp")
+    padded, out_h, out_w = _pad_spatial(data, kh, kw, stride, padding, "pad_temp")
     rc, ry, rx = te.reduce_axis((0, c), name="rc"), te.reduce_axis((0, kh), name="ry"), te.reduce_axis((0, kw), name="rx")
     return te.compute((n, oc, out_h, out_w), lambda b, f, y, x: te.sum(
         padded[b, rc, y * stride + ry, x * stride + rx] * kernel[f, rc, ry, rx], axis=[rc, ry, rx]),
@@ -87,10 +94,9 @@ def conv2d_nchw(data: te.Tensor, kernel: te.Tensor, stride: int, padding: int) -
 
 def depthwise_conv2d_nchw(data: te.Tensor, kernel: te.Tensor, stride: int, padding: int) -> te.Tensor:
     """Depthwise NCHW convolution with (C, multiplier, KH, KW) weights."""
-    n, c, h, w = (int(d) for d in data.shape)
+    n, c = (int(d) for d in data.shape[:2])
     _, mult, kh, kw = (int(d) for d in kernel.shape)
-    out_h, out_w = (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1
-    padded = pad(data, (0, 0, padding, padding), (0, 0, padding, padding), name="PaddedInput")
+    padded, out_h, out_w = _pad_spatial(data, kh, kw, stride, padding, "PaddedInput")
     di, dj = te.reduce_axis((0, kh), name="di"), te.reduce_axis((0, kw), name="dj")
     return te.compute((n, c * mult, out_h, out_w), lambda b, ch, y, x: te.sum(
         padded[b, ch // mult, y * stride + di, x * stride + dj] * kernel[ch // mult, ch % mult, di, dj],
