@@ -24,6 +24,7 @@ from lower.stmt import (
     Buffer,
     BufferBind,
     BufferView,
+    DeclStore,
     For,
     Load,
     Prefetch,
@@ -37,6 +38,7 @@ from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.buffer import BufferArg
 from schedule.expr import Call, Expr, IntImm, ProducerLoad, StringImm, Var
+from schedule.extern_stmt import ElemLoad
 from schedule.functor import ExprMutator, free_vars, substitute
 from schedule.itervar import IterVar, Range
 from schedule.schedule import Schedule
@@ -357,6 +359,24 @@ class _Flatten(StmtMutator):
         index, checks = region.flat([self.mutate_expr(i) for i in s.indices])
         return Store(region.buffer, self.mutate_expr(s.value), index, checks)
 
+    def visit_decl_store(self, s: DeclStore) -> Stmt:
+        buf, index, checks = self.element(s.buffer, self.mutate_expr(s.index))
+        return Store(buf, self.mutate_expr(s.value), index, checks)
+
+    def element(self, decl: Any, index: Expr) -> tuple[Buffer, Expr, tuple[Expr, ...]]:
+        """Where element *index* of the storage of the tensor *decl* is bound to lives: as
+        ``ir_builder.buffer_ptr`` sees it, the storage from its start, in elements."""
+        tensor = self.bindings.get(decl)
+        if tensor is None:
+            raise LoweringError(f"buffer '{decl.name}' is read or written but bound to no tensor; declare it "
+                                "in te.extern's in_buffers or out_buffers")
+        region = self._region(tensor)
+        if region.layout is not None:
+            raise LoweringError(f"buffer '{decl.name}': tensor '{tensor.name}' has a tiled layout, which an "
+                                "extern's loads and stores cannot see through")
+        size = self.analyzer.simplify(region.buffer.size)
+        return region.buffer, index, (index, arith.const(0, index.dtype), size)
+
     def _region(self, t: Tensor) -> _Region:
         region = self.regions.get(t)
         if region is None:
@@ -391,6 +411,10 @@ class _Loads(ExprMutator):
         start = self.owner.analyzer.simplify(arith.add(arg.offset, offset))
         flat = BufferView(arg.buffer, arg.buffer.name, (extent,), (arith.const(1),), start)
         return Call("handle", "tvm_access_ptr", (StringImm(arg.buffer.dtype), flat, start, extent, mask))
+
+    def visit_elem_load(self, e: ElemLoad) -> Expr:
+        buf, index, checks = self.owner.element(e.buffer, self(e.index))
+        return Load(buf, index, checks)
 
     def visit_buffer_arg(self, e: BufferArg) -> Expr:
         decl = e.buffer

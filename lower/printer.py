@@ -8,6 +8,7 @@ from typing import Any
 from lower.stmt import (
     Allocate,
     AttrStmt,
+    DeclStore,
     Evaluate,
     For,
     IfThenElse,
@@ -19,6 +20,7 @@ from lower.stmt import (
     SeqStmt,
     Stmt,
     Store,
+    While,
 )
 from lower.stmt_functor import StmtFunctor
 from schedule.expr import Expr
@@ -92,6 +94,12 @@ class _Printer(StmtFunctor[None]):
 
     def visit_store(self, s: Store) -> None:
         self.emit(f"{s.buffer.name}[{expr_str(s.index)}] = {expr_str(s.value)}")
+
+    def visit_decl_store(self, s: DeclStore) -> None:
+        self.emit(f"{s.buffer.name}[{expr_str(s.index)}] = {expr_str(s.value)}")
+
+    def visit_while(self, s: While) -> Steps:
+        yield from self.block(f"while ({expr_str(s.condition)})", s.body)
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
         self.emit(f"if ({expr_str(s.condition)}) {{")

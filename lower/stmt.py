@@ -195,6 +195,24 @@ class IfThenElse(Stmt):
 
 
 @dataclass(frozen=True, eq=False)
+class While(Stmt):
+    """``while (condition) { body }`` (an ir_builder's ``while_loop``)."""
+
+    condition: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True, eq=False)
+class DeclStore(Stmt):
+    """``B[index] = value`` into a declared buffer of an extern, at a flat element index of its
+    tensor's storage; storage flattening turns it into a :class:`Store`."""
+
+    buffer: Any  # a schedule.buffer.DeclBuffer
+    value: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, eq=False)
 class LetStmt(Stmt):
     var: Var
     value: Expr

@@ -19,7 +19,9 @@ from schedule.dtype import check_dtype
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.expr import Expr, IntImm, ProducerLoad, Reduce, Var
 from schedule.expr_like import ExprLike
+from schedule.extern_stmt import Block, BodyStmt, Eval, check_body
 from schedule.functor import ExprMutator, children, post_order_visit, structural_equal
+from schedule.ir_builder import Emitted
 from schedule.itervar import REDUCE_VARS, IterVar, IterVarType, Range
 from schedule.op_attrs import AttrMap, attr_map
 from schedule.tag import current_tag
@@ -271,7 +273,7 @@ class ExternOp(Operation):
     inputs: tuple[Tensor, ...]
     input_placeholders: tuple[DeclBuffer, ...]
     output_placeholders: tuple[DeclBuffer, ...]
-    body: Expr
+    body: Expr | BodyStmt
     tag: str = ""
 
     @property
@@ -503,13 +505,25 @@ def extern(shape: Any, inputs: Sequence[Tensor], fcompute: Callable[[list[Any], 
     ins = _buffers(name, "in_buffers", in_buffers, [(t.shape, t.dtype, t.op.name) for t in inputs])
     outs = _buffers(name, "out_buffers", out_buffers,
                     [(d, check_dtype(t), name) for d, t in zip(dims, dtypes)])
-    body = fcompute(list(ins), list(outs))
-    if not isinstance(body, Expr):
-        raise ScheduleTypeError(f"extern '{name}': fcompute must return the call that computes the outputs "
-                                f"(such as te.call_packed(...)), not {type(body).__name__}")
+    body = extern_body(name, fcompute(list(ins), list(outs)), [*ins, *outs])
     op = ExternOp(name, tuple(inputs), tuple(ins), tuple(outs), body, tag)
     outputs = [op.output(k) for k in range(op.num_outputs)]
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+def extern_body(name: str, body: Any, declared: Sequence[DeclBuffer]) -> Expr | BodyStmt:
+    """What an extern's fcompute returned, as its body: one call, or a statement of
+    ``te.ir_builder`` whose loads and stores reach only *declared* buffers and its allocations."""
+    if isinstance(body, Emitted):
+        body = body.calls[0] if len(body.calls) == 1 else Block(tuple(Eval(c) for c in body.calls))
+    if isinstance(body, Expr):
+        return body
+    if not isinstance(body, BodyStmt):
+        raise ScheduleTypeError(f"extern '{name}': fcompute must return the call that computes the outputs "
+                                f"(such as te.call_packed(...)) or ib.get() of a te.ir_builder, not "
+                                f"{type(body).__name__}")
+    check_body(f"extern '{name}'", body, declared)
+    return body
 
 
 def _buffers(name: str, what: str, given: Sequence[Any] | None, specs: list) -> list[Any]:

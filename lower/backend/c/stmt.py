@@ -29,6 +29,7 @@ from lower.stmt import (
     SeqStmt,
     Stmt,
     Store,
+    While,
 )
 from lower.stmt_functor import StmtFunctor
 from lower.substitute import substitute_stmt
@@ -166,6 +167,9 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
         yield from self.if_else(self.expr(s.condition), s.then_case, s.else_case)
+
+    def visit_while(self, s: While) -> Steps:
+        yield from self.block(f"while ({self.expr(s.condition)})", s.body)
 
     def visit_let_stmt(self, s: LetStmt) -> Steps:
         yield from self.let(s.var, s.value, s.body)

@@ -33,6 +33,7 @@ from lower.stmt import (
     SeqStmt,
     Stmt,
     Store,
+    While,
 )
 from lower.stmt_functor import StmtFunctor
 from lower.thread_sync import contains_barrier, is_allreduce, is_barrier
@@ -82,11 +83,14 @@ class _StmtSource(StmtFunctor[None]):
         del self.scope[len(self.scope) - 1 - self.scope[::-1].index(name)]
         self.expr.defined[var] -= 1
 
-    def block(self, head: str, body: Stmt, new_var: Var | None = None) -> Steps:
+    def block(self, head: str, body: Stmt, new_var: Var | None = None, first: str | None = None) -> Steps:
+        """``head:`` then *body* one level in; *first* is a line emitted before the body."""
         self.emit(head)
         self.indent += 1
         self.depth += 1
         mark = len(self.lines)
+        if first is not None:
+            self.emit(first)
         if self.depth >= _MAX_DEPTH:
             yield from self.outline(body)
         else:
@@ -253,6 +257,10 @@ class _StmtSource(StmtFunctor[None]):
         yield from self.block(f"if {self.expr(s.condition)}:", s.then_case)
         if s.else_case is not None:
             yield from self.block("else:", s.else_case)
+
+    def visit_while(self, s: While) -> Steps:
+        # Tested at the top of each iteration; helper functions it calls are defined before the loop.
+        yield from self.block("while True:", s.body, first=f"if not ({self.expr(s.condition)}): break")
 
     def visit_let_stmt(self, s: LetStmt) -> Steps:
         value = self.expr(s.value)
