@@ -293,6 +293,54 @@ def _as_bool(x: Any, what: str) -> Expr:
     return x
 
 
+#: Integer bit operations, by their call name: TVM's intrinsics of ``>>``, ``<<``, ``&``, ``|``, ``^``.
+BIT_OPS: dict[str, Any] = {
+    "shift_right": lambda x, y: x >> y, "shift_left": lambda x, y: x << y,
+    "bitwise_and": lambda x, y: x & y, "bitwise_or": lambda x, y: x | y, "bitwise_xor": lambda x, y: x ^ y,
+}
+
+
+def bit_op(name: str, a: Any, b: Any) -> Expr:
+    """``a <op> b`` on integers (*name* a key of :data:`BIT_OPS`); constants fold."""
+    a, b = match_types(a, b)
+    if is_float(a.dtype) or is_bool(a.dtype):
+        raise TypeError(f"{name}: operands are {a.dtype}; bit operations need integers")
+    x, y = value_of(a), value_of(b)
+    if x is not None and y is not None:
+        return const(BIT_OPS[name](int(x), int(y)), a.dtype)
+    return Call(a.dtype, name, (a, b))
+
+
+def bitwise_not(a: Any) -> Expr:
+    """``~a`` on an integer."""
+    a = convert(a)
+    if is_float(a.dtype) or is_bool(a.dtype):
+        raise TypeError(f"bitwise_not: the operand is {a.dtype}; bit operations need integers")
+    x = value_of(a)
+    return const(~int(x), a.dtype) if x is not None else Call(a.dtype, "bitwise_not", (a,))
+
+
+def and_op(a: Any, b: Any) -> Expr:
+    """``a & b``: logical on conditions, bitwise on integers (as TVM's operator)."""
+    return bit_op("bitwise_and", a, b) if _is_int_operand(a) or _is_int_operand(b) else logical_and(a, b)
+
+
+def or_op(a: Any, b: Any) -> Expr:
+    """``a | b``: logical on conditions, bitwise on integers."""
+    return bit_op("bitwise_or", a, b) if _is_int_operand(a) or _is_int_operand(b) else logical_or(a, b)
+
+
+def invert_op(a: Any) -> Expr:
+    """``~a``: logical on a condition, bitwise on an integer."""
+    return bitwise_not(a) if _is_int_operand(a) else logical_not(a)
+
+
+def _is_int_operand(x: Any) -> bool:
+    if isinstance(x, Expr):
+        return not is_bool(x.dtype) and not is_float(x.dtype)
+    return type(x) is int
+
+
 def logical_and(a: Any, b: Any) -> Expr:
     a, b = _as_bool(a, "and"), _as_bool(b, "and")
     for x, y in ((a, b), (b, a)):

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from schedule.arith import BIT_OPS
 from schedule.dtype import is_bool, is_float
 from schedule.errors import InternalError
 from schedule.expr import (
@@ -82,7 +83,7 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "asin": math.asin, "acos": math.acos,
     "atan": math.atan, "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)), "erf": math.erf,
     "floor": math.floor, "ceil": math.ceil, "round": lambda x: float(round(x)), "trunc": math.trunc,
-    "fabs": abs, "pow": math.pow,
+    "fabs": abs, "pow": math.pow, **BIT_OPS, "bitwise_not": lambda x: ~x,
 }
 
 

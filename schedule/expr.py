@@ -63,11 +63,17 @@ class Expr:
     def __le__(self, other: Any) -> Expr: return _arith.le(self, other)
     def __gt__(self, other: Any) -> Expr: return _arith.gt(self, other)
     def __ge__(self, other: Any) -> Expr: return _arith.ge(self, other)
-    def __and__(self, other: Any) -> Expr: return _arith.logical_and(self, other)
-    def __rand__(self, other: Any) -> Expr: return _arith.logical_and(other, self)
-    def __or__(self, other: Any) -> Expr: return _arith.logical_or(self, other)
-    def __ror__(self, other: Any) -> Expr: return _arith.logical_or(other, self)
-    def __invert__(self) -> Expr: return _arith.logical_not(self)
+    def __and__(self, other: Any) -> Expr: return _arith.and_op(self, other)
+    def __rand__(self, other: Any) -> Expr: return _arith.and_op(other, self)
+    def __or__(self, other: Any) -> Expr: return _arith.or_op(self, other)
+    def __ror__(self, other: Any) -> Expr: return _arith.or_op(other, self)
+    def __invert__(self) -> Expr: return _arith.invert_op(self)
+    def __xor__(self, other: Any) -> Expr: return _arith.bit_op("bitwise_xor", self, other)
+    def __rxor__(self, other: Any) -> Expr: return _arith.bit_op("bitwise_xor", other, self)
+    def __rshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_right", self, other)
+    def __rrshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_right", other, self)
+    def __lshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_left", self, other)
+    def __rlshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_left", other, self)
 
     def __eq__(self, other: object) -> Any:  # type: ignore[override]
         if not _arith.is_expr_like(other):

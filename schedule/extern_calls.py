@@ -25,8 +25,11 @@ _RULES: dict[tuple[str, str], tuple[int, Callable[[Call], Expr]]] = {}
 
 
 def _args(what: str, args: tuple[Any, ...]) -> tuple[Expr, ...]:
-    out = []
+    out: list[Expr] = []
     for k, a in enumerate(args):
+        if isinstance(a, str):  # a name, such as the scope of tvm_storage_sync
+            out.append(StringImm(a))
+            continue
         try:
             out.append(arith.convert(a))
         except TypeError as err:

@@ -58,6 +58,8 @@ _LIBM = {"exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "
          "floor": "floor", "ceil": "ceil", "round": "nearbyint", "trunc": "trunc", "fabs": "fabs",
          "pow": "pow", "fmod": "fmod"}
 
+_BIT_OPS = {"shift_right": ">>", "shift_left": "<<", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+
 
 def c_type(dtype: str) -> str:
     """The C type of a dtype."""
@@ -205,6 +207,10 @@ class CExprSource(ExprFunctor[str]):
             return f"({self(one)} / ({self(one)} + {inner}))" if name == "sigmoid" else f"({self(one)} / {inner})"
         if name in _LIBM:
             return self._math(name, e.dtype, args)
+        if name in _BIT_OPS:
+            return f"({self(args[0])} {_BIT_OPS[name]} {self(args[1])})"
+        if name == "bitwise_not":
+            return f"(~{self(args[0])})"
         raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                             f"te.register_intrin_lowering('{e.name}', target='c', f=...)")
 
