@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedule import ir_builder
+from schedule import hybrid, ir_builder
 from schedule.arith import (  # noqa: A004
     all,
     any,

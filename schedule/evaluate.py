@@ -84,6 +84,8 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "atan": math.atan, "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)), "erf": math.erf,
     "floor": math.floor, "ceil": math.ceil, "round": lambda x: float(round(x)), "trunc": math.trunc,
     "fabs": abs, "pow": math.pow, **BIT_OPS, "bitwise_not": lambda x: ~x,
+    # the set bits of the two's complement (32 bits, or 64 for values outside int32)
+    "popcount": lambda x: bin(x & (0xFFFFFFFF if -2**31 <= x < 2**32 else 2**64 - 1)).count("1"),
 }
 
 

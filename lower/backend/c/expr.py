@@ -211,6 +211,10 @@ class CExprSource(ExprFunctor[str]):
             return f"({self(args[0])} {_BIT_OPS[name]} {self(args[1])})"
         if name == "bitwise_not":
             return f"(~{self(args[0])})"
+        if name == "popcount":
+            wide = bits(args[0].dtype) > 32
+            return (f"__builtin_popcountll((uint64_t)({self(args[0])}))" if wide
+                    else f"__builtin_popcount((uint32_t)({self(args[0])}))")
         raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                             f"te.register_intrin_lowering('{e.name}', target='c', f=...)")
 
