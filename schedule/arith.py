@@ -336,9 +336,9 @@ def invert_op(a: Any) -> Expr:
 
 
 def _is_int_operand(x: Any) -> bool:
-    if isinstance(x, Expr):
-        return not is_bool(x.dtype) and not is_float(x.dtype)
-    return type(x) is int
+    """Whether an operand of ``&``, ``|``, ``~`` makes it a bit operation: an integer expression
+    (a Python int only beside one, so that a condition and an int stay an error)."""
+    return isinstance(x, Expr) and not is_bool(x.dtype) and not is_float(x.dtype)
 
 
 def logical_and(a: Any, b: Any) -> Expr:

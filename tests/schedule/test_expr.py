@@ -63,9 +63,15 @@ def test_comparisons_and_logic_are_bool(x):
     assert str(~(x < 3)) == "!(x < 3)"
 
 
-def test_logic_on_integers_is_refused(x):
+def test_and_or_not_on_integers_are_bit_operations_as_in_tvm(x):
+    assert str(x & 1) == "bitwise_and(x, 1)" and str(x | 6) == "bitwise_or(x, 6)"
+    assert str(~x) == "bitwise_not(x)" and str(x ^ 3) == "bitwise_xor(x, 3)"
+    assert str(x >> 1) == "shift_right(x, 1)" and str(1 << x) == "shift_left(1, x)"
+    assert (te.const(12) & 10).value == 8 and (te.const(-8) >> 1).value == -4 and (~te.const(5)).value == -6
     with pytest.raises(TypeError, match="bool"):
-        _ = x & 1
+        _ = (x < 3) & 1
+    with pytest.raises(TypeError, match="bit operations need integers"):
+        _ = te.const(1.5) >> 1
 
 
 def test_integer_true_division_is_refused(x):
