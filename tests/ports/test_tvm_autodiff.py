@@ -11,23 +11,27 @@ import pytest
 import schedule as te
 from lower import build
 
-from .topi_ops import conv2d_nchw, dense, pool2d
+from .topi_ops import conv2d_nchw, dense, pool2d, softmax
 
 
 def _shape(t: te.Tensor) -> tuple[int, ...]:
     return tuple(int(d) for d in t.shape)
 
 
-def check_grad(out, inputs, data_range=(-10.0, 10.0), desired=None, seed=0):
+def check_grad(out, inputs, data_range=(-10.0, 10.0), desired=None, seed=0, args=()):
+    """The gradient of sum(out) with respect to *inputs* (*args*: other inputs, held fixed)."""
     inputs = inputs if isinstance(inputs, list) else [inputs]
-    forward = build(te.create_schedule(out.op), [out, *inputs])
+    args = list(args)
+    forward = build(te.create_schedule(out.op), [out, *inputs, *args])
     ones = te.compute(out.shape, lambda *i: te.const(1.0), name="ones")
     grads = te.gradient(out, inputs, head=ones)
-    backward = build(te.create_schedule([g.op for g in grads]), [*grads, *inputs])
+    backward = build(te.create_schedule([g.op for g in grads]), [*grads, *inputs, *args])
     rng = np.random.default_rng(seed)
     data = [rng.uniform(*data_range, size=_shape(x)).astype("float32") for x in inputs]
+    fixed = [rng.integers(int(data_range[0]), int(data_range[1]), size=_shape(x)).astype(x.dtype)
+             if "int" in x.dtype else rng.uniform(*data_range, size=_shape(x)).astype(x.dtype) for x in args]
     got = [np.full(_shape(x), np.nan, "float32") for x in inputs]
-    backward(*got, *data)
+    backward(*got, *data, *fixed)
     if desired is not None:
         for g, d in zip(got, desired):
             np.testing.assert_allclose(g, d, rtol=0.1, atol=1e-2)
@@ -35,7 +39,7 @@ def check_grad(out, inputs, data_range=(-10.0, 10.0), desired=None, seed=0):
 
     def total(arrays):
         o = np.zeros(_shape(out), "float32")
-        forward(o, *arrays)
+        forward(o, *arrays, *fixed)
         return float(o.astype("float64").sum())
 
     for k, x in enumerate(data):
@@ -112,7 +116,7 @@ def test_topi_conv2d_relu_conv2d():
     W1 = te.placeholder((2, 3, 3, 3), name="W1")
     R = conv2d_nchw(X, W, 1, 1)
     relu = te.compute(R.shape, lambda *i: te.max(R(*i), te.const(0.0)), name="relu")
-    check_grad(conv2d_nchw(relu, W1, 1, 0), [X, W, W1], (-1, 1))
+    check_grad(conv2d_nchw(relu, W1, 1, 0), [X, W, W1], data_range=(-1, 1))
 
 
 @pytest.mark.parametrize("kind", ["avg", "max"])
@@ -128,7 +132,7 @@ def test_topi_dense_softmax_rows():
     k = te.reduce_axis((0, 4), name="k")
     sums = te.compute((3,), lambda i: te.sum(exps[i, k], axis=k), name="sums")
     R = te.compute((3, 4), lambda i, j: exps[i, j] / sums[i], name="R")
-    check_grad(R, [X, W], (-1, 1))
+    check_grad(R, [X, W], data_range=(-1, 1))
 
 
 def test_identity_head_gives_the_jacobian():
@@ -157,3 +161,115 @@ def test_reduction_init():
     B = te.compute((4,), lambda i: te.sum(A0[i, k], axis=k, init=A0[i, 0]), name="B")
     with pytest.raises(ValueError, match="differentiate a reduction with a constant init"):
         te.gradient(B, [A0])
+
+
+def _reshape(X, shape):
+    """TOPI's reshape: the flat row-major index of the output read back in the input's shape."""
+    dims = [int(d) for d in X.shape]
+
+    def element(*i):
+        flat = 0
+        for j, d in zip(i, shape):
+            flat = flat * d + j
+        idx = []
+        for d in reversed(dims):
+            idx.append(flat % d)
+            flat = flat // d
+        return X(*reversed(idx))
+    return te.compute(shape, element, name="T_reshape", tag="injective")
+
+
+def _concatenate(X, Y, axis):
+    nx = int(X.shape[axis])
+    shape = tuple(int(a) + int(b) if k == axis else int(a) for k, (a, b) in enumerate(zip(X.shape, Y.shape)))
+
+    def element(*i):
+        shifted = tuple(j - nx if k == axis else j for k, j in enumerate(i))
+        return te.if_then_else(i[axis] < nx, X(*i), Y(*shifted))
+    return te.compute(shape, element, name="T_concat", tag="injective")
+
+
+def _split(X, parts, axis):
+    size = int(X.shape[axis]) // parts
+    shape = tuple(size if k == axis else int(d) for k, d in enumerate(X.shape))
+
+    def part(p):
+        return te.compute(shape, lambda *i: X(*(j + p * size if k == axis else j for k, j in enumerate(i))),
+                          name=f"T_split{p}", tag="injective")
+    return [part(p) for p in range(parts)]
+
+
+def _log_softmax(x):
+    n, m = (int(d) for d in x.shape)
+    k1, k2 = te.reduce_axis((0, m), name="k1"), te.reduce_axis((0, m), name="k2")
+    max_elem = te.compute((n,), lambda i: te.max(x[i, k1], axis=k1), name="max_elem")
+    expsum = te.compute((n,), lambda i: te.sum(te.exp(x[i, k2] - max_elem[i]), axis=k2), name="expsum")
+    return te.compute((n, m), lambda i, j: x[i, j] - max_elem[i] - te.log(expsum[i]), name="log_softmax")
+
+
+def _conv2d_residual():
+    X = te.placeholder((1, 2, 5, 5), name="X")
+    W = te.placeholder((2, 2, 3, 3), name="W")
+    inner = conv2d_nchw(X, W, 1, 1)
+    first = te.compute(X.shape, lambda *i: X(*i) + inner(*i), name="first")
+    outer = conv2d_nchw(first, W, 1, 1)
+    return X, W, te.compute(X.shape, lambda *i: X(*i) + outer(*i), name="R")
+
+
+def test_topi_reshape_and_broadcast():
+    X = te.placeholder((1, 2, 5, 5), name="X")
+    check_grad(_reshape(X, (1, 50)), [X])
+    W2 = te.placeholder((1,), name="W2")
+    check_grad(te.compute((5, 2, 3, 3), lambda *i: W2[0], name="T_broadcast_to"), [W2])
+    X4 = te.placeholder((1, 2, 4, 4), name="X4")
+    wide = te.compute((5, 2, 3, 3), lambda *i: W2[0], name="T_broadcast_to")
+    check_grad(conv2d_nchw(X4, wide, 1, 1), [X4, W2], data_range=(-1, 1))
+
+
+@pytest.mark.parametrize("head", ["softmax", "sigmoid", "tanh", "log_softmax"])
+def test_topi_functions_of_a_residual_conv2d(head):
+    X, W, R = _conv2d_residual()
+    flat = _reshape(R, (1, 50))
+    if head == "softmax":
+        S = softmax(flat)
+    elif head == "log_softmax":
+        S = _log_softmax(flat)
+    else:
+        S = te.compute(flat.shape, lambda i, j: getattr(te, head)(flat[i, j]), name=head)
+    check_grad(S, [X, W], data_range=(-1, 1))
+    if head == "log_softmax":
+        check_grad(S, [W], data_range=(-1, 1), args=[X])
+
+
+def test_topi_concatenate_and_split():
+    X = te.placeholder((1, 2, 3, 5), name="X")
+    Y = te.placeholder((1, 2, 7, 5), name="Y")
+    check_grad(_concatenate(X, Y, 2), [X, Y])
+    X = te.placeholder((1, 2, 6, 5), name="X")
+    S, R = _split(X, 2, 2)
+    check_grad(S, [X])
+    check_grad(R, [X])
+    check_grad(_concatenate(S, R, 2), [X])
+    check_grad(_concatenate(R, S, 2), [X])
+
+
+def test_topi_take_with_indices_held_fixed():
+    X = te.placeholder((4, 5), name="X")
+    I = te.placeholder((100,), name="I", dtype="int32")
+
+    def element(i):
+        flat = te.min(te.max(te.abs(I[i]), 0), 19)  # TOPI's take clips the flat index
+        return X[flat // 5, flat % 5]
+    check_grad(te.compute((100,), element, name="T_take"), [X], args=[I])
+
+
+@pytest.mark.parametrize("stride, dilation", [(1, 1), (2, 1), (1, 2), (3, 2)])
+def test_stride_and_dilation(stride, dilation):
+    X = te.placeholder((2, 3, 7, 7), name="X")
+    W = te.placeholder((2, 3, 2, 2), name="W")
+    out = (7 - dilation * (2 - 1) - 1) // stride + 1
+    rc, ry, rx = te.reduce_axis((0, 3), name="rc"), te.reduce_axis((0, 2), name="ry"), te.reduce_axis((0, 2), name="rx")
+    Y = te.compute((2, 2, out, out), lambda b, f, y, x: te.sum(
+        X[b, rc, y * stride + ry * dilation, x * stride + rx * dilation] * W[f, rc, ry, rx], axis=[rc, ry, rx]),
+        name="conv")
+    check_grad(Y, [X, W], data_range=(-1, 1))
