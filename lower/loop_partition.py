@@ -16,7 +16,7 @@ from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
 from bound.linear import Linear
-from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, Stmt, seq
+from lower.stmt import AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
 from lower.stmt_functor import StmtMutator, stmt_children
 from schedule import arith
 from schedule.expr import GE, GT, LE, LT, Call, Expr, Var
@@ -52,6 +52,29 @@ class _Partition(StmtMutator):
         pieces = [For(s.loop_var, s.min, simplify(arith.sub(point, s.min)), s.kind, first),
                   For(s.loop_var, point, simplify(arith.sub(end, point)), s.kind, second)]
         return seq(*(p for p in pieces if arith.value_of(p.extent) != 0))
+
+
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
+        """A block index is cut as a loop is, into ``if (likely(blockIdx.x < point))`` over the
+        body without the guard, else the body with it (TVM's partition of a thread axis). Thread
+        indices of a block are left alone: their branches would put barriers under a condition."""
+        if (s.key != "thread_extent" or not isinstance(s.node, IterVar) or not s.node.thread_tag.startswith("blockIdx")
+                or (arith.value_of(s.value) is not None and not self.const_loops)):
+            return (yield from self.visit_default(s))
+        v = s.node.var
+        zero = arith.const(0, v.dtype)
+        cut = _find_cut(For(v, zero, s.value, ForKind.SERIAL, s.body))
+        if cut is None:
+            return (yield from self.visit_default(s))
+        point, guard, main_after = cut
+        point = simplify(arith.max_expr(zero, arith.min_expr(point, s.value)))
+        proven_body = yield _without(s.body, guard)
+        kept_body = yield s.body
+        if main_after:
+            body = IfThenElse(Call("bool", "likely", (arith.ge(v, point),)), proven_body, kept_body)
+        else:
+            body = IfThenElse(Call("bool", "likely", (arith.lt(v, point),)), proven_body, kept_body)
+        return AttrStmt(s.node, s.key, s.value, body)
 
 
 def _find_cut(loop: For) -> tuple[Expr, Expr, bool] | None:

@@ -140,3 +140,59 @@ def test_thread_axis():
         b = np.full((n, 3), np.nan, "float32")
         f(a, b)
         np.testing.assert_array_equal(b, a + 3)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_vectorize_under_a_block_index(exact):
+    """TVM's vectorize case: the block index is cut into a branch whose vectorized loop has no
+    guard and a branch that keeps it; the condition tests blockIdx.x, not the vector lane. Exact
+    mode has no guard to cut: its vector loop runs min(4, ...) lanes."""
+    n = te.size_var("n")
+    A, B = te.placeholder((n,), name="A"), te.placeholder((n,), name="B")
+    bias, scale = te.size_var("bias", dtype="float32"), te.size_var("scale", dtype="float32")
+    C = te.compute(A.shape, lambda *i: A(*i) + B(*i) * scale + bias, name="C")
+    s = te.create_schedule(C.op)
+    bx, x = s[C].split(C.op.axis[0], factor=128)
+    tx, x = s[C].split(x, nparts=32)
+    _, x = s[C].split(x, factor=4)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[C].vectorize(x)
+    with PassContext(config=PARTITION):
+        body = lower(s, [A, B, C, bias, scale], exact=exact).body.body
+        f = build(s, [A, B, C, bias, scale], exact=exact)
+    branch = body.body  # inside the blockIdx.x attribute
+    if exact:
+        assert not _has_if(body) and "vectorized (i0.inner.inner.inner, 0, min(4, " in str(body)
+    else:
+        _check_cut(branch, x)
+    for m in (5, 128, 300):
+        a, b = np.arange(m, dtype="float32"), np.linspace(-1, 1, m).astype("float32")
+        c = np.full(m, np.nan, "float32")
+        f(a, b, c, 1.5, 2.0)
+        np.testing.assert_allclose(c, a + b * 2 + 1.5, rtol=1e-6)
+
+
+def _check_cut(branch, x):
+    assert isinstance(branch, IfThenElse) and "blockIdx.x" in str(branch.condition)
+    assert x.var.name not in str(branch.condition)
+    assert not _has_if(branch.then_case) and _has_if(branch.else_case)
+    assert any(isinstance(y, For) and y.kind.value == "vectorized" for y in walk(branch.then_case))
+
+
+def test_thread_indices_of_a_block_are_not_cut():
+    """A cut over threadIdx.x would put a barrier of the block under a condition: left alone."""
+    n = te.size_var("n")
+    A = te.placeholder((n,), name="A")
+    C = te.compute(A.shape, lambda i: A[i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    tx, x = s[C].split(C.op.axis[0], nparts=32)
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    with PassContext(config=PARTITION):
+        text = str(lower(s, [A, C], exact=False))
+        f = build(s, [A, C], exact=False)
+    assert "if (likely((threadIdx.x <" not in text
+    a = np.arange(70, dtype="float32")
+    c = np.full(70, np.nan, "float32")
+    f(a, c)
+    np.testing.assert_array_equal(c, a * 2)
