@@ -234,3 +234,21 @@ def test_random_schedules_agree_with_the_reference_in_c(data):
         f(*(inputs[t] for t in p.placeholders), *outs)
         for t, out in zip(p.outputs, outs):
             assert np.array_equal(out, expected[t]), (t.name, exact)
+
+
+def test_an_extern_returning_no_number_is_an_error_not_a_silent_zero():
+    te.register_func("test_c.pair", lambda x: (x, x), override=True)
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: te.call_extern("float32", "test_c.pair", A[i]), name="B")
+    f = build(te.create_schedule(B.op), [A, B], target="c")
+    with pytest.raises(TypeError, match="external function 'test_c.pair' returned tuple, not a number"):
+        f(np.ones(4, "float32"), np.zeros(4, "float32"))
+
+
+def test_a_packed_function_may_return_anything():
+    te.register_func("test_c.copy_pair", lambda a, b: (np.copyto(b, a + 1), "done"), override=True)
+    A = te.placeholder((4,), name="A")
+    B = te.extern((4,), [A], lambda ins, outs: te.call_packed("test_c.copy_pair", ins[0], outs[0]), name="B")
+    b = np.full(4, np.nan, "float32")
+    build(te.create_schedule(B.op), [A, B], target="c")(np.arange(4, dtype="float32"), b)
+    np.testing.assert_array_equal(b, np.arange(4) + 1)

@@ -61,14 +61,16 @@ class Callbacks:
             if fn is None:
                 raise ValueError(f"no external function '{call.name}'; register it with te.register_func")
             result = fn(*_arguments(call, ptrs, ints, floats))
+            if result is None or (call.kind == "packed" and not isinstance(result, (int, float, np.number))):
+                result = 0  # what a packed function returns is not used
+            if not isinstance(result, (int, float, np.number)):
+                raise TypeError(f"external function '{call.name}' returned {type(result).__name__}, not a number")
+            fres[0] = float(result)
+            ires[0] = int(result) if np.isfinite(result) else 0  # the float result carries inf and nan
         except BaseException as err:  # raised again when the kernel returns
             if self.error is None:
                 self.error = err
             return 1
-        if result is None:
-            result = 0
-        fres[0] = float(result)
-        ires[0] = int(result)
         return 0
 
     def raise_error(self) -> None:

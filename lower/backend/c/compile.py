@@ -1,8 +1,7 @@
 """Compiling generated C with the system compiler, and caching the result.
 
-The shared object is named by a hash of the source, the compiler and its flags, in a user cache
-directory (``$TEBOUND_CACHE_DIR``, else ``$XDG_CACHE_HOME/tebound``, else
-``~/.cache/tebound``): building the same schedule twice compiles once.
+The shared object is keyed by a hash of the source, the compiler and its flags, in the user's
+kernel cache (:mod:`lower.backend.c.kernel_cache`): building the same schedule twice compiles once.
 """
 
 from __future__ import annotations
@@ -13,10 +12,10 @@ import platform
 import re
 import shutil
 import subprocess
-import tempfile
 from functools import cache
 from pathlib import Path
 
+from lower.backend.c.kernel_cache import cached_object
 from lower.errors import LoweringError
 
 #: Without fast-math. On x86, full-width AVX vectors: some CPUs' tuning (AMD Zen) prefers
@@ -34,15 +33,6 @@ def find_compiler() -> str | None:
     return None
 
 
-def cache_dir() -> Path:
-    """Where compiled kernels are kept."""
-    base = os.environ.get("TEBOUND_CACHE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "tebound"
-
-
 def compile_c(source: str) -> Path:
     """The shared object of *source*, compiled now or found in the cache.
 
@@ -53,21 +43,15 @@ def compile_c(source: str) -> Path:
     if cc is None:
         raise LoweringError("build: no C compiler found (set CC, or install cc); use target='python'")
     key = hashlib.sha256("\0".join([cc, *FLAGS, source]).encode()).hexdigest()[:32]
-    folder = cache_dir()
-    lib = folder / f"k_{key}.so"
-    if lib.exists():
-        return lib
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        src = Path(tmp) / "kernel.c"
+
+    def build(out: Path) -> None:
+        src = out.with_name("kernel.c")
         src.write_text(source)
-        out = Path(tmp) / "kernel.so"
         done = subprocess.run([cc, *FLAGS, "-o", str(out), str(src), "-lm"], capture_output=True, text=True,
                               timeout=600)
         if done.returncode != 0:
             raise LoweringError(_compile_error(done.stderr, source))
-        os.replace(out, lib)  # atomic: a concurrent build finds a whole file or none
-    return lib
+    return cached_object(key, build)
 
 
 def _compile_error(stderr: str, source: str) -> str:
