@@ -57,6 +57,65 @@ def matmul(n: int = 512):
         "Halide": lambda out: peers.halide_matmul(a, b, out), "TVM": lambda out: peers.tvm_matmul(a, b, out)}
 
 
+def conv2d(n: int = 56, c: int = 64, k: int = 64):
+    """NCHW 3x3, pad 1: the padding at the root (channels parallel); output channels split by 8
+    and x by 8, (ko, y) fused and parallel, a local accumulator at the x tile with the
+    reduction outermost, then the channel (unrolled), then x (vectorized)."""
+    data = te.placeholder((1, c, n, n), name="data")
+    weight = te.placeholder((k, c, 3, 3), name="weight")
+    pad = te.compute((1, c, n + 2, n + 2), lambda b, ch, y, x: te.if_then_else(
+        te.all(y >= 1, y <= n, x >= 1, x <= n), data[b, ch, y - 1, x - 1], te.const(0.0)), name="pad")
+    rc, ry, rx = te.reduce_axis((0, c), name="rc"), te.reduce_axis((0, 3), name="ry"), te.reduce_axis((0, 3), name="rx")
+    out = te.compute((1, k, n, n), lambda b, f, y, x: te.sum(
+        pad[b, rc, y + ry, x + rx] * weight[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
+    s = te.create_schedule(out.op)
+    s[pad].parallel(s[pad].op.axis[1])
+    local = s.cache_write(out, "local")
+    b, f, y, x = s[out].op.axis
+    ko, ki = s[out].split(f, factor=8)
+    xo, xi = s[out].split(x, factor=8)
+    s[out].reorder(b, ko, y, xo, ki, xi)
+    s[out].parallel(s[out].fuse(ko, y))
+    s[local].compute_at(s[out], xo)
+    lb, lf, ly, lx = s[local].op.axis
+    s[local].reorder(lb, ly, *s[local].op.reduce_axis, lf, lx)
+    s[local].unroll(lf)
+    s[local].vectorize(lx)
+    s[out].vectorize(xi)
+    rng = np.random.default_rng(2)
+    d = rng.random((1, c, n, n)).astype("float32")
+    w = rng.random((k, c, 3, 3)).astype("float32")
+
+    def numpy_conv():
+        p = np.pad(d[0], ((0, 0), (1, 1), (1, 1)))
+        cols = np.lib.stride_tricks.sliding_window_view(p, (3, 3), axis=(1, 2))  # c, n, n, 3, 3
+        return np.einsum("cyxij,kcij->kyx", cols, w, optimize=True)[None]
+    return s, [data, weight, out], [d, w], (1, k, n, n), numpy_conv, {}
+
+
+def softmax(rows: int = 4096, cols: int = 1024, exp=te.exp):
+    """Row softmax: rows parallel; max, exp and sum at the row; element-wise loops vectorized."""
+    x = te.placeholder((rows, cols), name="x")
+    k1, k2 = te.reduce_axis((0, cols), name="k1"), te.reduce_axis((0, cols), name="k2")
+    mx = te.compute((rows,), lambda i: te.max(x[i, k1], axis=k1), name="mx")
+    ex = te.compute((rows, cols), lambda i, j: exp(x[i, j] - mx[i]), name="ex")
+    sm = te.compute((rows,), lambda i: te.sum(ex[i, k2], axis=k2), name="sm")
+    out = te.compute((rows, cols), lambda i, j: ex[i, j] / sm[i], name="out")
+    s = te.create_schedule(out.op)
+    i, j = s[out].op.axis
+    s[out].parallel(i)
+    s[out].vectorize(j)
+    for st in (mx, ex, sm):
+        s[st].compute_at(s[out], i)
+    s[ex].vectorize(s[ex].op.axis[1])
+    a = np.random.default_rng(3).standard_normal((rows, cols)).astype("float32")
+
+    def numpy_softmax():
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    return s, [x, out], [a], (rows, cols), numpy_softmax, {}
+
+
 def median_time(fn, runs: int = 10) -> float:
     fn()
     times = []
@@ -69,7 +128,8 @@ def median_time(fn, runs: int = 10) -> float:
 
 def main() -> None:
     os.environ["TEBOUND_CACHE_DIR"] = tempfile.mkdtemp(prefix="tebound_bench_")
-    for name, make in (("blur 3x3, 3 stages, 2048^2", blur), ("matmul 512^3", matmul)):
+    for name, make in (("blur 3x3, 3 stages, 2048^2", blur), ("matmul 512^3", matmul),
+                       ("conv2d NCHW 3x3, C=K=64, 56^2", conv2d), ("softmax 4096x1024", softmax)):
         s, args, inputs, shape, ref, others = make()
         t = time.perf_counter()
         f = build(s, args, target="c")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from lower.backend.c.callback import BUFFER, CLIPPED, DTYPES, FLOAT, INT, STRING, WRITES, PythonCall
+from lower.backend.c.registers import Registers
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import BufferView, Load
@@ -80,6 +81,7 @@ class CExprSource(ExprFunctor[str]):
         self.names = names
         self.helpers: dict[str, str] = {}
         self.calls: list[PythonCall] = []  # call sites of Python functions, by their index
+        self.registers = Registers()  # local buffers written as variables
 
     # -- leaves ------------------------------------------------------------------------------
     def visit_int_imm(self, e: IntImm) -> str:
@@ -114,6 +116,8 @@ class CExprSource(ExprFunctor[str]):
         raise LoweringError(f"build: target 'c' cannot pass the string {e.value!r}")
 
     def visit_load(self, e: Load) -> str:
+        if e.buffer in self.registers.lanes:
+            return self.registers.element(e.buffer, e.index)
         return f"{self.names(e.buffer, e.buffer.name)}[{self(e.index)}]"
 
     def visit_buffer_view(self, e: BufferView) -> str:
@@ -267,9 +271,10 @@ class CExprSource(ExprFunctor[str]):
         elif kind == "max":
             body = "return a > b ? a : b;"
         elif kind == "floordiv":
-            body = f"{t} q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;"
+            # branch-free, so that the compiler hoists and shares it like other arithmetic
+            body = f"{t} r = a % b; return a / b - (({t})(r != 0) & ({t})((r ^ b) < 0));"
         else:
-            body = f"{t} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;"
+            body = f"{t} r = a % b; return r + (b & -(({t})(r != 0) & ({t})((r ^ b) < 0)));"
         self.helpers[name] = f"static inline {t} {name}({t} a, {t} b) {{ {body} }}"
         return name
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from lower.backend.c.callback import C_DECLARATION, PythonCall
 from lower.backend.c.expr import CExprSource, c_type
+from lower.backend.c.registers import promote
 from lower.backend.c.threads import KernelSource
+from lower.backend.c.vector import plan_vector_loop, vector_statements, vector_type
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import (
@@ -144,8 +146,27 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.emit(f"{t}* {name} = ({t}*)tb_alloc((int64_t)({self.expr(size)}), sizeof({t}));")
         return [f"free({name});"]
 
+    def vector_access(self, buf: Buffer, vt: str, index: Expr) -> str:
+        """The vector of *buf*'s elements from *index* on: a variable, or memory."""
+        if buf in self.expr.registers.lanes:
+            return self.expr.registers.vector(buf, index)
+        return f"*({vt}*)&{self.names(buf, buf.name)}[{self.expr(index)}]"
+
     def visit_allocate(self, s: Allocate) -> Steps:
         buf = s.buffer
+        regs = self.expr.registers
+        if buf in regs.lanes:
+            lanes = regs.lanes[buf]
+            count = int(arith.value_of(buf.size)) // lanes  # type: ignore[arg-type]
+            base = self.names(buf, buf.name)
+            regs.names[buf] = [self.names.fresh(f"{base}_r{k}") for k in range(count)]
+            t = c_type(buf.dtype)
+            if lanes > 1:
+                t, typedef = vector_type(buf.dtype, lanes)
+                self.expr.helpers.setdefault(t, typedef)
+            self.emit(f"{t} {', '.join(n + ' = {0}' if lanes > 1 else n + ' = 0' for n in regs.names[buf])};")
+            yield s.body
+            return
         closer = self.open_alloc(self.names(buf, buf.name), buf.dtype, buf.size)
         yield s.body
         self.close(closer)
@@ -156,6 +177,11 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             for k in range(int(count)):
                 value = arith.add(s.min, IntImm(s.loop_var.dtype, k))
                 yield substitute_stmt(s.body, {s.loop_var: value})
+            return
+        if s.kind == ForKind.VECTORIZED and (plan := plan_vector_loop(s)) is not None:
+            self.expr.helpers.setdefault(plan.type_name, plan.typedef())
+            for line in vector_statements(plan, self.expr, self.vector_access):
+                self.emit(line)
             return
         if s.kind == ForKind.PARALLEL:
             self.emit("#pragma omp parallel for schedule(static)")
@@ -175,11 +201,13 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         yield from self.let(s.var, s.value, s.body)
 
     def visit_store(self, s: Store) -> None:
-        buf = self.names(s.buffer, s.buffer.name)
         value = self.expr(s.value)
         if s.value.dtype != s.buffer.dtype:
             value = f"(({c_type(s.buffer.dtype)}){value})"
-        self.emit(f"{buf}[{self.expr(s.index)}] = {value};")
+        if s.buffer in self.expr.registers.lanes:
+            self.emit(f"{self.expr.registers.element(s.buffer, s.index)} = {value};")
+            return
+        self.emit(f"{self.names(s.buffer, s.buffer.name)}[{self.expr(s.index)}] = {value};")
 
     def visit_evaluate(self, s: Evaluate) -> None:
         if is_barrier(s) or is_allreduce(s):
@@ -205,6 +233,8 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> CP
     args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
     args.append("tb_callback_t tb_python")
     gen = _StmtSource(names)
+    body, lanes = promote(body)
+    gen.expr.registers.lanes.update(lanes)
     gen(body)
     helpers = [
         C_DECLARATION,

@@ -1,0 +1,156 @@
+"""Local buffers as variables (scalar replacement), so the C compiler keeps them in registers.
+
+A ``local`` buffer of a small constant size, outside GPU-style kernels, whose every access is
+at a constant element, or at a constant plus the variable of a vectorized loop written as
+vectors (:mod:`lower.backend.c.vector`), becomes one variable per element or per vector of
+lanes. Serial loops whose variable indexes the buffer are unrolled first, as TVM's
+``unroll_local_access`` and LLVM's unrolling do before they promote such buffers. A buffer
+reached any other way (a view, a varying index) stays an array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bound import simplify
+from lower.backend.c.vector import ELEMENTS, plan_vector_loop
+from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Load, Stmt, Store, seq
+from lower.stmt_functor import StmtMutator, stmt_children, walk
+from lower.substitute import substitute_stmt
+from schedule import arith
+from schedule.expr import Expr
+from schedule.functor import distinct_post_order, field_names, free_vars, substitute
+
+#: Buffers of at most this many elements may become variables.
+MAX_ELEMENTS = 256
+#: Loops of at most this many iterations are unrolled to make a buffer's indices constant.
+MAX_UNROLL = 64
+
+
+@dataclass
+class Registers:
+    """The promoted buffers: lanes per variable (1: scalars) and the variables' names."""
+
+    lanes: dict[Buffer, int] = field(default_factory=dict)
+    names: dict[Buffer, list[str]] = field(default_factory=dict)
+
+    def element(self, buf: Buffer, index: Expr) -> str:
+        """The C text of element *index* (a constant) of *buf*."""
+        k = _constant(index)
+        assert k is not None
+        lanes = self.lanes[buf]
+        var = self.names[buf][k // lanes]
+        return var if lanes == 1 else f"{var}[{k % lanes}]"
+
+    def vector(self, buf: Buffer, index: Expr) -> str:
+        """The variable holding the lanes from element *index* (a multiple of the lanes) on."""
+        k = _constant(index)
+        assert k is not None
+        return self.names[buf][k // self.lanes[buf]]
+
+
+def _constant(index: Expr) -> int | None:
+    v = arith.value_of(simplify(index))
+    return int(v) if isinstance(v, int) else None
+
+
+def promote(body: Stmt) -> tuple[Stmt, dict[Buffer, int]]:
+    """*body* with the loops unrolled that make promotable buffers' indices constant, and the
+    lanes of each buffer to write as variables."""
+    if any(isinstance(s, AttrStmt) and s.key == "thread_extent" for s in walk(body)):
+        return body, {}  # GPU-style kernels keep their per-thread arrays
+    p = _Promote()
+    return p(body), p.found
+
+
+class _Promote(StmtMutator):
+    def __init__(self) -> None:
+        self.found: dict[Buffer, int] = {}
+
+    def visit_allocate(self, s: Allocate) -> Generator[Any, Any, Stmt]:
+        new = yield from self.visit_default(s)
+        buf = new.buffer
+        size = arith.value_of(buf.size)
+        small = isinstance(size, int) and 0 < size <= MAX_ELEMENTS
+        if buf.scope != "local" or buf.dtype not in ELEMENTS or not small:
+            return new
+        unrolled = _Unroll(buf)(new.body)
+        lanes = _lanes(unrolled, buf, int(size))  # type: ignore[arg-type]
+        if lanes is None:
+            return new
+        self.found[buf] = lanes
+        return Allocate(buf, unrolled)
+
+
+def _indexes(s: Stmt, buf: Buffer) -> list[Expr]:
+    """The indices at which statement *s* itself (not those inside it) reaches *buf*."""
+    out = [s.index] if isinstance(s, Store) and s.buffer is buf else []
+    for name in field_names(s):
+        value = getattr(s, name)
+        for e in value if isinstance(value, tuple) else (value,):
+            if isinstance(e, Expr):
+                out += [x.index for x in distinct_post_order(e) if isinstance(x, Load) and x.buffer is buf]
+    return out
+
+
+class _Unroll(StmtMutator):
+    """Serial and unrolled loops of constant extent whose variable indexes *buf*, written out."""
+
+    def __init__(self, buf: Buffer) -> None:
+        self.buf = buf
+
+    def visit_for(self, s: For) -> Generator[Any, Any, Stmt]:
+        new = yield from self.visit_default(s)
+        extent = arith.value_of(new.extent)
+        if new.kind not in (ForKind.SERIAL, ForKind.UNROLLED) or not isinstance(extent, int) or extent > MAX_UNROLL:
+            return new
+        if not any(new.loop_var in free_vars(_indexes(x, self.buf)) for x in walk(new.body)):
+            return new
+        return seq(*(substitute_stmt(new.body, {new.loop_var: arith.add(new.min, arith.const(k, new.loop_var.dtype))})
+                     for k in range(extent)))
+
+
+def _lanes(body: Stmt, buf: Buffer, size: int) -> int | None:
+    """The lanes per variable if every access to *buf* in *body* is at a constant, or at a
+    constant multiple of the lanes plus a vector loop's variable; None otherwise."""
+    lanes: set[int] = set()
+    stack: list[tuple[Stmt, For | None]] = [(body, None)]
+    while stack:
+        s, vloop = stack.pop()
+        if _reaches_otherwise(s, buf):
+            return None
+        for index in _indexes(s, buf):
+            if vloop is None:
+                if _constant(index) is None:
+                    return None
+                continue
+            plan = plan_vector_loop(vloop)
+            v = vloop.loop_var
+            start = _constant(substitute(index, {v: vloop.min}))
+            if plan is None or start is None or start % plan.lanes or _constant(
+                    substitute(index, {v: arith.add(vloop.min, arith.const(1, v.dtype))})) != start + 1:
+                return None
+            lanes.add(plan.lanes)
+        inner = s if isinstance(s, For) and s.kind == ForKind.VECTORIZED else vloop
+        stack.extend((c, inner) for c in stmt_children(s))
+    if len(lanes) > 1:
+        return None
+    k = lanes.pop() if lanes else 1
+    return k if size % k == 0 else None
+
+
+def _reaches_otherwise(s: Stmt, buf: Buffer) -> bool:
+    """Whether *s* reaches *buf* other than by loading or storing an element (a view, a call)."""
+    for name in field_names(s):
+        value = getattr(s, name)
+        for e in value if isinstance(value, tuple) else (value,):
+            if not isinstance(e, Expr):
+                continue
+            for x in distinct_post_order(e):
+                if isinstance(x, Load):
+                    continue
+                if any(getattr(x, f, None) is buf for f in field_names(x)):
+                    return True
+    return False

@@ -1,0 +1,159 @@
+"""Vectorized loops as GCC vector code, so values stay in vector registers.
+
+A ``vectorized`` loop of constant extent whose statements store contiguously along the loop
+(``B[base + v] = ...``) and whose loads are contiguous along it or do not depend on it is
+written as straight-line vector statements, one per group of lanes. Other vectorized loops
+stay ``omp simd`` loops. Vector loads and stores go through a type of element alignment
+(unaligned access); a value that does not depend on the loop is broadcast by the arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bound import simplify
+from bound.linear import Linear
+from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
+from schedule import arith
+from schedule.dtype import bits
+from schedule.expr import Add, Div, Expr, Mul, Sub, Var
+from schedule.functor import children, free_vars, substitute
+
+#: Bytes of one vector register the generated code uses (AVX2's 256 bits).
+VECTOR_BYTES = 32
+#: Element types written as vectors, by dtype: their C element type.
+ELEMENTS = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t"}
+_OPS = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
+
+
+@dataclass(frozen=True)
+class VectorLoop:
+    """How a loop is written as vectors: *lanes* per vector of *dtype*, in groups covering it."""
+
+    loop: For
+    dtype: str
+    lanes: int
+    stores: tuple[Store, ...]
+
+    @property
+    def groups(self) -> int:
+        return int(arith.value_of(self.loop.extent)) // self.lanes  # type: ignore[arg-type]
+
+    @property
+    def type_name(self) -> str:
+        return f"tb_{self.dtype}x{self.lanes}"
+
+    def typedef(self) -> str:
+        return vector_type(self.dtype, self.lanes)[1]
+
+
+def plan_vector_loop(s: For) -> VectorLoop | None:
+    """The vector form of *s*, or None if it is not a loop of contiguous stores and loads."""
+    extent = arith.value_of(s.extent)
+    if not isinstance(extent, int) or extent < 2:
+        return None
+    stores = s.body.seq if isinstance(s.body, SeqStmt) else (s.body,)
+    if not stores or not all(isinstance(x, Store) for x in stores):
+        return None
+    dtypes = {x.buffer.dtype for x in stores}  # type: ignore[union-attr]
+    if len(dtypes) != 1 or (dtype := dtypes.pop()) not in ELEMENTS:
+        return None
+    lanes = min(extent, VECTOR_BYTES * 8 // bits(dtype))
+    if lanes < 2 or lanes & (lanes - 1) or extent % lanes:
+        return None
+    v = s.loop_var
+    for st in stores:
+        assert isinstance(st, Store)
+        if st.value.dtype != dtype or _step(st.index, v) != 1 or not _vectorizable(st.value, v, dtype):
+            return None
+    return VectorLoop(s, dtype, lanes, tuple(stores))  # type: ignore[arg-type]
+
+
+def _step(index: Expr, v: Var) -> int | None:
+    """How much *index* grows with *v* (0 if it does not use it); None if not by a constant."""
+    if v not in free_vars([index]):
+        return 0
+    lin = Linear.of(simplify(index))
+    k = lin.terms.get(v)
+    if k is None or any(v in free_vars([atom]) for atom in lin.terms if atom is not v):
+        return None
+    return k
+
+
+def _lane_nodes(value: Expr, v: Var) -> list[Expr]:
+    """The distinct nodes of *value* that vary along *v*, children first; a load is a leaf."""
+    order: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(value, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen or v not in free_vars([node]):
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        if not isinstance(node, Load):
+            stack.extend((c, False) for c in children(node))
+    return order
+
+
+def _vectorizable(value: Expr, v: Var, dtype: str) -> bool:
+    """Whether *value* is element-wise arithmetic over contiguous loads and values free of *v*."""
+    for node in _lane_nodes(value, v):
+        if isinstance(node, Load):
+            if node.dtype != dtype or _step(node.index, v) != 1:
+                return False
+        elif type(node) not in _OPS or node.dtype != dtype:
+            return False
+    return True
+
+
+def vector_type(dtype: str, lanes: int) -> tuple[str, str]:
+    """The name and the typedef of a vector of *lanes* elements of *dtype* (element-aligned)."""
+    name = f"tb_{dtype}x{lanes}"
+    size = lanes * bits(dtype) // 8
+    return name, (f"typedef {ELEMENTS[dtype]} {name} __attribute__((vector_size({size}), "
+                  f"aligned({bits(dtype) // 8})));")
+
+
+def vector_statements(plan: VectorLoop, scalar: Callable[[Expr], str], access: Callable[[Buffer, str, Expr], str]
+                      ) -> list[str]:
+    """The C statements of *plan*: each store of each group of lanes, in order. ``access(buffer,
+    vector type, index)`` is the C text of the vector of lanes from *index* on."""
+    loop, v, vt = plan.loop, plan.loop.loop_var, plan.type_name
+    lines = []
+    for g in range(plan.groups):
+        start = simplify(arith.add(loop.min, arith.const(g * plan.lanes, v.dtype)))
+        for st in plan.stores:
+            target = access(st.buffer, vt, simplify(substitute(st.index, {v: start})))
+            if v in free_vars([st.value]):
+                lines.append(f"{target} = {_vector_expr(st.value, v, start, scalar, access, vt)};")
+            else:  # one value for every lane
+                lanes = ", ".join(["tb_b"] * plan.lanes)
+                lines.append(f"{{ const {ELEMENTS[plan.dtype]} tb_b = {scalar(st.value)}; "
+                             f"{target} = ({vt}){{{lanes}}}; }}")
+    return lines
+
+
+def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str],
+                 access: Callable[[Buffer, str, Expr], str], vt: str) -> str:
+    """The vector C text of *value* for the lanes from *start* (children before parents, without
+    recursion: expressions may be thousands of nodes deep)."""
+    text: dict[int, str] = {}
+
+    def of(e: Expr) -> str:
+        return text[id(e)] if id(e) in text else scalar(e)
+    for node in _lane_nodes(value, v):
+        if isinstance(node, Load):
+            text[id(node)] = f"({access(node.buffer, vt, simplify(substitute(node.index, {v: start})))})"
+        else:
+            text[id(node)] = f"({of(node.a)} {_OPS[type(node)]} {of(node.b)})"  # type: ignore[attr-defined]
+    return text[id(value)]
+
+
+def is_vector_loop(s: Stmt) -> bool:
+    """Whether *s* is a loop this module can write as vectors."""
+    return isinstance(s, For) and plan_vector_loop(s) is not None

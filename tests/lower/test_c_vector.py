@@ -1,0 +1,137 @@
+"""The C target's vector code and register accumulators: vectorized loops of contiguous
+accesses become GCC vector statements, small local buffers become variables, and the floor
+division helpers are exact; every kernel is compared with NumPy."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import schedule as te
+from lower import build
+from lower.backend.c.compile import find_compiler
+
+pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+
+
+def _register_tiled_matmul(n: int = 64, rows: int = 4, cols: int = 16):
+    """A matmul with a register tile: a local accumulator of rows x cols at each tile, the
+    reduction outside its rows (unrolled) and columns (vectorized)."""
+    A, B = te.placeholder((n, n), name="A"), te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    mo, no, mi, ni = s[C].tile(C.op.axis[0], C.op.axis[1], rows, cols)
+    s[CC].compute_at(s[C], no)
+    mc, nc = s[CC].op.axis
+    (kk,) = s[CC].op.reduce_axis
+    s[CC].reorder(kk, mc, nc)
+    s[CC].unroll(mc)
+    s[CC].vectorize(nc)
+    s[C].parallel(mo)
+    s[C].vectorize(ni)
+    return s, A, B, C
+
+
+def test_the_accumulators_of_a_register_tiled_matmul_are_vector_variables():
+    s, A, B, C = _register_tiled_matmul()
+    f = build(s, [A, B, C], target="c")
+    source = f.get_source()
+    # 4 x 16 floats: eight vectors of 8 lanes, declared as variables, never as an array.
+    declared = re.findall(r"tb_float32x8 (C_local_r\d+) = \{0\}", source.replace(", ", " tb_float32x8 "))
+    assert len(set(declared)) == 8
+    assert "C_local[" not in source
+    assert re.search(r"C_local_r\d+ = \(\(C_local_r\d+\) \+ \(A\[", source)
+    rng = np.random.default_rng(0)
+    a, b = rng.random((64, 64), dtype=np.float32), rng.random((64, 64), dtype=np.float32)
+    c = np.full((64, 64), np.nan, "float32")
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+def test_a_scalar_accumulator_becomes_a_variable():
+    n = 16
+    A = te.placeholder((n, n), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    S = te.compute((n,), lambda i: te.sum(A[i, k] * A[i, k], axis=k), name="S")
+    s = te.create_schedule(S.op)
+    SL = s.cache_write(S, "local")
+    s[SL].compute_at(s[S], S.op.axis[0])
+    f = build(s, [A, S], target="c")
+    assert re.search(r"float S_local_r0 = 0;", f.get_source()) and "S_local[" not in f.get_source()
+    a = np.random.default_rng(1).standard_normal((n, n)).astype("float32")
+    out = np.full(n, np.nan, "float32")
+    f(a, out)
+    np.testing.assert_allclose(out, (a * a).sum(axis=1), rtol=1e-5)
+
+
+def test_a_local_buffer_with_a_varying_index_stays_an_array():
+    """The rows of the local tile are a serial loop too long to unroll: no variables."""
+    s, A, B, C = _register_tiled_matmul(n=128, rows=128, cols=8)
+    f = build(s, [A, B, C], target="c")
+    assert "C_local[" in f.get_source() and "C_local_r0" not in f.get_source()
+    rng = np.random.default_rng(2)
+    a, b = rng.random((128, 128), dtype=np.float32), rng.random((128, 128), dtype=np.float32)
+    c = np.full((128, 128), np.nan, "float32")
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("extent", [8, 16, 6, 3])
+def test_vectorized_loops_of_contiguous_and_broadcast_values(dtype, extent):
+    """Contiguous loads, a value broadcast along the loop, a constant store and an offset;
+    extents that are no multiple of a vector stay omp simd loops, with the same results."""
+    n = 4 * extent
+    A = te.placeholder((n + 1,), name="A", dtype=dtype)
+    W = te.placeholder((4,), name="W", dtype=dtype)
+    B = te.compute((n,), lambda i: A[i + 1] * W[i // extent] + A[i] - W[0], name="B")
+    Z = te.compute((n,), lambda i: B[i] * te.const(2, dtype), name="Z")
+    s = te.create_schedule(Z.op)
+    o, inner = s[Z].split(Z.op.axis[0], factor=extent)
+    s[B].compute_at(s[Z], o)
+    s[B].vectorize(s[B].op.axis[0])
+    s[Z].vectorize(inner)
+    f = build(s, [A, W, Z], target="c")
+    vector = extent in (8, 16)
+    assert ("tb_" + dtype + "x" in f.get_source()) == vector
+    rng = np.random.default_rng(3)
+    a = rng.integers(-9, 10, n + 1).astype(dtype)
+    w = rng.integers(-9, 10, 4).astype(dtype)
+    z = np.zeros(n, dtype)
+    f(a, w, z)
+    i = np.arange(n)
+    np.testing.assert_allclose(z, (a[i + 1] * w[i // extent] + a[i] - w[0]) * 2)
+
+
+def test_a_loop_with_a_gather_or_a_call_stays_scalar():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((32,), lambda i: A[i * 2] + te.exp(A[i]), name="B")
+    s = te.create_schedule(B.op)
+    s[B].vectorize(s[B].split(B.op.axis[0], factor=8)[1])
+    f = build(s, [A, B], target="c")
+    assert "tb_float32x" not in f.get_source() and "#pragma omp simd" in f.get_source()
+    a = np.linspace(-1, 1, 64).astype("float32")
+    b = np.zeros(32, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, a[::2] + np.exp(a[:32]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "int8"])
+def test_floor_division_and_modulo_of_every_sign(dtype):
+    n = 21 * 14
+    A = te.placeholder((n,), name="A", dtype=dtype)
+    B = te.placeholder((n,), name="B", dtype=dtype)
+    Q = te.compute((n,), lambda i: te.floordiv(A[i], B[i]), name="Q")
+    R = te.compute((n,), lambda i: te.floormod(A[i], B[i]), name="R")
+    s = te.create_schedule([Q.op, R.op])
+    f = build(s, [A, B, Q, R], target="c")
+    grid = np.array([(a, b) for a in range(-10, 11) for b in range(-7, 8) if b], dtype)
+    a, b = grid[:n, 0].copy(), grid[:n, 1].copy()
+    q, r = np.zeros(n, dtype), np.zeros(n, dtype)
+    f(a, b, q, r)
+    np.testing.assert_array_equal(q, np.floor_divide(a, b))
+    np.testing.assert_array_equal(r, np.mod(a, b))
