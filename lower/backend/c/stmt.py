@@ -44,6 +44,8 @@ from schedule.expr import Expr, IntImm, Var
 STACK_BYTES = 64 * 1024
 #: Unrolled loops of at most this many iterations are written out in the source.
 UNROLL_LIMIT = 64
+#: How OpenMP shares a parallel loop's iterations among its threads.
+PARALLEL_SCHEDULE = "static"
 #: The name of the compiled function.
 ENTRY = "tb_main"
 
@@ -184,7 +186,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
                 self.emit(line)
             return
         if s.kind == ForKind.PARALLEL:
-            self.emit("#pragma omp parallel for schedule(static)")
+            self.emit(f"#pragma omp parallel for schedule({PARALLEL_SCHEDULE})")
         elif s.kind == ForKind.VECTORIZED:
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
