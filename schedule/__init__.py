@@ -86,6 +86,7 @@ from schedule.intrinsics import (
     exp,
     exp2,
     exp10,
+    fast_exp,
     floor,
     likely,
     log,

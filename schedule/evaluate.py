@@ -83,10 +83,18 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "asin": math.asin, "acos": math.acos,
     "atan": math.atan, "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)), "erf": math.erf,
     "floor": math.floor, "ceil": math.ceil, "round": lambda x: float(round(x)), "trunc": math.trunc,
-    "fabs": abs, "pow": math.pow, **BIT_OPS, "bitwise_not": lambda x: ~x,
+    "fabs": abs, "pow": math.pow, "fast_exp": lambda x: _exp(x), **BIT_OPS, "bitwise_not": lambda x: ~x,
     # the set bits of the two's complement (32 bits, or 64 for values outside int32)
     "popcount": lambda x: bin(x & (0xFFFFFFFF if -2**31 <= x < 2**32 else 2**64 - 1)).count("1"),
 }
+
+
+def _exp(x: float) -> float:
+    """exp that overflows to inf, as C's does, instead of raising."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def extern_function(name: str) -> Any:

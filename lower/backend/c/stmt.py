@@ -27,18 +27,20 @@ from lower.stmt import (
     ForKind,
     IfThenElse,
     LetStmt,
+    Load,
     ProducerConsumer,
     SeqStmt,
     Stmt,
     Store,
     While,
 )
-from lower.stmt_functor import StmtFunctor
+from lower.stmt_functor import StmtFunctor, walk
 from lower.substitute import substitute_stmt
 from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.dtype import bits
 from schedule.expr import Expr, IntImm, Var
+from schedule.functor import distinct_post_order, field_names
 
 #: Allocations of at most this many bytes, of a constant size, go on the stack.
 STACK_BYTES = 64 * 1024
@@ -46,6 +48,8 @@ STACK_BYTES = 64 * 1024
 UNROLL_LIMIT = 64
 #: How OpenMP shares a parallel loop's iterations among its threads.
 PARALLEL_SCHEDULE = "static"
+#: A vector loop of more groups of lanes than this stays a loop (over the groups).
+MAX_VECTOR_GROUPS = 8
 #: The name of the compiled function.
 ENTRY = "tb_main"
 
@@ -148,6 +152,19 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.emit(f"{t}* {name} = ({t}*)tb_alloc((int64_t)({self.expr(size)}), sizeof({t}));")
         return [f"free({name});"]
 
+    def touches_registers(self, s: Stmt) -> bool:
+        """Whether *s* reads or writes a buffer held in variables (whose indices must be constant)."""
+        regs = self.expr.registers.lanes
+        if not regs:
+            return False
+        found = [x for x in walk(s) if isinstance(x, Store) and x.buffer in regs]
+        for x in walk(s):
+            for name in field_names(x):
+                e = getattr(x, name)
+                if isinstance(e, Expr):
+                    found += [y for y in distinct_post_order(e) if isinstance(y, Load) and y.buffer in regs]
+        return bool(found)
+
     def vector_access(self, buf: Buffer, vt: str, index: Expr) -> str:
         """The vector of *buf*'s elements from *index* on: a variable, or memory."""
         if buf in self.expr.registers.lanes:
@@ -182,8 +199,18 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             return
         if s.kind == ForKind.VECTORIZED and (plan := plan_vector_loop(s)) is not None:
             self.expr.helpers.setdefault(plan.type_name, plan.typedef())
-            for line in vector_statements(plan, self.expr, self.vector_access):
+            if plan.groups <= MAX_VECTOR_GROUPS or self.touches_registers(s):
+                for line in vector_statements(plan, self.expr, self.vector_access, self.expr.helpers):
+                    self.emit(line)
+                return
+            group = Var(f"{s.loop_var.name}_v", s.loop_var.dtype)
+            g = self.names(group, group.name)
+            self.emit(f"for ({c_type(group.dtype)} {g} = 0; {g} < {plan.groups}; ++{g}) {{")
+            self.indent += 1
+            for line in vector_statements(plan, self.expr, self.vector_access, self.expr.helpers, group):
                 self.emit(line)
+            self.indent -= 1
+            self.emit("}")
             return
         if s.kind == ForKind.PARALLEL:
             self.emit(f"#pragma omp parallel for schedule({PARALLEL_SCHEDULE})")

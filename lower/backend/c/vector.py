@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 from bound import simplify
 from bound.linear import Linear
+from lower.backend.c.fast_math import fast_expf_vector
 from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
 from schedule import arith
 from schedule.dtype import bits
-from schedule.expr import Add, Div, Expr, Mul, Sub, Var
+from schedule.expr import Add, Call, Div, Expr, Mul, Sub, Var
 from schedule.functor import children, free_vars, substitute
 
 #: Bytes of one vector register the generated code uses (AVX2's 256 bits).
@@ -106,6 +107,8 @@ def _vectorizable(value: Expr, v: Var, dtype: str) -> bool:
         if isinstance(node, Load):
             if node.dtype != dtype or _step(node.index, v) != 1:
                 return False
+        elif isinstance(node, Call) and node.name == "fast_exp" and dtype == "float32":
+            continue
         elif type(node) not in _OPS or node.dtype != dtype:
             return False
     return True
@@ -119,18 +122,23 @@ def vector_type(dtype: str, lanes: int) -> tuple[str, str]:
                   f"aligned({bits(dtype) // 8})));")
 
 
-def vector_statements(plan: VectorLoop, scalar: Callable[[Expr], str], access: Callable[[Buffer, str, Expr], str]
-                      ) -> list[str]:
-    """The C statements of *plan*: each store of each group of lanes, in order. ``access(buffer,
-    vector type, index)`` is the C text of the vector of lanes from *index* on."""
+def vector_statements(plan: VectorLoop, scalar: Callable[[Expr], str], access: Callable[[Buffer, str, Expr], str],
+                      helpers: dict[str, str], group: Var | None = None) -> list[str]:
+    """The C statements of *plan*: each store of each group of lanes, in order, or with *group*
+    those of group number *group* (the body of a loop over the groups). ``access(buffer, vector
+    type, index)`` is the C text of the vector of lanes from *index* on; functions the
+    statements call are added to *helpers*."""
     loop, v, vt = plan.loop, plan.loop.loop_var, plan.type_name
     lines = []
-    for g in range(plan.groups):
-        start = simplify(arith.add(loop.min, arith.const(g * plan.lanes, v.dtype)))
+    starts = [arith.add(loop.min, arith.const(g * plan.lanes, v.dtype)) for g in range(plan.groups)] \
+        if group is None else [arith.add(loop.min, arith.mul(group, arith.const(plan.lanes, v.dtype)))]
+    for first in starts:
+        start = simplify(first)
         for st in plan.stores:
             target = access(st.buffer, vt, simplify(substitute(st.index, {v: start})))
             if v in free_vars([st.value]):
-                lines.append(f"{target} = {_vector_expr(st.value, v, start, scalar, access, vt)};")
+                value = _vector_expr(st.value, v, start, scalar, access, vt, plan.lanes, helpers)
+                lines.append(f"{target} = {value};")
             else:  # one value for every lane
                 lanes = ", ".join(["tb_b"] * plan.lanes)
                 lines.append(f"{{ const {ELEMENTS[plan.dtype]} tb_b = {scalar(st.value)}; "
@@ -139,7 +147,7 @@ def vector_statements(plan: VectorLoop, scalar: Callable[[Expr], str], access: C
 
 
 def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str],
-                 access: Callable[[Buffer, str, Expr], str], vt: str) -> str:
+                 access: Callable[[Buffer, str, Expr], str], vt: str, lanes: int, helpers: dict[str, str]) -> str:
     """The vector C text of *value* for the lanes from *start* (children before parents, without
     recursion: expressions may be thousands of nodes deep)."""
     text: dict[int, str] = {}
@@ -149,6 +157,10 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
     for node in _lane_nodes(value, v):
         if isinstance(node, Load):
             text[id(node)] = f"({access(node.buffer, vt, simplify(substitute(node.index, {v: start})))})"
+        elif isinstance(node, Call):  # fast_exp
+            name, code = fast_expf_vector(lanes)
+            helpers.setdefault(name, code)
+            text[id(node)] = f"{name}({of(node.args[0])})"
         else:
             text[id(node)] = f"({of(node.a)} {_OPS[type(node)]} {of(node.b)})"  # type: ignore[attr-defined]
     return text[id(value)]
