@@ -1,10 +1,12 @@
-"""Run times of the C target on issue 14's workloads (run by hand: python benchmarks/bench_c_backend.py).
+"""Run times of the C target (run by hand: python benchmarks/bench_c_backend.py).
 
 A 3x3 blur in three stages (x-blur at the tile of the y-blur, tiled 64x64, rows parallel,
-inner loop vectorized) at 2048x2048, and a tiled 512^3 matmul (32x32 tiles, k split by 4,
-the outer rows parallel, the inner columns vectorized); medians of 10 runs, with NumPy's
-figures and the compile time of each kernel (a fresh cache). Where Halide or TVM is installed
-(a scratch environment, see :mod:`peers`), the same schedules run there in the same process.
+inner loop vectorized) at 2048x2048; a 512^3 matmul tiled 32x32 (k split by 4, outer rows
+parallel, inner columns vectorized) and the same with B packed and an 8x16 register tile; a
+3x3 conv2d with a local accumulator; a row softmax with exp and with fast_exp. Medians of 30
+runs, with NumPy's figures and the compile time of each kernel (a fresh cache). Where Halide
+or TVM is installed (a scratch environment, see :mod:`peers`), the same schedules run there in
+the same process.
 """
 
 from __future__ import annotations
@@ -57,6 +59,35 @@ def matmul(n: int = 512):
         "Halide": lambda out: peers.halide_matmul(a, b, out), "TVM": lambda out: peers.tvm_matmul(a, b, out)}
 
 
+def matmul_packed(n: int = 512, rows: int = 8, cols: int = 16):
+    """The schedule of TVM's "optimize GEMM on CPU" tutorial: B packed into column panels of
+    *cols*, a register tile of rows x cols accumulated in a local buffer (its rows unrolled,
+    its columns vectorized: variables in the C), output rows parallel."""
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    P = te.compute((n // cols, n, cols), lambda jo, kk, ji: B[kk, jo * cols + ji], name="P")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * P[j // cols, k, j % cols], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    mo, no, mi, ni = s[C].tile(C.op.axis[0], C.op.axis[1], rows, cols)
+    s[CC].compute_at(s[C], no)
+    mc, nc = s[CC].op.axis
+    (kk,) = s[CC].op.reduce_axis
+    s[CC].reorder(kk, mc, nc)
+    s[CC].unroll(mc)
+    s[CC].vectorize(nc)
+    s[C].parallel(mo)
+    s[C].vectorize(ni)
+    s[P].parallel(s[P].op.axis[0])
+    s[P].vectorize(s[P].op.axis[2])
+    rng = np.random.default_rng(1)
+    a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
+    return s, [A, B, C], [a, b], (n, n), lambda: a @ b, {
+        "Halide": lambda out: peers.halide_matmul_packed(a, b, out, rows, cols),
+        "TVM": lambda out: peers.tvm_matmul_packed(a, b, out, rows, cols)}
+
+
 def conv2d(n: int = 56, c: int = 64, k: int = 64):
     """NCHW 3x3, pad 1: the padding at the root (channels parallel); output channels split by 8
     and x by 8, (ko, y) fused and parallel, a local accumulator at the x tile with the
@@ -90,7 +121,8 @@ def conv2d(n: int = 56, c: int = 64, k: int = 64):
         p = np.pad(d[0], ((0, 0), (1, 1), (1, 1)))
         cols = np.lib.stride_tricks.sliding_window_view(p, (3, 3), axis=(1, 2))  # c, n, n, 3, 3
         return np.einsum("cyxij,kcij->kyx", cols, w, optimize=True)[None]
-    return s, [data, weight, out], [d, w], (1, k, n, n), numpy_conv, {}
+    return s, [data, weight, out], [d, w], (1, k, n, n), numpy_conv, {
+        "Halide": lambda o: peers.halide_conv2d(d, w, o), "TVM": lambda o: peers.tvm_conv2d(d, w, o)}
 
 
 def softmax(rows: int = 4096, cols: int = 1024, exp=te.exp):
@@ -113,7 +145,9 @@ def softmax(rows: int = 4096, cols: int = 1024, exp=te.exp):
     def numpy_softmax():
         e = np.exp(a - a.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
-    return s, [x, out], [a], (rows, cols), numpy_softmax, {}
+    fast = exp is te.fast_exp
+    return s, [x, out], [a], (rows, cols), numpy_softmax, {
+        "Halide": lambda o: peers.halide_softmax(a, o, fast), "TVM": lambda o: peers.tvm_softmax(a, o, fast)}
 
 
 def median_time(fn, runs: int = 10) -> float:
@@ -126,30 +160,60 @@ def median_time(fn, runs: int = 10) -> float:
     return statistics.median(times)
 
 
+def alternating_medians(runners: dict, rounds: int = 5, runs: int = 6) -> dict:
+    """Median time of each runner, the runners taking turns (*rounds* of *runs* each), so that a
+    change in the machine's load falls on all of them alike."""
+    times: dict = {name: [] for name in runners}
+    for fn in runners.values():
+        fn()
+    for _ in range(rounds):
+        for name, fn in runners.items():
+            for _ in range(runs):
+                t = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def main() -> None:
     os.environ["TEBOUND_CACHE_DIR"] = tempfile.mkdtemp(prefix="tebound_bench_")
-    for name, make in (("blur 3x3, 3 stages, 2048^2", blur), ("matmul 512^3", matmul),
-                       ("conv2d NCHW 3x3, C=K=64, 56^2", conv2d), ("softmax 4096x1024", softmax)):
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| workload | ours (C) | Halide | TVM | NumPy | ours / best peer | compile: ours, Halide, TVM (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, make in (("blur 3x3, 3 stages, 2048^2", blur), ("matmul 512^3, tiled", matmul),
+                       ("matmul 512^3, packed, 8x16 register tile", matmul_packed),
+                       ("conv2d NCHW 3x3, C=K=64, 56^2", conv2d), ("softmax 4096x1024, exp", softmax),
+                       ("softmax 4096x1024, fast_exp", lambda: softmax(exp=te.fast_exp))):
         s, args, inputs, shape, ref, others = make()
+        expected = ref()
         t = time.perf_counter()
         f = build(s, args, target="c")
-        compile_s = time.perf_counter() - t
+        compiles = {"ours": time.perf_counter() - t}
         out = np.full(shape, np.nan, "float32")
-        run = median_time(lambda f=f, inputs=inputs, out=out: f(*inputs, out), runs=30)
-        np.testing.assert_allclose(out, ref(), rtol=1e-4)
-        print(f"{name}: C {run * 1e3:.2f} ms, NumPy {median_time(ref) * 1e3:.2f} ms, "
-              f"lower+compile {compile_s:.2f} s")
+        f(*inputs, out)
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-6)
+        runners = {"ours": lambda f=f, inputs=inputs, out=out: f(*inputs, out)}
         for peer, prepare in others.items():
             t = time.perf_counter()
             go = prepare(np.zeros(shape, "float32"))
             if go is None:
-                print(f"  {peer}: not installed")
                 continue
-            compile_s = time.perf_counter() - t
+            compiles[peer] = time.perf_counter() - t
             got = go()
-            np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), ref(), rtol=1e-4)
-            theirs = median_time(go, runs=30)
-            print(f"  {peer}: {theirs * 1e3:.2f} ms (ours / theirs {run / theirs:.2f}), compile {compile_s:.2f} s")
+            np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), expected,
+                                       rtol=1e-4, atol=1e-6)
+            runners[peer] = go
+        runners["NumPy"] = ref
+        med = alternating_medians(runners)
+        peers_run = [med[p] for p in ("Halide", "TVM") if p in med]
+        ratio = f"{med['ours'] / min(peers_run):.2f}" if peers_run else "-"
+
+        def cell(k: str, med: dict = med) -> str:
+            return f"{med[k] * 1e3:.2f}" if k in med else "-"
+        comp = ", ".join(f"{compiles[k]:.2f}" if k in compiles else "-" for k in ("ours", "Halide", "TVM"))
+        print(f"| {name} | {cell('ours')} | {cell('Halide')} | {cell('TVM')} | {cell('NumPy')} | {ratio} | {comp} |",
+              flush=True)
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

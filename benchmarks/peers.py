@@ -130,3 +130,183 @@ def tvm_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, tile: int = 32) ->
     dev = tvm.cpu()
     ta, tb, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(b, dev), tvm.runtime.tensor(out, dev)
     return lambda: (f(ta, tb, tout), tout)[1]
+
+
+def halide_matmul_packed(a: np.ndarray, b: np.ndarray, out: np.ndarray, rows: int = 8, cols: int = 16) -> Run | None:
+    try:
+        import halide as hl
+    except ImportError:
+        return None
+    i, j, io, jo, ii, ji, jp, kk = (hl.Var(n) for n in ("i", "j", "io", "jo", "ii", "ji", "jp", "kk"))
+    n = a.shape[1]
+    A, B = hl.ImageParam(hl.Float(32), 2, "A"), hl.ImageParam(hl.Float(32), 2, "B")
+    k = hl.RDom([(0, n)], "k")
+    P, acc, C = hl.Func("P"), hl.Func("acc"), hl.Func("C")
+    P[ji, kk, jp] = B[jp * cols + ji, kk]  # column panels of B
+    acc[j, i] = 0.0
+    acc[j, i] += A[k, i] * P[j % cols, k, j // cols]
+    C[j, i] = acc[j, i]
+    C.tile(j, i, jo, io, ji, ii, cols, rows).parallel(io).vectorize(ji)
+    acc.compute_at(C, jo).vectorize(j).unroll(i)
+    acc.update().reorder(j, i, k).vectorize(j).unroll(i)
+    P.compute_root().parallel(jp).vectorize(ji)
+    C.compile_jit()
+    A.set(hl.Buffer(a))
+    B.set(hl.Buffer(b))
+    result = hl.Buffer(out)
+    return lambda: (C.realize(result), np.asarray(result))[1]
+
+
+def tvm_matmul_packed(a: np.ndarray, b: np.ndarray, out: np.ndarray, rows: int = 8, cols: int = 16) -> Run | None:
+    found = _tvm()
+    if found is None:
+        return None
+    tvm, te, Schedule = found
+    n = a.shape[0]
+    A, B = te.placeholder((n, n), name="A"), te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    P = te.compute((n // cols, n, cols), lambda jo, kk, ji: B[kk, jo * cols + ji], name="P")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * P[j // cols, k, j % cols], axis=k), name="C")
+    sch = Schedule(te.create_prim_func([A, B, C]))
+    block = sch.get_sblock("C")
+    local = sch.cache_write(block, 0, "local")
+    i, j, kk = sch.get_loops(block)
+    io, ii = sch.split(i, [None, rows])
+    jo, ji = sch.split(j, [None, cols])
+    sch.reorder(io, jo, kk, ii, ji)
+    sch.reverse_compute_at(local, jo)
+    sch.unroll(ii)
+    sch.vectorize(ji)
+    sch.parallel(io)  # TVM checks parallel and vectorize on the reduction before its init is split off
+    init = sch.decompose_reduction(block, kk)
+    sch.vectorize(sch.get_loops(init)[-1])
+    sch.vectorize(sch.get_loops(local)[-1])
+    pj, _, pi = sch.get_loops(sch.get_sblock("P"))
+    sch.parallel(pj)
+    sch.vectorize(pi)
+    f = _tvm_compile(tvm, sch.mod)
+    dev = tvm.cpu()
+    ta, tb, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(b, dev), tvm.runtime.tensor(out, dev)
+    return lambda: (f(ta, tb, tout), tout)[1]
+
+
+def halide_conv2d(d: np.ndarray, w: np.ndarray, out: np.ndarray) -> Run | None:
+    """Our conv2d schedule: padding at the root (channels parallel), output channels by 8 and x
+    by 8, (ko, y) fused and parallel, an accumulator at the x tile with the reduction
+    outermost, the channel unrolled and x vectorized."""
+    try:
+        import halide as hl
+    except ImportError:
+        return None
+    _, c, n, _ = d.shape
+    x, y, f, b, xo, xi, fo, fi, t = (hl.Var(v) for v in ("x", "y", "f", "b", "xo", "xi", "fo", "fi", "t"))
+    D = hl.ImageParam(hl.Float(32), 4, "data")
+    W = hl.ImageParam(hl.Float(32), 4, "weight")
+    r = hl.RDom([(0, 3), (0, 3), (0, c)], "r")
+    pad, acc, out_f = hl.Func("pad"), hl.Func("acc"), hl.Func("conv")
+    inside = hl.BoundaryConditions.constant_exterior(D, 0.0, [(0, n), (0, n), (0, c), (0, 1)])
+    pad[x, y, f, b] = inside[x - 1, y - 1, f, b]
+    acc[x, y, f, b] = 0.0
+    acc[x, y, f, b] += pad[x + r.x, y + r.y, r.z, b] * W[r.x, r.y, r.z, f]
+    out_f[x, y, f, b] = acc[x, y, f, b]
+    out_f.split(f, fo, fi, 8).split(x, xo, xi, 8).reorder(xi, fi, xo, y, fo, b).fuse(y, fo, t).parallel(t).vectorize(xi)
+    acc.compute_at(out_f, xo).vectorize(x).unroll(f)
+    acc.update().reorder(x, f, r.x, r.y, r.z).vectorize(x).unroll(f)
+    pad.compute_root().parallel(f)
+    out_f.compile_jit()
+    D.set(hl.Buffer(d))
+    W.set(hl.Buffer(w))
+    result = hl.Buffer(out)
+    return lambda: (out_f.realize(result), np.asarray(result))[1]
+
+
+def tvm_conv2d(d: np.ndarray, w: np.ndarray, out: np.ndarray) -> Run | None:
+    found = _tvm()
+    if found is None:
+        return None
+    tvm, te, Schedule = found
+    _, c, n, _ = d.shape
+    kout = w.shape[0]
+    data = te.placeholder(d.shape, name="data")
+    weight = te.placeholder(w.shape, name="weight")
+    pad = te.compute((1, c, n + 2, n + 2), lambda bb, ch, yy, xx: te.if_then_else(
+        te.all(yy >= 1, yy <= n, xx >= 1, xx <= n), data[bb, ch, yy - 1, xx - 1], te.const(0.0)), name="pad")
+    rc, ry, rx = te.reduce_axis((0, c), "rc"), te.reduce_axis((0, 3), "ry"), te.reduce_axis((0, 3), "rx")
+    conv = te.compute((1, kout, n, n), lambda bb, ff, yy, xx: te.sum(
+        pad[bb, rc, yy + ry, xx + rx] * weight[ff, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
+    sch = Schedule(te.create_prim_func([data, weight, conv]))
+    sch.parallel(sch.get_loops(sch.get_sblock("pad"))[1])
+    block = sch.get_sblock("conv")
+    local = sch.cache_write(block, 0, "local")
+    bb, ff, yy, xx, rcl, ryl, rxl = sch.get_loops(block)
+    fo, fi = sch.split(ff, [None, 8])
+    xo, xi = sch.split(xx, [None, 8])
+    sch.reorder(bb, fo, yy, xo, rcl, ryl, rxl, fi, xi)
+    sch.reverse_compute_at(local, xo)
+    sch.unroll(fi)
+    sch.vectorize(xi)
+    sch.parallel(sch.fuse(fo, yy))
+    init = sch.decompose_reduction(block, rcl)
+    sch.vectorize(sch.get_loops(init)[-1])
+    sch.vectorize(sch.get_loops(local)[-1])
+    f = _tvm_compile(tvm, sch.mod)
+    dev = tvm.cpu()
+    td, tw, tout = tvm.runtime.tensor(d, dev), tvm.runtime.tensor(w, dev), tvm.runtime.tensor(out, dev)
+    return lambda: (f(td, tw, tout), tout)[1]
+
+
+def halide_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | None:
+    """Rows parallel; max, exp and sum at the row; element-wise loops vectorized (8 lanes)."""
+    try:
+        import halide as hl
+    except ImportError:
+        return None
+    rows, cols = a.shape
+    i, j = hl.Var("i"), hl.Var("j")
+    X = hl.ImageParam(hl.Float(32), 2, "x")
+    k = hl.RDom([(0, cols)], "k")
+    mx, ex, sm, o = hl.Func("mx"), hl.Func("ex"), hl.Func("sm"), hl.Func("out")
+    mx[i] = hl.maximum(X[k, i])
+    ex[j, i] = (hl.fast_exp if fast else hl.exp)(X[j, i] - mx[i])
+    sm[i] = hl.sum(ex[k, i])
+    o[j, i] = ex[j, i] / sm[i]
+    o.parallel(i).vectorize(j, 8)
+    mx.compute_at(o, i)
+    ex.compute_at(o, i).vectorize(j, 8)
+    sm.compute_at(o, i)
+    o.compile_jit()
+    X.set(hl.Buffer(a))
+    result = hl.Buffer(out)
+    return lambda: (o.realize(result), np.asarray(result))[1]
+
+
+def tvm_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | None:
+    found = _tvm()
+    if found is None:
+        return None
+    tvm, te, Schedule = found
+    from tvm import topi
+
+    rows, cols = a.shape
+    x = te.placeholder((rows, cols), name="x")
+    k1, k2 = te.reduce_axis((0, cols), "k1"), te.reduce_axis((0, cols), "k2")
+    mx = te.compute((rows,), lambda r: te.max(x[r, k1], axis=k1), name="mx")
+    shifted = te.compute((rows, cols), lambda r, c: x[r, c] - mx[r], name="shifted")
+    ex = topi.fast_exp(shifted) if fast else te.compute((rows, cols), lambda r, c: te.exp(shifted[r, c]), name="ex")
+    sm = te.compute((rows,), lambda r: te.sum(ex[r, k2], axis=k2), name="sm")
+    o = te.compute((rows, cols), lambda r, c: ex[r, c] / sm[r], name="out")
+    sch = Schedule(te.create_prim_func([x, o]))
+    sch.compute_inline(sch.get_sblock("shifted"))
+    r, c = sch.get_loops(sch.get_sblock("out"))
+    sch.parallel(r)
+    sch.vectorize(c)
+    ex_block = sch.get_producers(sch.get_sblock("sm"))[0]
+    for name in ("sm",):
+        sch.compute_at(sch.get_sblock(name), r)
+    sch.compute_at(ex_block, r)
+    sch.compute_at(sch.get_sblock("mx"), r)
+    sch.vectorize(sch.get_loops(ex_block)[-1])
+    f = _tvm_compile(tvm, sch.mod)
+    dev = tvm.cpu()
+    ta, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(out, dev)
+    return lambda: (f(ta, tout), tout)[1]
