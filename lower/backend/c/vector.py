@@ -2,8 +2,9 @@
 
 A ``vectorized`` loop of constant extent whose statements store contiguously along the loop
 (``B[base + v] = ...``) and whose loads are contiguous along it or do not depend on it is
-written as straight-line vector statements, one per group of lanes. Other vectorized loops
-stay ``omp simd`` loops. Vector loads and stores go through a type of element alignment
+written as vector statements, one per group of lanes (a loop over the groups when there are
+many); ``fast_exp`` calls become its vector function. Other vectorized loops stay ``omp
+simd`` loops. Vector loads and stores go through a type of element alignment
 (unaligned access); a value that does not depend on the loop is broadcast by the arithmetic.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from bound import simplify
 from bound.linear import Linear
 from lower.backend.c.fast_math import fast_expf_vector
-from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
+from lower.stmt import Buffer, For, Load, SeqStmt, Store
 from schedule import arith
 from schedule.dtype import bits
 from schedule.expr import Add, Call, Div, Expr, Mul, Sub, Var
@@ -165,7 +166,3 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
             text[id(node)] = f"({of(node.a)} {_OPS[type(node)]} {of(node.b)})"  # type: ignore[attr-defined]
     return text[id(value)]
 
-
-def is_vector_loop(s: Stmt) -> bool:
-    """Whether *s* is a loop this module can write as vectors."""
-    return isinstance(s, For) and plan_vector_loop(s) is not None
