@@ -149,3 +149,36 @@ def test_openmp_threads_wait_passively_unless_the_user_chose(given, expected):
     code = "import os, lower.backend.c.kernel; print(os.environ.get('OMP_WAIT_POLICY'))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(expected)
+
+
+def test_a_parallel_body_takes_its_arrays_as_restrict_parameters():
+    """OpenMP would pass the arrays in a struct, losing restrict: the body is a function of
+    the loop variable, the outer scalars and restrict arrays, and computes the same."""
+    n = 64
+    A = te.placeholder((n, n), name="A")
+    scale = te.var("scale", dtype="float32")
+    B = te.compute((n, n), lambda i, j: A[i, j] * scale + A[j, i], name="B")
+    s = te.create_schedule(B.op)
+    s[B].parallel(B.op.axis[0])
+    f = build(s, [A, B, scale], target="c")
+    source = f.get_source()
+    assert re.search(r"static inline void tb_parallel_body\(int32_t i, float scale, "
+                     r"float\* restrict B, float\* restrict A\)", source)
+    assert "tb_parallel_body(i, scale, B, A);" in source
+    a = np.random.default_rng(4).standard_normal((n, n)).astype("float32")
+    b = np.full((n, n), np.nan, "float32")
+    f(a, b, 1.5)
+    np.testing.assert_allclose(b, a * 1.5 + a.T, rtol=1e-5, atol=1e-6)  # C may fuse the multiply-add
+
+
+def test_a_parallel_body_that_calls_python():
+    te.register_func("test_c.twice", lambda x: 2 * x, override=True)
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: te.call_extern("float32", "test_c.twice", A[i]), name="B")
+    s = te.create_schedule(B.op)
+    s[B].parallel(B.op.axis[0])
+    f = build(s, [A, B], target="c")
+    assert "tb_callback_t tb_python)" in f.get_source().split("int32_t tb_main")[0]
+    b = np.zeros(8, "float32")
+    f(np.arange(8, dtype="float32"), b)
+    np.testing.assert_array_equal(b, 2 * np.arange(8))

@@ -84,6 +84,10 @@ class CExprSource(ExprFunctor[str]):
         self.calls: list[PythonCall] = []  # call sites of Python functions, by their index
         self.registers = Registers()  # local buffers written as variables
 
+    def buffer_name(self, buf: object) -> str:
+        """The C name of the array *buf*."""
+        return self.names(buf, buf.name)  # type: ignore[attr-defined]
+
     # -- leaves ------------------------------------------------------------------------------
     def visit_int_imm(self, e: IntImm) -> str:
         if is_bool(e.dtype):
@@ -119,7 +123,7 @@ class CExprSource(ExprFunctor[str]):
     def visit_load(self, e: Load) -> str:
         if e.buffer in self.registers.lanes:
             return self.registers.element(e.buffer, e.index)
-        return f"{self.names(e.buffer, e.buffer.name)}[{self(e.index)}]"
+        return f"{self.buffer_name(e.buffer)}[{self(e.index)}]"
 
     def visit_buffer_view(self, e: BufferView) -> str:
         raise LoweringError(f"build: buffer '{e.name}' can only be passed to a call")
@@ -244,7 +248,7 @@ class CExprSource(ExprFunctor[str]):
                 ints += [str(BUFFER), str(DTYPES.index(view.buffer.dtype)), str(len(view.shape)),
                          *(f"(int64_t)({self(x)})" for x in (*view.shape, *view.strides, view.offset)),
                          f"(int64_t)({self(view.buffer.size)})", flags]
-                ptrs.append(self.names(view.buffer, view.buffer.name))
+                ptrs.append(self.buffer_name(view.buffer))
             elif isinstance(a, StringImm):
                 ints += [str(STRING), str(len(strings))]
                 strings.append(a.value)

@@ -21,7 +21,9 @@ from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import (
     Allocate,
+    AttrStmt,
     Buffer,
+    BufferView,
     Evaluate,
     For,
     ForKind,
@@ -40,7 +42,7 @@ from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.dtype import bits
 from schedule.expr import Expr, IntImm, Var
-from schedule.functor import distinct_post_order, field_names
+from schedule.functor import distinct_post_order, field_names, free_vars
 
 #: Allocations of at most this many bytes, of a constant size, go on the stack.
 STACK_BYTES = 64 * 1024
@@ -169,7 +171,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         """The vector of *buf*'s elements from *index* on: a variable, or memory."""
         if buf in self.expr.registers.lanes:
             return self.expr.registers.vector(buf, index)
-        return f"*({vt}*)&{self.names(buf, buf.name)}[{self.expr(index)}]"
+        return f"*({vt}*)&{self.expr.buffer_name(buf)}[{self.expr(index)}]"
 
     def visit_allocate(self, s: Allocate) -> Steps:
         buf = s.buffer
@@ -214,11 +216,70 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             return
         if s.kind == ForKind.PARALLEL:
             self.emit(f"#pragma omp parallel for schedule({PARALLEL_SCHEDULE})")
-        elif s.kind == ForKind.VECTORIZED:
+            yield from self.parallel_body(s)
+            return
+        if s.kind == ForKind.VECTORIZED:
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
             self.emit("#pragma GCC unroll 8")
         yield from self.block(self.loop_head(s), s.body)
+
+    def parallel_body(self, s: For) -> Steps:
+        """A parallel loop whose body is a function taking the arrays it reaches as restrict
+        parameters. OpenMP moves the body into a function that receives the pointers in a
+        struct, where the restrict of our parameters is lost; without it the compiler must
+        assume that a store may change any other array, and reloads and stores back what it
+        could keep in registers (gcc keeps the restrict of an inlined function's parameters)."""
+        params = self.outlined_parameters(s)
+        if params is None:
+            yield from self.block(self.loop_head(s), s.body)
+            return
+        fn = self.names.fresh("tb_parallel_body")
+        saved = self.lines, self.indent
+        self.lines, self.indent = [], 1
+        yield s.body
+        body, (self.lines, self.indent) = self.lines, saved
+        if any("tb_python" in line for line in body):
+            params.append(("tb_callback_t tb_python", "tb_python"))
+        signature = ", ".join(p for p, _ in params)
+        self.expr.helpers[fn] = "\n".join([f"static inline void {fn}({signature}) {{", *body, "}"])
+        self.emit(self.loop_head(s) + " {")
+        self.emit(f"  {fn}({', '.join(a for _, a in params)});")
+        self.emit("}")
+
+    def outlined_parameters(self, s: For) -> list[tuple[str, str]] | None:
+        """The parameters of a parallel loop's body as a function: the loop variable, the
+        scalars defined outside it, the arrays from outside it; None when the body holds what
+        a function cannot take (thread-bound kernels, arrays held in variables)."""
+        inside_buffers: set[Buffer] = set()
+        defined: set[Var] = set()
+        used: dict[Var, None] = {}
+        for x in walk(s.body):
+            if isinstance(x, AttrStmt) and x.key in ("thread_extent", "virtual_thread"):
+                return None
+            if isinstance(x, Allocate):
+                inside_buffers.add(x.buffer)
+            elif isinstance(x, For):
+                defined.add(x.loop_var)
+            elif isinstance(x, LetStmt):
+                defined.add(x.var)
+            for name in field_names(x):
+                e = getattr(x, name)
+                if isinstance(e, Expr):
+                    used.update(dict.fromkeys(free_vars([e])))
+        outside = [b for b in _buffers_used(s.body) if b not in inside_buffers]
+        if any(b in self.expr.registers.lanes for b in outside):
+            return None
+        loop_var = self.names(s.loop_var, s.loop_var.name)
+        params = [(f"{c_type(s.loop_var.dtype)} {loop_var}", loop_var)]
+        for v in used:
+            if v not in defined and v is not s.loop_var:
+                name = self.names(v, v.name)
+                params.append((f"{c_type(v.dtype)} {name}", name))
+        for b in outside:
+            name = self.expr.buffer_name(b)
+            params.append((f"{c_type(b.dtype)}* restrict {name}", name))
+        return params
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
         yield from self.if_else(self.expr(s.condition), s.then_case, s.else_case)
@@ -236,7 +297,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         if s.buffer in self.expr.registers.lanes:
             self.emit(f"{self.expr.registers.element(s.buffer, s.index)} = {value};")
             return
-        self.emit(f"{self.names(s.buffer, s.buffer.name)}[{self.expr(s.index)}] = {value};")
+        self.emit(f"{self.expr.buffer_name(s.buffer)}[{self.expr(s.index)}] = {value};")
 
     def visit_evaluate(self, s: Evaluate) -> None:
         if is_barrier(s) or is_allreduce(s):
@@ -244,6 +305,21 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         if isinstance(s.value, IntImm):
             return
         self.emit(f"(void){self.expr(s.value)};")
+
+
+def _buffers_used(s: Stmt) -> list[Buffer]:
+    """The buffers *s* loads, stores or passes to calls, in order of first use."""
+    found: dict[Buffer, None] = {}
+    for x in walk(s):
+        if isinstance(x, Store):
+            found[x.buffer] = None
+        for name in field_names(x):
+            e = getattr(x, name)
+            if isinstance(e, Expr):
+                for y in distinct_post_order(e):
+                    if isinstance(y, (Load, BufferView)):
+                        found[y.buffer] = None
+    return list(found)
 
 
 @dataclass(frozen=True)
