@@ -11,9 +11,16 @@ import pytest
 
 import schedule as te
 from lower import build
-from lower.backend.c.compile import find_compiler
+from lower.backend.c.compile import find_compiler, native_vector_bytes
 
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+
+
+def _lanes(extent: int, dtype: str = "float32") -> int:
+    """The lanes of the vector code of a loop of *extent* (0: no vector code), as
+    lower.backend.c.vector chooses them on this machine."""
+    lanes = min(extent, native_vector_bytes() * 8 // int("".join(c for c in dtype if c.isdigit())))
+    return lanes if lanes >= 2 and not lanes & (lanes - 1) and extent % lanes == 0 else 0
 
 
 def _register_tiled_matmul(n: int = 64, rows: int = 4, cols: int = 16):
@@ -40,9 +47,11 @@ def test_the_accumulators_of_a_register_tiled_matmul_are_vector_variables():
     s, A, B, C = _register_tiled_matmul()
     f = build(s, [A, B, C], target="c")
     source = f.get_source()
-    # 4 x 16 floats: eight vectors of 8 lanes, declared as variables, never as an array.
-    declared = re.findall(r"tb_float32x8 (C_local_r\d+) = \{0\}", source.replace(", ", " tb_float32x8 "))
-    assert len(set(declared)) == 8
+    # 4 x 16 floats: vectors (8 of 8 lanes with AVX2), declared as variables, never as an array.
+    lanes = _lanes(16)
+    vt = f"tb_float32x{lanes}"
+    declared = re.findall(rf"{vt} (C_local_r\d+) = \{{0\}}", source.replace(", ", f" {vt} "))
+    assert len(set(declared)) == 64 // lanes
     assert "C_local[" not in source
     assert re.search(r"C_local_r\d+ = \(\(C_local_r\d+\) \+ \(A\[", source)
     rng = np.random.default_rng(0)
@@ -96,8 +105,7 @@ def test_vectorized_loops_of_contiguous_and_broadcast_values(dtype, extent):
     s[B].vectorize(s[B].op.axis[0])
     s[Z].vectorize(inner)
     f = build(s, [A, W, Z], target="c")
-    vector = extent in (8, 16)
-    assert ("tb_" + dtype + "x" in f.get_source()) == vector
+    assert ("tb_" + dtype + "x" in f.get_source()) == bool(_lanes(extent, dtype))
     rng = np.random.default_rng(3)
     a = rng.integers(-9, 10, n + 1).astype(dtype)
     w = rng.integers(-9, 10, 4).astype(dtype)
@@ -182,3 +190,26 @@ def test_a_parallel_body_that_calls_python():
     b = np.zeros(8, "float32")
     f(np.arange(8, dtype="float32"), b)
     np.testing.assert_array_equal(b, 2 * np.arange(8))
+
+
+@pytest.mark.parametrize("features, arch, expected", [
+    (["-mavx512f", "-mavx2"], "skylake-avx512", 64), (["-mavx512f", "-mavx2"], "znver4", 32),
+    (["-mavx2"], "haswell", 32), ([], "x86-64", 16)])
+def test_the_vector_width_follows_the_compilers_target(monkeypatch, features, arch, expected):
+    import platform
+    import subprocess
+    from types import SimpleNamespace
+
+    from lower.backend.c import compile as c_compile
+
+    listing = "\n".join([f"  -march=                     \t\t{arch}", "  -mavx                        \t\t[enabled]",
+                         *(f"  {f}                      \t\t[enabled]" for f in features),
+                         "  -mavx512bw                   \t\t[disabled]"])
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: SimpleNamespace(stdout=listing))
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")
+    c_compile.native_vector_bytes.cache_clear()
+    try:
+        assert c_compile.native_vector_bytes() == expected
+    finally:
+        monkeypatch.undo()
+        c_compile.native_vector_bytes.cache_clear()

