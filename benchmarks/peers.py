@@ -310,3 +310,35 @@ def tvm_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | Non
     dev = tvm.cpu()
     ta, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(out, dev)
     return lambda: (f(ta, tout), tout)[1]
+
+
+def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Run | None:
+    """halide_softmax with fast_exp, its max and sum split into *lanes* partial results reduced
+    in a vector loop (rfactor), then combined."""
+    try:
+        import halide as hl
+    except ImportError:
+        return None
+    rows, cols = a.shape
+    i, j, u = hl.Var("i"), hl.Var("j"), hl.Var("u")
+    X = hl.ImageParam(hl.Float(32), 2, "x")
+    k = hl.RDom([(0, cols)], "k")
+    mx, ex, sm, o = hl.Func("mx"), hl.Func("ex"), hl.Func("sm"), hl.Func("out")
+    mx[i] = hl.Float(32).min()
+    mx[i] = hl.max(mx[i], X[k, i])
+    ex[j, i] = hl.fast_exp(X[j, i] - mx[i])
+    sm[i] = 0.0
+    sm[i] += ex[k, i]
+    o[j, i] = ex[j, i] / sm[i]
+    o.parallel(i).vectorize(j, 8)
+    ex.compute_at(o, i).vectorize(j, 8)
+    for red in (mx, sm):
+        ko, ki = hl.RVar("ko"), hl.RVar("ki")
+        red.compute_at(o, i)
+        part = red.update().split(k, ko, ki, lanes).rfactor(ki, u)
+        part.compute_at(o, i).vectorize(u)
+        part.update().vectorize(u)
+    o.compile_jit()
+    X.set(hl.Buffer(a))
+    result = hl.Buffer(out)
+    return lambda: (o.realize(result), np.asarray(result))[1]

@@ -1,6 +1,7 @@
-"""Local buffers as variables (scalar replacement), so the C compiler keeps them in registers.
+"""Small buffers as variables (scalar replacement), so the C compiler keeps them in registers.
 
-A ``local`` buffer of a small constant size, outside GPU-style kernels, whose every access is
+A buffer the function allocates (``local`` or ``global``), of a small constant size, outside
+GPU-style kernels, whose every access is
 at a constant element, or at a constant plus the variable of a vectorized loop written as
 vectors (:mod:`lower.backend.c.vector`), becomes one variable per element or per vector of
 lanes. Serial loops whose variable indexes the buffer are unrolled first, as TVM's
@@ -58,26 +59,81 @@ def _constant(index: Expr) -> int | None:
 
 def promote(body: Stmt) -> tuple[Stmt, dict[Buffer, int]]:
     """*body* with the loops unrolled that make promotable buffers' indices constant, and the
-    lanes of each buffer to write as variables."""
+    lanes of each buffer to write as variables.
+
+    One walk collects every buffer's accesses; only a buffer whose indices use serial loops
+    is analysed again after unrolling them, so deep pipelines stay linear.
+    """
     if any(isinstance(s, AttrStmt) and s.key == "thread_extent" for s in walk(body)):
         return body, {}  # GPU-style kernels keep their per-thread arrays
-    p = _Promote()
-    return p(body), p.found
+    sites, otherwise = _access_sites(body)
+    found: dict[Buffer, int] = {}
+    unroll: set[Buffer] = set()
+    for alloc in (x for x in walk(body) if isinstance(x, Allocate)):
+        buf = alloc.buffer
+        size = arith.value_of(buf.size)
+        small = isinstance(size, int) and 0 < size <= MAX_ELEMENTS
+        # Memory of the function itself (global) or of each thread (local); never an argument.
+        if buf.scope not in ("local", "global") or buf.dtype not in ELEMENTS or not small or buf in otherwise:
+            continue
+        accesses = sites.get(buf, [])
+        looped = [loop for _, index, _, loops in accesses for loop in loops
+                  if loop.kind != ForKind.VECTORIZED and loop.loop_var in free_vars([index])]
+        if looped:
+            unroll.add(buf)
+            continue
+        lanes = _lanes_of(((st, index, vloop) for st, index, vloop, _ in accesses), buf, int(size))  # type: ignore[arg-type]
+        if lanes is not None:
+            found[buf] = lanes
+    if unroll:
+        p = _Promote(unroll, found)
+        body = p(body)
+    return body, found
+
+
+def _access_sites(body: Stmt) -> tuple[dict[Buffer, list[tuple[Stmt, Expr, For | None, tuple[For, ...]]]], set[Buffer]]:
+    """For each buffer, its accesses: the statement, the index, the vector loop around it (if
+    any) and the loops around it; and the buffers reached other than element by element."""
+    sites: dict[Buffer, list[tuple[Stmt, Expr, For | None, tuple[For, ...]]]] = {}
+    otherwise: set[Buffer] = set()
+    stack: list[tuple[Stmt, For | None, tuple[For, ...]]] = [(body, None, ())]
+    while stack:
+        s, vloop, loops = stack.pop()
+        if isinstance(s, Store):
+            sites.setdefault(s.buffer, []).append((s, s.index, vloop, loops))
+        for name in field_names(s):
+            value = getattr(s, name)
+            for e in value if isinstance(value, tuple) else (value,):
+                if not isinstance(e, Expr):
+                    continue
+                for x in distinct_post_order(e):
+                    if isinstance(x, Load):
+                        sites.setdefault(x.buffer, []).append((s, x.index, vloop, loops))
+                        continue
+                    otherwise.update(getattr(x, f) for f in field_names(x) if isinstance(getattr(x, f), Buffer))
+        if isinstance(s, For):
+            inner_v = s if s.kind == ForKind.VECTORIZED else vloop
+            stack.extend((c, inner_v, (*loops, s)) for c in stmt_children(s))
+        else:
+            stack.extend((c, vloop, loops) for c in stmt_children(s))
+    return sites, otherwise
 
 
 class _Promote(StmtMutator):
-    def __init__(self) -> None:
-        self.found: dict[Buffer, int] = {}
+    """The allocations of *buffers* with the loops unrolled that index them, each recorded in
+    *found* if its accesses then qualify."""
+
+    def __init__(self, buffers: set[Buffer], found: dict[Buffer, int]) -> None:
+        self.buffers = buffers
+        self.found = found
 
     def visit_allocate(self, s: Allocate) -> Generator[Any, Any, Stmt]:
         new = yield from self.visit_default(s)
         buf = new.buffer
-        size = arith.value_of(buf.size)
-        small = isinstance(size, int) and 0 < size <= MAX_ELEMENTS
-        if buf.scope != "local" or buf.dtype not in ELEMENTS or not small:
+        if buf not in self.buffers:
             return new
         unrolled = _Unroll(buf)(new.body)
-        lanes = _lanes(unrolled, buf, int(size))  # type: ignore[arg-type]
+        lanes = _lanes(unrolled, buf, int(arith.value_of(buf.size)))  # type: ignore[arg-type]
         if lanes is None:
             return new
         self.found[buf] = lanes
@@ -113,28 +169,48 @@ class _Unroll(StmtMutator):
 
 
 def _lanes(body: Stmt, buf: Buffer, size: int) -> int | None:
-    """The lanes per variable if every access to *buf* in *body* is at a constant, or at a
-    constant multiple of the lanes plus a vector loop's variable; None otherwise."""
+    """The lanes per variable of *buf* in *body* (see :func:`_lanes_of`)."""
+    def accesses():
+        stack: list[tuple[Stmt, For | None]] = [(body, None)]
+        while stack:
+            s, vloop = stack.pop()
+            if _reaches_otherwise(s, buf):
+                yield s, None, vloop
+            for index in _indexes(s, buf):
+                yield s, index, vloop
+            inner = s if isinstance(s, For) and s.kind == ForKind.VECTORIZED else vloop
+            stack.extend((c, inner) for c in stmt_children(s))
+    return _lanes_of(accesses(), buf, size)
+
+
+def _lanes_of(accesses: Any, buf: Buffer, size: int) -> int | None:
+    """The lanes per variable if every access ``(statement, index, vector loop)`` to *buf* is at
+    a constant, or at a constant multiple of the lanes plus a vector loop's variable; None
+    otherwise (an index of None: reached other than element by element)."""
     lanes: set[int] = set()
-    stack: list[tuple[Stmt, For | None]] = [(body, None)]
-    while stack:
-        s, vloop = stack.pop()
-        if _reaches_otherwise(s, buf):
+    plans: dict[int, Any] = {}
+    for s, index, vloop in accesses:
+        if index is None:
             return None
-        for index in _indexes(s, buf):
-            if vloop is None:
-                if _constant(index) is None:
-                    return None
-                continue
-            plan = plan_vector_loop(vloop)
-            v = vloop.loop_var
-            start = _constant(substitute(index, {v: vloop.min}))
-            if plan is None or start is None or start % plan.lanes or _constant(
-                    substitute(index, {v: arith.add(vloop.min, arith.const(1, v.dtype))})) != start + 1:
+        same_for_every_lane = vloop is not None and vloop.loop_var not in free_vars([index])
+        if same_for_every_lane and isinstance(s, Store) and s.buffer is buf and s.index is index:
+            return None  # every lane storing to one variable: a reduction the vector loop cannot be
+        if vloop is None or same_for_every_lane:
+            k = _constant(index)
+            # one element (read by every lane alike); one outside the buffer (in a branch
+            # that does not run) keeps it an array
+            if k is None or not 0 <= k < size:
                 return None
-            lanes.add(plan.lanes)
-        inner = s if isinstance(s, For) and s.kind == ForKind.VECTORIZED else vloop
-        stack.extend((c, inner) for c in stmt_children(s))
+            continue
+        if id(vloop) not in plans:
+            plans[id(vloop)] = plan_vector_loop(vloop)
+        plan = plans[id(vloop)]
+        v = vloop.loop_var
+        start = _constant(substitute(index, {v: vloop.min}))
+        if plan is None or start is None or start % plan.lanes or not 0 <= start <= size - plan.lanes or _constant(
+                substitute(index, {v: arith.add(vloop.min, arith.const(1, v.dtype))})) != start + 1:
+            return None
+        lanes.add(plan.lanes)
     if len(lanes) > 1:
         return None
     k = lanes.pop() if lanes else 1

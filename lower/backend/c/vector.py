@@ -20,7 +20,7 @@ from lower.backend.c.fast_math import fast_expf_vector
 from lower.stmt import Buffer, For, Load, SeqStmt, Store
 from schedule import arith
 from schedule.dtype import bits
-from schedule.expr import Add, Call, Div, Expr, Mul, Sub, Var
+from schedule.expr import Add, Call, Div, Expr, Max, Min, Mul, Sub, Var
 from schedule.functor import children, free_vars, substitute
 
 #: Bytes of one vector the generated code uses; None: the machine's (see native_vector_bytes).
@@ -111,6 +111,8 @@ def _vectorizable(value: Expr, v: Var, dtype: str) -> bool:
                 return False
         elif isinstance(node, Call) and node.name == "fast_exp" and dtype == "float32":
             continue
+        elif isinstance(node, (Max, Min)) and node.dtype == dtype:
+            continue
         elif type(node) not in _OPS or node.dtype != dtype:
             return False
     return True
@@ -163,7 +165,24 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
             name, code = fast_expf_vector(lanes)
             helpers.setdefault(name, code)
             text[id(node)] = f"{name}({of(node.args[0])})"
+        elif isinstance(node, (Max, Min)):
+            name, code = _select_helper(vt, bits(node.dtype), isinstance(node, Max))
+            helpers.setdefault(name, code)
+            text[id(node)] = f"{name}({of(node.a)}, {of(node.b)})"
         else:
             text[id(node)] = f"({of(node.a)} {_OPS[type(node)]} {of(node.b)})"  # type: ignore[attr-defined]
     return text[id(value)]
 
+
+
+def _select_helper(vt: str, width: int, larger: bool) -> tuple[str, str]:
+    """``max`` or ``min`` of two vectors lane by lane, as the scalar helpers choose
+    (``a > b ? a : b``): C has no conditional operator on vectors, so through a lane mask."""
+    name = f"{vt}_{'max' if larger else 'min'}"
+    mask = f"{vt}_mask"
+    size = vt.rsplit("x", 1)[1]
+    typedef = f"typedef int{width}_t {mask} __attribute__((vector_size({int(size) * width // 8})));"
+    op = ">" if larger else "<"
+    body = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {mask} m = ({mask})(a {op} b); "
+            f"return ({vt})((({mask})a & m) | (({mask})b & ~m)); }}")
+    return name, f"{typedef}\n{body}"
