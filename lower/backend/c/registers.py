@@ -26,8 +26,10 @@ from schedule.functor import distinct_post_order, field_names, free_vars, substi
 
 #: Buffers of at most this many elements may become variables.
 MAX_ELEMENTS = 256
-#: Loops of at most this many iterations are unrolled to make a buffer's indices constant.
+#: Loops of at most this many iterations are unrolled to make a buffer's indices constant...
 MAX_UNROLL = 64
+#: ... as long as the loops unrolled for one buffer make at most this many copies together.
+MAX_UNROLLED = 256
 
 
 @dataclass
@@ -80,7 +82,12 @@ def promote(body: Stmt) -> tuple[Stmt, dict[Buffer, int]]:
         looped = [loop for _, index, _, loops in accesses for loop in loops
                   if loop.kind != ForKind.VECTORIZED and loop.loop_var in free_vars([index])]
         if looped:
-            unroll.add(buf)
+            extents = {id(loop): arith.value_of(loop.extent) for loop in looped}
+            total = 1
+            for e in extents.values():
+                total *= e if isinstance(e, int) and e > 0 else MAX_UNROLLED + 1
+            if total <= MAX_UNROLLED:  # the unrolled copies stay few, as the buffer's elements do
+                unroll.add(buf)
             continue
         lanes = _lanes_of(((st, index, vloop) for st, index, vloop, _ in accesses), buf, int(size))  # type: ignore[arg-type]
         if lanes is not None:
