@@ -213,3 +213,19 @@ def test_the_vector_width_follows_the_compilers_target(monkeypatch, features, ar
     finally:
         monkeypatch.undo()
         c_compile.native_vector_bytes.cache_clear()
+
+
+def test_a_local_buffer_of_more_than_256_elements_stays_an_array():
+    """A local stage of 8 x 8 x 8 indexed by three nested loops: too big for variables, so it
+    stays an array and its loops are not unrolled (the kernel stays small)."""
+    A = te.placeholder((8, 8, 8), name="A")
+    B = te.compute((8, 8, 8), lambda i, j, k: A[i, j, k] * 2, name="B")
+    C = te.compute((8, 8, 8), lambda i, j, k: B[i, j, k] + 1, name="C")
+    s = te.create_schedule(C.op)
+    s[B].set_scope("local")
+    f = build(s, [A, C], target="c")
+    assert "B_r0" not in f.get_source() and f.get_source().count("\n") < 200
+    a = np.arange(512, dtype="float32").reshape(8, 8, 8)
+    c = np.zeros((8, 8, 8), "float32")
+    f(a, c)
+    np.testing.assert_array_equal(c, a * 2 + 1)
