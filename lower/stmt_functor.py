@@ -95,6 +95,15 @@ def stmt_children(s: Stmt) -> list[Stmt]:
     return out
 
 
+def stmt_exprs(s: Stmt) -> list[Expr]:
+    """The expressions *s* itself holds (not those of the statements inside it)."""
+    out: list[Expr] = []
+    for name in field_names(s):
+        value = getattr(s, name)
+        out += [x for x in (value if isinstance(value, tuple) else (value,)) if isinstance(x, Expr)]
+    return out
+
+
 def walk(s: Stmt) -> Iterator[Stmt]:
     """*s* and every statement under it, in source order, without recursing on Python's stack."""
     stack = [s]

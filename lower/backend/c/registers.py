@@ -18,7 +18,7 @@ from typing import Any
 from bound import simplify
 from lower.backend.c.vector import ELEMENTS, plan_vector_loop
 from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Load, Stmt, Store, seq
-from lower.stmt_functor import StmtMutator, stmt_children, walk
+from lower.stmt_functor import StmtMutator, stmt_children, stmt_exprs, walk
 from lower.substitute import substitute_stmt
 from schedule import arith
 from schedule.expr import Expr
@@ -108,16 +108,12 @@ def _access_sites(body: Stmt) -> tuple[dict[Buffer, list[tuple[Stmt, Expr, For |
         s, vloop, loops = stack.pop()
         if isinstance(s, Store):
             sites.setdefault(s.buffer, []).append((s, s.index, vloop, loops))
-        for name in field_names(s):
-            value = getattr(s, name)
-            for e in value if isinstance(value, tuple) else (value,):
-                if not isinstance(e, Expr):
+        for e in stmt_exprs(s):
+            for x in distinct_post_order(e):
+                if isinstance(x, Load):
+                    sites.setdefault(x.buffer, []).append((s, x.index, vloop, loops))
                     continue
-                for x in distinct_post_order(e):
-                    if isinstance(x, Load):
-                        sites.setdefault(x.buffer, []).append((s, x.index, vloop, loops))
-                        continue
-                    otherwise.update(getattr(x, f) for f in field_names(x) if isinstance(getattr(x, f), Buffer))
+                otherwise.update(getattr(x, f) for f in field_names(x) if isinstance(getattr(x, f), Buffer))
         if isinstance(s, For):
             inner_v = s if s.kind == ForKind.VECTORIZED else vloop
             stack.extend((c, inner_v, (*loops, s)) for c in stmt_children(s))
@@ -150,11 +146,8 @@ class _Promote(StmtMutator):
 def _indexes(s: Stmt, buf: Buffer) -> list[Expr]:
     """The indices at which statement *s* itself (not those inside it) reaches *buf*."""
     out = [s.index] if isinstance(s, Store) and s.buffer is buf else []
-    for name in field_names(s):
-        value = getattr(s, name)
-        for e in value if isinstance(value, tuple) else (value,):
-            if isinstance(e, Expr):
-                out += [x.index for x in distinct_post_order(e) if isinstance(x, Load) and x.buffer is buf]
+    for e in stmt_exprs(s):
+        out += [x.index for x in distinct_post_order(e) if isinstance(x, Load) and x.buffer is buf]
     return out
 
 
@@ -226,14 +219,8 @@ def _lanes_of(accesses: Any, buf: Buffer, size: int) -> int | None:
 
 def _reaches_otherwise(s: Stmt, buf: Buffer) -> bool:
     """Whether *s* reaches *buf* other than by loading or storing an element (a view, a call)."""
-    for name in field_names(s):
-        value = getattr(s, name)
-        for e in value if isinstance(value, tuple) else (value,):
-            if not isinstance(e, Expr):
-                continue
-            for x in distinct_post_order(e):
-                if isinstance(x, Load):
-                    continue
-                if any(getattr(x, f, None) is buf for f in field_names(x)):
-                    return True
+    for e in stmt_exprs(s):
+        for x in distinct_post_order(e):
+            if not isinstance(x, Load) and any(getattr(x, f, None) is buf for f in field_names(x)):
+                return True
     return False

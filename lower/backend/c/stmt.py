@@ -36,13 +36,13 @@ from lower.stmt import (
     Store,
     While,
 )
-from lower.stmt_functor import StmtFunctor, walk
+from lower.stmt_functor import StmtFunctor, stmt_exprs, walk
 from lower.substitute import substitute_stmt
 from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.dtype import bits
 from schedule.expr import Expr, IntImm, Var
-from schedule.functor import distinct_post_order, field_names, free_vars
+from schedule.functor import distinct_post_order, free_vars
 
 #: Allocations of at most this many bytes, of a constant size, go on the stack.
 STACK_BYTES = 64 * 1024
@@ -157,15 +157,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
     def touches_registers(self, s: Stmt) -> bool:
         """Whether *s* reads or writes a buffer held in variables (whose indices must be constant)."""
         regs = self.expr.registers.lanes
-        if not regs:
-            return False
-        found = [x for x in walk(s) if isinstance(x, Store) and x.buffer in regs]
-        for x in walk(s):
-            for name in field_names(x):
-                e = getattr(x, name)
-                if isinstance(e, Expr):
-                    found += [y for y in distinct_post_order(e) if isinstance(y, Load) and y.buffer in regs]
-        return bool(found)
+        return bool(regs) and any(b in regs for b in _buffers_used(s))
 
     def vector_access(self, buf: Buffer, vt: str, index: Expr) -> str:
         """The vector of *buf*'s elements from *index* on: a variable, or memory."""
@@ -263,10 +255,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
                 defined.add(x.loop_var)
             elif isinstance(x, LetStmt):
                 defined.add(x.var)
-            for name in field_names(x):
-                e = getattr(x, name)
-                if isinstance(e, Expr):
-                    used.update(dict.fromkeys(free_vars([e])))
+            used.update(dict.fromkeys(free_vars(stmt_exprs(x))))
         outside = [b for b in _buffers_used(s.body) if b not in inside_buffers]
         if any(b in self.expr.registers.lanes for b in outside):
             return None
@@ -313,12 +302,8 @@ def _buffers_used(s: Stmt) -> list[Buffer]:
     for x in walk(s):
         if isinstance(x, Store):
             found[x.buffer] = None
-        for name in field_names(x):
-            e = getattr(x, name)
-            if isinstance(e, Expr):
-                for y in distinct_post_order(e):
-                    if isinstance(y, (Load, BufferView)):
-                        found[y.buffer] = None
+        for e in stmt_exprs(x):
+            found.update((y.buffer, None) for y in distinct_post_order(e) if isinstance(y, (Load, BufferView)))
     return list(found)
 
 
