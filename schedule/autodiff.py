@@ -12,6 +12,7 @@ the stage's own indices contributes without that sum.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -239,7 +240,13 @@ def _call_rule(x: Call, d: Any, zero: Expr) -> Expr:
     rules = {
         "exp": lambda: x, "fast_exp": lambda: x, "log": lambda: arith.true_div(one, a),
         "sqrt": lambda: arith.true_div(arith.const(0.5, x.dtype), x),
+        "fast_log": lambda: arith.true_div(one, a),
         "tanh": lambda: arith.sub(one, arith.mul(x, x)), "sigmoid": lambda: arith.mul(x, arith.sub(one, x)),
+        "fast_tanh": lambda: arith.sub(one, arith.mul(x, x)),
+        "fast_sigmoid": lambda: arith.mul(x, arith.sub(one, x)),
+        "erf": lambda: arith.mul(arith.const(2 / math.sqrt(math.pi), x.dtype), m.exp(arith.neg(arith.mul(a, a)))),
+        "fast_erf": lambda: arith.mul(arith.const(2 / math.sqrt(math.pi), x.dtype),
+                                      m.fast_exp(arith.neg(arith.mul(a, a)))),
         "sin": lambda: m.cos(a), "cos": lambda: arith.neg(m.sin(a)),
         "fabs": lambda: arith.select(arith.ge(a, arith.const(0.0, x.dtype)), one, arith.neg(one)),
     }

@@ -87,6 +87,7 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     # the set bits of the two's complement (32 bits, or 64 for values outside int32)
     "popcount": lambda x: bin(x & (0xFFFFFFFF if -2**31 <= x < 2**32 else 2**64 - 1)).count("1"),
 }
+MATH_FUNCS.update({f"fast_{name}": MATH_FUNCS[name] for name in ("log", "tanh", "sigmoid", "erf")})
 
 
 def _exp(x: float) -> float:

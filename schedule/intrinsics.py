@@ -43,15 +43,24 @@ floor, ceil, trunc = _make_unary("floor"), _make_unary("ceil"), _make_unary("tru
 round = _make_unary("round")  # noqa: A001 - te.round
 
 
-def fast_exp(x: Any) -> Expr:
-    """``exp(x)`` by a polynomial that vectorizes (TVM's ``topi.fast_exp``), for float32: within
-    1 ulp of the correctly rounded result over the whole float range, inf and nan included
-    (C target; the Python target computes exp). ``te.exp`` stays libm's. Other dtypes take
-    ``te.exp``."""
-    x = arith.convert(x)
-    if x.dtype != "float32":
-        return _float_call("exp", x)
-    return Call("float32", "fast_exp", (x,))
+def _fast(name: str, doc: str) -> Any:
+    def fn(x: Any) -> Expr:
+        x = arith.convert(x)
+        if x.dtype != "float32":
+            return _float_call(name, x)
+        return Call("float32", f"fast_{name}", (x,))
+    fn.__name__ = f"fast_{name}"
+    fn.__doc__ = (f"``{name}(x)`` by a polynomial that vectorizes, for float32: {doc} (C target; the "
+                  f"Python target computes {name}). ``te.{name}`` stays libm's; other dtypes take it.")
+    return fn
+
+
+fast_exp = _fast("exp", "TVM's ``topi.fast_exp``, within 1 ulp of the correctly rounded result over "
+                        "the whole float range, inf and nan included")
+fast_log = _fast("log", "within 1 ulp, subnormals, zero, inf and nan included")
+fast_tanh = _fast("tanh", "TVM's ``topi.fast_tanh``, within 1 ulp")
+fast_sigmoid = _fast("sigmoid", "``1 / (1 + exp(-x))`` within 2 ulp, without overflow for large ``|x|``")
+fast_erf = _fast("erf", "TVM's ``topi.fast_erf``, within 1 ulp")
 
 
 def abs(x: Any) -> Expr:  # noqa: A001 - te.abs

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from lower.backend.c.callback import BUFFER, CLIPPED, DTYPES, FLOAT, INT, STRING, WRITES, PythonCall
-from lower.backend.c.fast_math import FAST_EXPF
+from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
 from lower.backend.c.registers import Registers
 from lower.backend.names import Names
 from lower.errors import LoweringError
@@ -209,11 +209,13 @@ class CExprSource(ExprFunctor[str]):
                 raise LoweringError(f"build: the external function '{fn.value}' is neither a C math function nor "
                                     f"registered; register it with te.register_func('{fn.value}', f)")
             name = base
-        if name == "fast_exp" and e.dtype == "float32":
-            self.helpers.setdefault("tb_fast_expf", FAST_EXPF)
-            return f"tb_fast_expf({self(args[0])})"
-        if name == "fast_exp":
-            name = "exp"
+        if name.startswith("fast_") and name[5:] in FAST_FUNCTIONS:
+            if e.dtype == "float32":
+                fn, needs = fast_function(name[5:])
+                for key, text in needs:
+                    self.helpers.setdefault(key, text)
+                return f"{fn}({self(args[0])})"
+            name = name[5:]
         if name in ("sigmoid", "rsqrt"):
             one = FloatImm(e.dtype, 1.0) if is_float(e.dtype) else FloatImm("float64", 1.0)
             inner = self._math("exp", e.dtype, [_neg(args[0])]) if name == "sigmoid" \

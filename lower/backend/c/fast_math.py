@@ -1,78 +1,196 @@
-"""Fast math in the generated C: ``fast_exp`` as a polynomial, on scalars and on GCC vectors
-(libm's ``expf`` stays scalar without ``-ffast-math``, and gcc does not if-convert the scalar
-function's range checks, so vector loops call the vector version).
+"""Fast math in the generated C: ``exp``, ``log``, ``tanh``, ``sigmoid`` and ``erf`` of float32
+as polynomials, each written once and emitted both for scalars and for GCC vectors (libm's
+functions stay scalar without ``-ffast-math``, and gcc does not if-convert their range
+checks, so vector loops call the vector versions).
 
-exp(x) = 2^n * p(r), n the integer nearest x / ln 2, r = x - n ln 2 in two parts (Cody and
-Waite), |r| <= ln 2 / 2, p Cephes' degree-7 polynomial for expf. 2^n is applied in two
-halves, so results near the float maximum and the subnormal ones below 2^-126 come out
-right. Measured over 2^22 inputs spread over every sign and exponent and over every multiple
-of 2^-10 in [-104, 89] (``tests/lower/test_fast_math.py``, which allows 2): at most 1 ulp
-from the correctly rounded exp; inf above ln(FLT_MAX), 0 below -104, nan for nan.
+- exp: 2^n p(r), n the integer nearest x / ln 2, r = x - n ln 2 in two parts (Cody and Waite),
+  p Cephes' degree-7 polynomial; 2^n applied in two halves so results near the float maximum
+  and the subnormal ones come out right.
+- log: x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 + f^3 P(f), f = m - 1;
+  subnormal inputs are scaled by 2^23 first.
+- tanh: |x| + |x|^3 P(x^2) below 0.625, 1 - 2 / (exp(2|x|) + 1) above, with the sign of x.
+- sigmoid: 1 / (1 + e) for x >= 0, e / (1 + e) below, e = exp(-|x|): no overflow either side.
+- erf: x + x P(x^2) below 1, 1 - exp(-x^2) Q(1/x - 0.625) up to 4 (Q fits erfc(x) exp(x^2)), 1 above.
+
+The polynomials of log, tanh and erf are least-squares fits of the relative error (iteratively
+reweighted towards minimax) made for this module. The maximum errors from the correctly rounded
+result, measured by ``tests/lower/test_fast_math.py`` over every sign and exponent and on dense
+grids, scalar and vector alike, are in :data:`MAX_ULPS`; inf, nan, signed zeros and subnormals
+follow C's functions.
 """
 
 from __future__ import annotations
 
-#: The C function ``tb_fast_expf``.
-FAST_EXPF = """static inline float tb_fast_expf(float x) {
-  const float hi = 88.72283935546875f, lo = -104.0f;
-  float xc = x > hi ? hi : (x < lo ? lo : x);
-  xc = x != x ? 0.0f : xc;
-  float n = __builtin_floorf(xc * 1.44269504088896341f + 0.5f);
-  float r = xc - n * 0.693359375f;
-  r = r + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  int32_t e = (int32_t)n;
-  int32_t e1 = e >> 1, e2 = e - e1;
-  int32_t b1 = (e1 + 127) << 23, b2 = (e2 + 127) << 23;
-  float s1, s2;
-  __builtin_memcpy(&s1, &b1, 4);
-  __builtin_memcpy(&s2, &b2, 4);
-  float y = p * s1 * s2;
-  y = x > hi ? __builtin_inff() : (x < lo ? 0.0f : y);
-  return x != x ? x : y;
-}"""
+#: The functions, as ``te.fast_<name>`` calls them.
+FAST_FUNCTIONS = ("exp", "log", "tanh", "sigmoid", "erf")
+#: Measured maximum distance in ulps from the correctly rounded result, by function.
+MAX_ULPS = {"exp": 1, "log": 1, "tanh": 1, "sigmoid": 2, "erf": 1}
+
+_BITCAST = """static inline int32_t tb_f2i(float x) { int32_t i; __builtin_memcpy(&i, &x, 4); return i; }
+static inline float tb_i2f(int32_t i) { float x; __builtin_memcpy(&x, &i, 4); return x; }"""
+_SIGN, _MAGNITUDE = "(-2147483647 - 1)", "2147483647"
+_NAN = '__builtin_nanf("")'
 
 
-def fast_expf_vector(lanes: int) -> tuple[str, str]:
-    """The name and C text of ``fast_exp`` on a vector of *lanes* float32: the same steps as
-    :data:`FAST_EXPF`, its conditions as lane masks."""
-    vf, vi = f"tb_float32x{lanes}", f"tb_int32x{lanes}"
-    name = f"tb_fast_expf_x{lanes}"
+class _Form:
+    """How a function body reads on one float32 (*lanes* 1) or on a GCC vector of *lanes*:
+    constants, selections by a condition mask, bit casts and conversions."""
 
-    def b(c: str) -> str:
-        return "(" + vf + "){" + ", ".join([c] * lanes) + "}"
+    def __init__(self, lanes: int) -> None:
+        self.lanes = lanes
+        self.F = "float" if lanes == 1 else f"tb_float32x{lanes}"
+        self.I = "int32_t" if lanes == 1 else f"tb_int32x{lanes}"
 
-    text = f"""typedef int32_t {vi} __attribute__((vector_size({4 * lanes}), aligned(4)));
-static inline {vf} {name}({vf} x) {{
-  const {vf} hi = {b("88.72283935546875f")}, lo = {b("-104.0f")};
-  {vi} over = x > hi, under = x < lo, nan = x != x;
-  {vf} xc = ({vf})((({vi})x & ~over) | (({vi})hi & over));
-  xc = ({vf})((({vi})xc & ~under) | (({vi})lo & under));
-  xc = ({vf})(({vi})xc & ~nan);
-  {vf} t = xc * 1.44269504088896341f + 0.5f;
-  {vf} n = __builtin_convertvector(__builtin_convertvector(t, {vi}), {vf});
-  n = n - ({vf})((n > t) & ({vi})({b("1.0f")}));
-  {vf} r = xc - n * 0.693359375f;
-  r = r + n * 2.12194440e-4f;
-  {vf} p = {b("1.9875691500e-4f")};
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  {vi} e = __builtin_convertvector(n, {vi});
-  {vi} e1 = e >> 1, e2 = e - e1;
-  {vf} y = p * ({vf})((e1 + 127) << 23) * ({vf})((e2 + 127) << 23);
-  y = ({vf})((({vi})y & ~over) | (({vi}){b("__builtin_inff()")} & over));
-  y = ({vf})(({vi})y & ~under);
-  y = ({vf})((({vi})y & ~nan) | (({vi})x & nan));
-  return y;
-}}"""
-    return name, text
+    def name(self, func: str) -> str:
+        return f"tb_fast_{func}f" + ("" if self.lanes == 1 else f"_x{self.lanes}")
+
+    def k(self, value: str) -> str:
+        return value if self.lanes == 1 else f"({self.F}){{{', '.join([value] * self.lanes)}}}"
+
+    def sel(self, mask: str, a: str, b: str) -> str:
+        if self.lanes == 1:
+            return f"({mask} ? {a} : {b})"
+        return f"(({self.F})((({self.I})({a}) & ({mask})) | (({self.I})({b}) & ~({mask}))))"
+
+    def seli(self, mask: str, a: str, b: str) -> str:
+        return f"({mask} ? {a} : {b})" if self.lanes == 1 else f"((({a}) & ({mask})) | (({b}) & ~({mask})))"
+
+    def bits(self, x: str) -> str:
+        return f"tb_f2i({x})" if self.lanes == 1 else f"(({self.I})({x}))"
+
+    def flt(self, i: str) -> str:
+        return f"tb_i2f({i})" if self.lanes == 1 else f"(({self.F})({i}))"
+
+    def to_int(self, x: str) -> str:
+        return f"((int32_t)({x}))" if self.lanes == 1 else f"__builtin_convertvector({x}, {self.I})"
+
+    def to_float(self, i: str) -> str:
+        return f"((float)({i}))" if self.lanes == 1 else f"__builtin_convertvector({i}, {self.F})"
+
+    def abs(self, x: str) -> str:
+        return self.flt(f"{self.bits(x)} & {_MAGNITUDE}")
+
+    def with_sign_of(self, value: str, x: str) -> str:
+        return self.flt(f"{self.bits(value)} | ({self.bits(x)} & {_SIGN})")
+
+
+def _horner(var: str, result: str, coefficients: tuple[str, ...], d: _Form) -> list[str]:
+    """Statements leaving sum(c_i var^i) in a new variable *result*."""
+    lines = [f"{d.F} {result} = {d.k(coefficients[-1] + 'f')};"]
+    lines += [f"{result} = {result} * {var} + {c}f;" for c in reversed(coefficients[:-1])]
+    return lines
+
+
+_LOG = ("0.333333313", "-0.250008225", "0.200012267", "-0.166233569", "0.142017618", "-0.131601945",
+        "0.127615497", "-0.0763442963")
+_TANH = ("-0.333332807", "0.133314416", "-0.0537397116", "0.0206390787", "-0.00570497848")
+_ERF_SMALL = ("0.128379166", "-0.37612626", "0.112835854", "-0.026853811", "0.00518832775", "-0.000801019254",
+              "7.85385782e-05")
+_ERFCX = ("0.305952996", "0.382283777", "-0.172393501", "0.0437656194", "0.023258362", "-0.0469092987",
+          "0.0446610413", "-0.027239576", "-0.00709264027", "0.0270192958")
+_EXP = ("1.0f", "1.0f", "5.0000001201e-1", "1.6666665459e-1", "4.1665795894e-2", "8.3334519073e-3",
+        "1.3981999507e-3", "1.9875691500e-4")
+
+
+def _exp(d: _Form) -> list[str]:
+    F = d.F
+    return [
+        f"const {F} hi = {d.k('88.72283935546875f')}, lo = {d.k('-104.0f')};",
+        f"{d.I} over = x > hi, under = x < lo, nan = x != x;",
+        f"{F} xc = {d.sel('over', 'hi', 'x')};",
+        f"xc = {d.sel('under', 'lo', 'xc')};",
+        f"xc = {d.sel('nan', d.k('0.0f'), 'xc')};",
+        f"{F} t = xc * 1.44269504088896341f + 0.5f;",
+        f"{F} n = {d.to_float(d.to_int('t'))};",
+        f"n = n - {d.sel('n > t', d.k('1.0f'), d.k('0.0f'))};",  # floor of t
+        f"{F} r = xc - n * 0.693359375f;",
+        "r = r + n * 2.12194440e-4f;",
+        *_horner("r", "p", tuple(c.removesuffix("f") for c in _EXP[2:]), d),
+        "p = p * r * r + r + 1.0f;",
+        f"{d.I} e = {d.to_int('n')};",
+        f"{d.I} e1 = e >> 1, e2 = e - e1;",
+        f"{F} y = p * {d.flt('(e1 + 127) << 23')} * {d.flt('(e2 + 127) << 23')};",
+        f"y = {d.sel('over', d.k('__builtin_inff()'), 'y')};",
+        f"y = {d.sel('under', d.k('0.0f'), 'y')};",
+        f"return {d.sel('nan', 'x', 'y')};",
+    ]
+
+
+def _log(d: _Form) -> list[str]:
+    F = d.F
+    return [
+        f"{d.I} sub = x < 1.17549435e-38f;",
+        f"{d.I} b = {d.bits(d.sel('sub', 'x * 8388608.0f', 'x'))};",
+        f"{d.I} e = ((b >> 23) & 255) - 126 - {d.seli('sub', '23', '0')};",
+        f"{F} m = {d.flt('(b & 8388607) | 1056964608')};",  # the mantissa in [0.5, 1)
+        f"{d.I} small = m < 0.707106781f;",
+        f"m = {d.sel('small', 'm + m', 'm')};",
+        f"e = e - {d.seli('small', '1', '0')};",
+        f"{F} f = m - 1.0f;",
+        f"{F} z = f * f;",
+        *_horner("f", "p", _LOG, d),
+        f"{F} ef = {d.to_float('e')};",
+        f"{F} y = f * z * p;",
+        "y = y - ef * 2.12194440e-4f;",
+        "y = y - 0.5f * z;",
+        "y = y + f + ef * 0.693359375f;",
+        f"y = {d.sel('x < 0.0f', d.k(_NAN), 'y')};",
+        f"y = {d.sel('x == 0.0f', d.k('-__builtin_inff()'), 'y')};",
+        f"y = {d.sel('x == __builtin_inff()', 'x', 'y')};",
+        f"return {d.sel('x != x', 'x', 'y')};",
+    ]
+
+
+def _tanh(d: _Form) -> list[str]:
+    F = d.F
+    return [
+        f"{F} a = {d.abs('x')};",
+        f"{F} z = x * x;",
+        *_horner("z", "p", _TANH, d),
+        f"{F} small = a + a * z * p;",
+        f"{F} large = 1.0f - 2.0f / ({d.name('exp')}(a + a) + 1.0f);",
+        f"return {d.with_sign_of(d.sel('a < 0.625f', 'small', 'large'), 'x')};",
+    ]
+
+
+def _sigmoid(d: _Form) -> list[str]:
+    F = d.F
+    return [
+        f"{F} e = {d.name('exp')}(0.0f - {d.abs('x')});",
+        f"return {d.sel('x < 0.0f', 'e', d.k('1.0f'))} / (1.0f + e);",
+    ]
+
+
+def _erf(d: _Form) -> list[str]:
+    F = d.F
+    return [
+        f"{F} a = {d.abs('x')};",
+        f"{F} z = x * x;",
+        *_horner("z", "p", _ERF_SMALL, d),
+        f"{F} ac = {d.sel('a > 4.0f', d.k('4.0f'), 'a')};",
+        f"{F} s = 1.0f / ac - 0.625f;",
+        *_horner("s", "q", _ERFCX, d),
+        f"{F} large = 1.0f - {d.name('exp')}(0.0f - ac * ac) * q;",
+        f"return {d.sel('a < 1.0f', 'x + x * p', d.with_sign_of('large', 'x'))};",
+    ]
+
+
+_BODIES = {"exp": _exp, "log": _log, "tanh": _tanh, "sigmoid": _sigmoid, "erf": _erf}
+_USES_EXP = ("tanh", "sigmoid", "erf")
+
+
+def fast_function(func: str, lanes: int = 1) -> tuple[str, list[tuple[str, str]]]:
+    """The C name of ``fast_<func>`` on a float32 (*lanes* 1) or a vector of *lanes*, and the
+    definitions it needs, dependencies first, as (name, text) pairs for the source's helpers
+    (the float vector type is the caller's)."""
+    d = _Form(lanes)
+    needs: list[tuple[str, str]] = []
+    if lanes == 1:
+        needs.append(("tb_f2i", _BITCAST))
+    else:
+        needs.append((d.I, f"typedef int32_t {d.I} __attribute__((vector_size({4 * lanes}), aligned(4)));"))
+    if func in _USES_EXP:
+        needs += fast_function("exp", lanes)[1]
+    body = "\n".join("  " + line for line in _BODIES[func](d))
+    needs.append((d.name(func), f"static inline {d.F} {d.name(func)}({d.F} x) {{\n{body}\n}}"))
+    return d.name(func), needs

@@ -3,8 +3,8 @@
 A ``vectorized`` loop of constant extent whose statements store contiguously along the loop
 (``B[base + v] = ...``) and whose loads are contiguous along it or do not depend on it is
 written as vector statements, one per group of lanes (a loop over the groups when there are
-many); ``fast_exp`` calls become its vector function. Other vectorized loops stay ``omp
-simd`` loops. Vector loads and stores go through a type of element alignment
+many); fast math calls (``fast_exp``, ``fast_log``, ...) become their vector functions. Other
+vectorized loops stay ``omp simd`` loops. Vector loads and stores go through a type of element alignment
 (unaligned access); a value that does not depend on the loop is broadcast by the arithmetic.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bound import simplify
 from bound.linear import Linear
 from lower.backend.c.compile import native_vector_bytes
-from lower.backend.c.fast_math import fast_expf_vector
+from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
 from lower.stmt import Buffer, For, Load, SeqStmt, Store
 from schedule import arith
 from schedule.dtype import bits
@@ -109,7 +109,8 @@ def _vectorizable(value: Expr, v: Var, dtype: str) -> bool:
         if isinstance(node, Load):
             if node.dtype != dtype or _step(node.index, v) != 1:
                 return False
-        elif isinstance(node, Call) and node.name == "fast_exp" and dtype == "float32":
+        elif isinstance(node, Call) and node.name[5:] in FAST_FUNCTIONS and node.name.startswith("fast_") \
+                and dtype == "float32":
             continue
         elif isinstance(node, (Max, Min)) and node.dtype == dtype:
             continue
@@ -161,9 +162,10 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
     for node in _lane_nodes(value, v):
         if isinstance(node, Load):
             text[id(node)] = f"({access(node.buffer, vt, simplify(substitute(node.index, {v: start})))})"
-        elif isinstance(node, Call):  # fast_exp
-            name, code = fast_expf_vector(lanes)
-            helpers.setdefault(name, code)
+        elif isinstance(node, Call):  # fast_exp, fast_log, ...
+            name, needs = fast_function(node.name[5:], lanes)
+            for key, code in needs:
+                helpers.setdefault(key, code)
             text[id(node)] = f"{name}({of(node.args[0])})"
         elif isinstance(node, (Max, Min)):
             name, code = _select_helper(vt, bits(node.dtype), isinstance(node, Max))
