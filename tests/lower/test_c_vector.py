@@ -193,7 +193,7 @@ def test_a_parallel_body_that_calls_python():
 
 
 @pytest.mark.parametrize("features, arch, expected", [
-    (["-mavx512f", "-mavx2"], "skylake-avx512", 64), (["-mavx512f", "-mavx2"], "znver4", 32),
+    (["-mavx512f", "-mavx2"], "skylake-avx512", 64), (["-mavx512f", "-mavx2"], "znver4", 64),
     (["-mavx2"], "haswell", 32), ([], "x86-64", 16)])
 def test_the_vector_width_follows_the_compilers_target(monkeypatch, features, arch, expected):
     import platform
