@@ -181,6 +181,27 @@ def softmax_rfactor(rows: int = 4096, cols: int = 1024, lanes: int = 8):
         "Halide": lambda o: peers.halide_softmax_rfactor(a, o, lanes)}
 
 
+def triad_bandwidth(n: int = 1 << 24) -> float:
+    """Bytes per second of a STREAM triad (a = b + 3 c, parallel and vectorized) built here: the
+    memory roofline of this run, counting 12 bytes per element as STREAM does."""
+    B = te.placeholder((n,), name="B")
+    C = te.placeholder((n,), name="C")
+    A = te.compute((n,), lambda i: B[i] + 3.0 * C[i], name="A")
+    s = te.create_schedule(A.op)
+    outer, inner = s[A].split(A.op.axis[0], factor=64)
+    s[A].parallel(outer)
+    s[A].vectorize(inner)
+    f = build(s, [B, C, A], target="c")
+    b, c, a = (np.random.default_rng(i).random(n).astype("float32") for i in range(3))
+    seconds = alternating_medians({"triad": lambda: f(b, c, a)})["triad"]
+    np.testing.assert_allclose(a, b + 3 * c, rtol=1e-6)
+    return 12 * n / seconds
+
+
+#: Bytes each memory-bound workload must move at least (its input read once, its output written once).
+MEMORY_BOUND = {"blur": 4 * (2050 * 2050 + 2048 * 2048), "softmax": 2 * 4 * 4096 * 1024}
+
+
 def median_time(fn, runs: int = 10) -> float:
     fn()
     times = []
@@ -191,14 +212,19 @@ def median_time(fn, runs: int = 10) -> float:
     return statistics.median(times)
 
 
-def alternating_medians(runners: dict, rounds: int = 5, runs: int = 6) -> dict:
+def alternating_medians(runners: dict, rounds: int = 5, runs: int = 6, settle: float = 0.2) -> dict:
     """Median time of each runner, the runners taking turns (*rounds* of *runs* each), so that a
-    change in the machine's load falls on all of them alike."""
+    change in the machine's load falls on all of them alike. Before each turn the process
+    sleeps *settle* seconds and the runner is called once untimed: the previous runner's thread
+    pool has stopped spinning by then (OpenBLAS's slowed the next kernel 3x, Halide's 1.5x), and
+    every runner starts from the same quiet state."""
     times: dict = {name: [] for name in runners}
     for fn in runners.values():
         fn()
     for _ in range(rounds):
         for name, fn in runners.items():
+            time.sleep(settle)
+            fn()
             for _ in range(runs):
                 t = time.perf_counter()
                 fn()
@@ -209,8 +235,11 @@ def alternating_medians(runners: dict, rounds: int = 5, runs: int = 6) -> dict:
 def main() -> None:
     os.environ["TEBOUND_CACHE_DIR"] = tempfile.mkdtemp(prefix="tebound_bench_")
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| workload | ours (C) | Halide | TVM | NumPy | ours / best peer | compile: ours, Halide, TVM (s) |")
-    print("|---|---|---|---|---|---|---|")
+    bandwidth = triad_bandwidth()
+    print(f"triad bandwidth: {bandwidth / 1e9:.1f} GB/s (the memory limit below: the bytes a workload must move at it)")
+    print("| workload | ours (C) | Halide | TVM | NumPy | ours / best peer | ours / memory limit "
+          "| compile: ours, Halide, TVM (s) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, make in (("blur 3x3, 3 stages, 2048^2", blur), ("matmul 512^3, tiled", matmul),
                        ("matmul 512^3, packed, 8x16 register tile", matmul_packed),
                        ("conv2d NCHW 3x3, C=K=64, 56^2", conv2d), ("softmax 4096x1024, exp", softmax),
@@ -243,8 +272,10 @@ def main() -> None:
         def cell(k: str, med: dict = med) -> str:
             return f"{med[k] * 1e3:.2f}" if k in med else "-"
         comp = ", ".join(f"{compiles[k]:.2f}" if k in compiles else "-" for k in ("ours", "Halide", "TVM"))
-        print(f"| {name} | {cell('ours')} | {cell('Halide')} | {cell('TVM')} | {cell('NumPy')} | {ratio} | {comp} |",
-              flush=True)
+        moved = next((v for k, v in MEMORY_BOUND.items() if name.startswith(k)), None)
+        limit = f"{med['ours'] / (moved / bandwidth):.2f}" if moved else "-"
+        print(f"| {name} | {cell('ours')} | {cell('Halide')} | {cell('TVM')} | {cell('NumPy')} | {ratio} | {limit} "
+              f"| {comp} |", flush=True)
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
