@@ -4,6 +4,7 @@ division helpers are exact; every kernel is compared with NumPy."""
 
 from __future__ import annotations
 
+import platform
 import re
 
 import numpy as np
@@ -230,3 +231,26 @@ def test_a_local_buffer_of_more_than_256_elements_stays_an_array():
     c = np.zeros((8, 8, 8), "float32")
     f(a, c)
     np.testing.assert_array_equal(c, a * 2 + 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vector_max_and_min_choose_as_the_scalar_code_does(dtype):
+    """max(a, b) is ``a > b ? a : b`` and min ``a < b ? a : b`` lane by lane, nan and signed
+    zeros included: through maxps/minps on x86, whose definition is that choice."""
+    n = 64
+    A = te.placeholder((n,), name="A", dtype=dtype)
+    B = te.placeholder((n,), name="B", dtype=dtype)
+    C = te.compute((n,), lambda i: te.max(A[i], B[i]) * 2 + te.min(A[i], B[i]), name="C")
+    s = te.create_schedule(C.op)
+    s[C].vectorize(s[C].split(C.op.axis[0], factor=16)[1])
+    f = build(s, [A, B, C], target="c")
+    if native_vector_bytes() == 64 and platform.machine() == "x86_64":
+        assert ("_mm512_max_ps(" if dtype == "float32" else "_mm512_max_pd(") in f.get_source()
+    values = np.array([np.nan, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 3.5], dtype)
+    a, b = np.meshgrid(values, values)
+    a, b = a.ravel().astype(dtype), b.ravel().astype(dtype)
+    c = np.full(n, 7.0, dtype)
+    f(a, b, c)
+    want = np.where(a > b, a, b) * 2 + np.where(a < b, a, b)
+    np.testing.assert_array_equal(c, want)
+    np.testing.assert_array_equal(np.signbit(c), np.signbit(want))

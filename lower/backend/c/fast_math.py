@@ -5,7 +5,7 @@ checks, so vector loops call the vector versions).
 
 - exp: 2^n p(r), n the integer nearest x / ln 2, r = x - n ln 2 in two parts (Cody and Waite),
   p Cephes' degree-7 polynomial; 2^n applied in two halves so results near the float maximum
-  and the subnormal ones come out right.
+  and the subnormal ones come out right, and overflow and underflow happen in that product.
 - log: x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 + f^3 P(f), f = m - 1;
   subnormal inputs are scaled by 2^23 first.
 - tanh: |x| + |x|^3 P(x^2) below 0.625, 1 - 2 / (exp(2|x|) + 1) above, with the sign of x.
@@ -93,26 +93,22 @@ _EXP = ("1.0f", "1.0f", "5.0000001201e-1", "1.6666665459e-1", "4.1665795894e-2",
 
 
 def _exp(d: _Form) -> list[str]:
+    # Clamped to [-104, 89] so that NaN passes through the comparisons; below -104 the result
+    # rounds to 0 and above 88.72 the product overflows to inf without a check of its own. n is
+    # rounded to nearest by adding 1.5 * 2^23, whose bits then hold n as an integer.
     F = d.F
     return [
-        f"const {F} hi = {d.k('88.72283935546875f')}, lo = {d.k('-104.0f')};",
-        f"{d.I} over = x > hi, under = x < lo, nan = x != x;",
-        f"{F} xc = {d.sel('over', 'hi', 'x')};",
-        f"xc = {d.sel('under', 'lo', 'xc')};",
-        f"xc = {d.sel('nan', d.k('0.0f'), 'xc')};",
-        f"{F} t = xc * 1.44269504088896341f + 0.5f;",
-        f"{F} n = {d.to_float(d.to_int('t'))};",
-        f"n = n - {d.sel('n > t', d.k('1.0f'), d.k('0.0f'))};",  # floor of t
+        f"{F} xc = {d.sel('x < -104.0f', d.k('-104.0f'), 'x')};",
+        f"xc = {d.sel('xc > 89.0f', d.k('89.0f'), 'xc')};",
+        f"{F} t = xc * 1.44269504088896341f + 12582912.0f;",
+        f"{d.I} e = {d.bits('t')} - 1262485504;",
+        f"{F} n = t - 12582912.0f;",
         f"{F} r = xc - n * 0.693359375f;",
         "r = r + n * 2.12194440e-4f;",
         *_horner("r", "p", tuple(c.removesuffix("f") for c in _EXP[2:]), d),
         "p = p * r * r + r + 1.0f;",
-        f"{d.I} e = {d.to_int('n')};",
         f"{d.I} e1 = e >> 1, e2 = e - e1;",
-        f"{F} y = p * {d.flt('(e1 + 127) << 23')} * {d.flt('(e2 + 127) << 23')};",
-        f"y = {d.sel('over', d.k('__builtin_inff()'), 'y')};",
-        f"y = {d.sel('under', d.k('0.0f'), 'y')};",
-        f"return {d.sel('nan', 'x', 'y')};",
+        f"return p * {d.flt('(e1 + 127) << 23')} * {d.flt('(e2 + 127) << 23')};",
     ]
 
 

@@ -154,10 +154,21 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.emit(f"{t}* {name} = ({t}*)tb_alloc((int64_t)({self.expr(size)}), sizeof({t}));")
         return [f"free({name});"]
 
-    def touches_registers(self, s: Stmt) -> bool:
-        """Whether *s* reads or writes a buffer held in variables (whose indices must be constant)."""
+    def touches_registers(self, s: For) -> bool:
+        """Whether *s* reads or writes a buffer held in variables at an index that depends on its
+        loop variable (the index must be constant: the loop is written out)."""
         regs = self.expr.registers.lanes
-        return bool(regs) and any(b in regs for b in _buffers_used(s))
+        if not regs:
+            return False
+        v = s.loop_var
+        for x in walk(s):
+            if isinstance(x, Store) and x.buffer in regs and v in free_vars([x.index]):
+                return True
+            for e in stmt_exprs(x):
+                if any(isinstance(y, Load) and y.buffer in regs and v in free_vars([y.index])
+                       for y in distinct_post_order(e)):
+                    return True
+        return False
 
     def vector_access(self, buf: Buffer, vt: str, index: Expr) -> str:
         """The vector of *buf*'s elements from *index* on: a variable, or memory."""

@@ -179,12 +179,29 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
 
 def _select_helper(vt: str, width: int, larger: bool) -> tuple[str, str]:
     """``max`` or ``min`` of two vectors lane by lane, as the scalar helpers choose
-    (``a > b ? a : b``): C has no conditional operator on vectors, so through a lane mask."""
-    name = f"{vt}_{'max' if larger else 'min'}"
+    (``a > b ? a : b``): C has no conditional operator on vectors, so through a lane mask; on
+    x86, floats go through ``maxps``/``minps``, whose definition is that same choice and whose
+    latency is a third of a compare and blend (a max reduction's chain)."""
+    op = "max" if larger else "min"
+    name = f"{vt}_{op}"
     mask = f"{vt}_mask"
-    size = vt.rsplit("x", 1)[1]
-    typedef = f"typedef int{width}_t {mask} __attribute__((vector_size({int(size) * width // 8})));"
-    op = ">" if larger else "<"
-    body = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {mask} m = ({mask})(a {op} b); "
-            f"return ({vt})((({mask})a & m) | (({mask})b & ~m)); }}")
-    return name, f"{typedef}\n{body}"
+    size = int(vt.rsplit("x", 1)[1]) * width // 8
+    typedef = f"typedef int{width}_t {mask} __attribute__((vector_size({size})));"
+    sign = ">" if larger else "<"
+    generic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {mask} m = ({mask})(a {sign} b); "
+               f"return ({vt})((({mask})a & m) | (({mask})b & ~m)); }}")
+    if not vt.startswith("tb_float") or size not in _X86_VECTORS:
+        return name, f"{typedef}\n{generic}"
+    guard, prefix, native = _X86_VECTORS[size]
+    suffix = "ps" if width == 32 else "pd"
+    native_type = native + ("" if width == 32 else "d")
+    intrinsic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ "
+                 f"return ({vt}){prefix}_{op}_{suffix}(({native_type})a, ({native_type})b); }}")
+    return name, "\n".join([typedef, f"#if defined(__x86_64__) && defined({guard})", "#include <immintrin.h>",
+                             intrinsic, "#else", generic, "#endif"])
+
+
+#: x86 vectors by size in bytes: the macro that says the CPU has them, the intrinsics' prefix
+#: and the float vector type (``d`` appended for doubles).
+_X86_VECTORS = {16: ("__SSE2__", "_mm", "__m128"), 32: ("__AVX__", "_mm256", "__m256"),
+                64: ("__AVX512F__", "_mm512", "__m512")}
