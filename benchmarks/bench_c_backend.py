@@ -6,7 +6,8 @@ parallel, inner columns vectorized) and the same with B packed and an 8x16 regis
 3x3 conv2d with a local accumulator; a row softmax with exp and with fast_exp. Medians of 30
 runs, with NumPy's figures and the compile time of each kernel (a fresh cache). Where Halide
 or TVM is installed (a scratch environment, see :mod:`peers`), the same schedules run there in
-the same process.
+the same process. Arrays are 64-byte aligned (``lower.nd``, as TVM's ``tvm.nd.array``), for us
+and Halide alike; TVM copies them into its own aligned arrays.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import peers
 
 import schedule as te
-from lower import build
+from lower import build, nd
 
 
 def blur(n: int = 2048):
@@ -33,7 +34,7 @@ def blur(n: int = 2048):
     s[by].parallel(yo)
     s[by].vectorize(xi)
     s[bx].vectorize(s[bx].op.axis[1])
-    a = np.random.default_rng(0).random((n + 2, n + 2)).astype("float32")
+    a = nd.array(np.random.default_rng(0).random((n + 2, n + 2)).astype("float32"))
 
     def numpy_blur():
         x = (a[:, :-2] + a[:, 1:-1] + a[:, 2:]) / 3
@@ -54,7 +55,7 @@ def matmul(n: int = 512):
     s[C].parallel(xo)
     s[C].vectorize(yi)
     rng = np.random.default_rng(1)
-    a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
+    a, b = nd.array(rng.random((n, n)).astype("float32")), nd.array(rng.random((n, n)).astype("float32"))
     return s, [A, B, C], [a, b], (n, n), lambda: a @ b, {
         "Halide": lambda out: peers.halide_matmul(a, b, out), "TVM": lambda out: peers.tvm_matmul(a, b, out)}
 
@@ -82,7 +83,7 @@ def matmul_packed(n: int = 512, rows: int = 8, cols: int = 16):
     s[P].parallel(s[P].op.axis[0])
     s[P].vectorize(s[P].op.axis[2])
     rng = np.random.default_rng(1)
-    a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
+    a, b = nd.array(rng.random((n, n)).astype("float32")), nd.array(rng.random((n, n)).astype("float32"))
     return s, [A, B, C], [a, b], (n, n), lambda: a @ b, {
         "Halide": lambda out: peers.halide_matmul_packed(a, b, out, rows, cols),
         "TVM": lambda out: peers.tvm_matmul_packed(a, b, out, rows, cols)}
@@ -114,8 +115,8 @@ def conv2d(n: int = 56, c: int = 64, k: int = 64):
     s[local].vectorize(lx)
     s[out].vectorize(xi)
     rng = np.random.default_rng(2)
-    d = rng.random((1, c, n, n)).astype("float32")
-    w = rng.random((k, c, 3, 3)).astype("float32")
+    d = nd.array(rng.random((1, c, n, n)).astype("float32"))
+    w = nd.array(rng.random((k, c, 3, 3)).astype("float32"))
 
     def numpy_conv():
         p = np.pad(d[0], ((0, 0), (1, 1), (1, 1)))
@@ -140,7 +141,7 @@ def softmax(rows: int = 4096, cols: int = 1024, exp=te.exp):
     for st in (mx, ex, sm):
         s[st].compute_at(s[out], i)
     s[ex].vectorize(s[ex].op.axis[1])
-    a = np.random.default_rng(3).standard_normal((rows, cols)).astype("float32")
+    a = nd.array(np.random.default_rng(3).standard_normal((rows, cols)).astype("float32"))
 
     def numpy_softmax():
         e = np.exp(a - a.max(axis=1, keepdims=True))
@@ -172,7 +173,7 @@ def softmax_rfactor(rows: int = 4096, cols: int = 1024, lanes: int = 8):
         lane, row = s[rf].op.axis
         s[rf].reorder(row, s[rf].op.reduce_axis[0], lane)
         s[rf].vectorize(lane)
-    a = np.random.default_rng(3).standard_normal((rows, cols)).astype("float32")
+    a = nd.array(np.random.default_rng(3).standard_normal((rows, cols)).astype("float32"))
 
     def numpy_softmax():
         e = np.exp(a - a.max(axis=1, keepdims=True))
@@ -192,7 +193,7 @@ def triad_bandwidth(n: int = 1 << 24) -> float:
     s[A].parallel(outer)
     s[A].vectorize(inner)
     f = build(s, [B, C, A], target="c")
-    b, c, a = (np.random.default_rng(i).random(n).astype("float32") for i in range(3))
+    b, c, a = (nd.array(np.random.default_rng(i).random(n).astype("float32")) for i in range(3))
     seconds = alternating_medians({"triad": lambda: f(b, c, a)})["triad"]
     np.testing.assert_allclose(a, b + 3 * c, rtol=1e-6)
     return 12 * n / seconds
@@ -250,13 +251,13 @@ def main() -> None:
         t = time.perf_counter()
         f = build(s, args, target="c")
         compiles = {"ours": time.perf_counter() - t}
-        out = np.full(shape, np.nan, "float32")
+        out = nd.array(np.full(shape, np.nan, "float32"))
         f(*inputs, out)
         np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-6)
         runners = {"ours": lambda f=f, inputs=inputs, out=out: f(*inputs, out)}
         for peer, prepare in others.items():
             t = time.perf_counter()
-            go = prepare(np.zeros(shape, "float32"))
+            go = prepare(nd.empty(shape, "float32"))
             if go is None:
                 continue
             compiles[peer] = time.perf_counter() - t

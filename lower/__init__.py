@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from lower import nd
 from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
 from lower.build import BuiltFunc, build
 from lower.errors import LoweringError
 from lower.layout import Layout
 from lower.lower import LoweredFunc, lower
+from lower.nd import Device, NDArray, cpu
 from lower.reference import reference
 from lower.schedule_ops import schedule_ops
 from lower.stmt import (
