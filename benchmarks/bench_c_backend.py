@@ -179,7 +179,8 @@ def softmax_rfactor(rows: int = 4096, cols: int = 1024, lanes: int = 8):
         e = np.exp(a - a.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
     return s, [x, out], [a], (rows, cols), numpy_softmax, {
-        "Halide": lambda o: peers.halide_softmax_rfactor(a, o, lanes)}
+        "Halide": lambda o: peers.halide_softmax_rfactor(a, o, lanes),
+        "TVM": lambda o: peers.tvm_softmax_rfactor(a, o, lanes)}
 
 
 def triad_bandwidth(n: int = 1 << 24) -> float:

@@ -280,14 +280,13 @@ def halide_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | 
     return lambda: (o.realize(result), np.asarray(result))[1]
 
 
-def tvm_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | None:
-    found = _tvm()
-    if found is None:
-        return None
-    tvm, te, Schedule = found
+def _tvm_softmax(shape: tuple[int, int], fast: bool) -> Any:
+    """TVM's row softmax (topi.fast_exp or te.exp) as an s_tir schedule with the subtraction
+    inlined and the output's rows parallel, its columns vectorized; and the row loop."""
+    tvm, te, Schedule = _tvm()
     from tvm import topi
 
-    rows, cols = a.shape
+    rows, cols = shape
     x = te.placeholder((rows, cols), name="x")
     k1, k2 = te.reduce_axis((0, cols), "k1"), te.reduce_axis((0, cols), "k2")
     mx = te.compute((rows,), lambda r: te.max(x[r, k1], axis=k1), name="mx")
@@ -300,16 +299,27 @@ def tvm_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | Non
     r, c = sch.get_loops(sch.get_sblock("out"))
     sch.parallel(r)
     sch.vectorize(c)
-    ex_block = sch.get_producers(sch.get_sblock("sm"))[0]
-    for name in ("sm",):
-        sch.compute_at(sch.get_sblock(name), r)
-    sch.compute_at(ex_block, r)
-    sch.compute_at(sch.get_sblock("mx"), r)
-    sch.vectorize(sch.get_loops(ex_block)[-1])
+    return sch, r
+
+
+def _tvm_run(sch: Any, a: np.ndarray, out: np.ndarray) -> Run:
+    tvm = _tvm()[0]
     f = _tvm_compile(tvm, sch.mod)
     dev = tvm.cpu()
     ta, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(out, dev)
     return lambda: (f(ta, tout), tout)[1]
+
+
+def tvm_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | None:
+    if _tvm() is None:
+        return None
+    sch, r = _tvm_softmax(a.shape, fast)
+    ex_block = sch.get_producers(sch.get_sblock("sm"))[0]
+    sch.compute_at(sch.get_sblock("sm"), r)
+    sch.compute_at(ex_block, r)
+    sch.compute_at(sch.get_sblock("mx"), r)
+    sch.vectorize(sch.get_loops(ex_block)[-1])
+    return _tvm_run(sch, a, out)
 
 
 def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Run | None:
@@ -342,3 +352,26 @@ def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Ru
     X.set(hl.Buffer(a))
     result = hl.Buffer(out)
     return lambda: (o.realize(result), np.asarray(result))[1]
+
+
+def tvm_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Run | None:
+    """tvm_softmax with fast_exp, its max and sum each rfactored into *lanes* partial results
+    reduced side by side in a vector loop (ko outside, the lanes inside), then combined."""
+    if _tvm() is None:
+        return None
+    sch, r = _tvm_softmax(a.shape, True)
+    rfs = {}
+    for name in ("mx", "sm"):
+        _, k = sch.get_loops(sch.get_sblock(name))
+        _, ki = sch.split(k, [None, lanes])
+        rfs[name] = sch.rfactor(ki, factor_axis=0)
+    ex_block = sch.get_producers(sch.get_sblock("sm_rf"))[0]
+    for block in (sch.get_sblock("sm"), rfs["sm"], ex_block, sch.get_sblock("mx"), rfs["mx"]):
+        sch.compute_at(block, r)
+    sch.vectorize(sch.get_loops(ex_block)[-1])
+    for rf in rfs.values():
+        lane, ko = sch.get_loops(rf)[-2:]
+        sch.reorder(ko, lane)
+        sch.vectorize(lane)
+        sch.decompose_reduction(rf, ko)
+    return _tvm_run(sch, a, out)
