@@ -214,19 +214,23 @@ def median_time(fn, runs: int = 10) -> float:
     return statistics.median(times)
 
 
-def alternating_medians(runners: dict, rounds: int = 5, runs: int = 6, settle: float = 0.2) -> dict:
+def alternating_medians(runners: dict, rounds: int = 5, runs: int = 6, settle: float = 0.2,
+                        warm: float = 0.05) -> dict:
     """Median time of each runner, the runners taking turns (*rounds* of *runs* each), so that a
     change in the machine's load falls on all of them alike. Before each turn the process
-    sleeps *settle* seconds and the runner is called once untimed: the previous runner's thread
-    pool has stopped spinning by then (OpenBLAS's slowed the next kernel 3x, Halide's 1.5x), and
-    every runner starts from the same quiet state."""
+    sleeps *settle* seconds, then calls the runner untimed for *warm* seconds: the previous
+    runner's thread pool has stopped spinning by then (OpenBLAS's slowed the next kernel 3x,
+    Halide's 1.5x), and this runner's threads and cores are awake again (one untimed call
+    after a pause left the conv2d 1.6x slower than when called continuously)."""
     times: dict = {name: [] for name in runners}
     for fn in runners.values():
         fn()
     for _ in range(rounds):
         for name, fn in runners.items():
             time.sleep(settle)
-            fn()
+            start = time.perf_counter()
+            while time.perf_counter() - start < warm:
+                fn()
             for _ in range(runs):
                 t = time.perf_counter()
                 fn()

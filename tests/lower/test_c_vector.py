@@ -254,3 +254,32 @@ def test_vector_max_and_min_choose_as_the_scalar_code_does(dtype):
     want = np.where(a > b, a, b) * 2 + np.where(a < b, a, b)
     np.testing.assert_array_equal(c, want)
     np.testing.assert_array_equal(np.signbit(c), np.signbit(want))
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_adding_into_memory_uses_half_width_vectors_where_the_cpu_splits_wide_ones(monkeypatch, split):
+    """On a CPU that runs 512-bit operations in halves, a vector loop that adds into a large
+    array in memory (C += A * B) uses 32-byte vectors; one that only stores keeps 64."""
+    from lower.backend.c import vector
+
+    monkeypatch.setattr(vector, "native_vector_bytes", lambda: 64)
+    monkeypatch.setattr(vector, "splits_wide_vectors", lambda: split)
+    n = 64
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], 16, 32)
+    s[C].reorder(xo, yo, k, xi, yi)
+    s[C].vectorize(yi)
+    f = build(s, [A, B, C], target="c")
+    update = next(line for line in f.get_source().splitlines() if "+ (A[" in line)
+    assert ("tb_float32x8*" in update) == split and ("tb_float32x16*" in update) != split
+    init = next(line for line in f.get_source().splitlines() if "= (tb_float32x" in line)
+    assert "(tb_float32x16){" in init
+    rng = np.random.default_rng(0)
+    a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
+    c = np.full((n, n), np.nan, "float32")
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bound import simplify
-from lower.backend.c.vector import ELEMENTS, plan_vector_loop
+from lower.backend.c.vector import ELEMENTS, REGISTER_ELEMENTS, plan_vector_loop
 from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Load, Stmt, Store, seq
 from lower.stmt_functor import StmtMutator, stmt_children, stmt_exprs, walk
 from lower.substitute import substitute_stmt
@@ -25,7 +25,7 @@ from schedule.expr import Expr
 from schedule.functor import distinct_post_order, field_names, free_vars, substitute
 
 #: Buffers of at most this many elements may become variables.
-MAX_ELEMENTS = 256
+MAX_ELEMENTS = REGISTER_ELEMENTS
 #: Loops of at most this many iterations are unrolled to make a buffer's indices constant...
 MAX_UNROLL = 64
 #: ... as long as the loops unrolled for one buffer make at most this many copies together.

@@ -15,16 +15,18 @@ from dataclasses import dataclass
 
 from bound import simplify
 from bound.linear import Linear
-from lower.backend.c.compile import native_vector_bytes
+from lower.backend.c.compile import native_vector_bytes, splits_wide_vectors
 from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
-from lower.stmt import Buffer, For, Load, SeqStmt, Store
+from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
 from schedule import arith
 from schedule.dtype import bits
 from schedule.expr import Add, Call, Div, Expr, Max, Min, Mul, Sub, Var
-from schedule.functor import children, free_vars, substitute
+from schedule.functor import children, distinct_post_order, free_vars, structural_equal, substitute
 
 #: Bytes of one vector the generated code uses; None: the machine's (see native_vector_bytes).
 VECTOR_BYTES: int | None = None
+#: Buffers of at most this many elements may become variables (registers), not memory.
+REGISTER_ELEMENTS = 256
 #: Element types written as vectors, by dtype: their C element type.
 ELEMENTS = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t"}
 _OPS = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
@@ -62,7 +64,10 @@ def plan_vector_loop(s: For) -> VectorLoop | None:
     dtypes = {x.buffer.dtype for x in stores}  # type: ignore[union-attr]
     if len(dtypes) != 1 or (dtype := dtypes.pop()) not in ELEMENTS:
         return None
-    lanes = min(extent, (VECTOR_BYTES or native_vector_bytes()) * 8 // bits(dtype))
+    width = VECTOR_BYTES or native_vector_bytes()
+    if VECTOR_BYTES is None and width > 32 and splits_wide_vectors() and _adds_into_memory(stores):
+        width = 32
+    lanes = min(extent, width * 8 // bits(dtype))
     if lanes < 2 or lanes & (lanes - 1) or extent % lanes:
         return None
     v = s.loop_var
@@ -71,6 +76,20 @@ def plan_vector_loop(s: For) -> VectorLoop | None:
         if st.value.dtype != dtype or _step(st.index, v) != 1 or not _vectorizable(st.value, v, dtype):
             return None
     return VectorLoop(s, dtype, lanes, tuple(stores))  # type: ignore[arg-type]
+
+
+def _adds_into_memory(stores: tuple[Stmt, ...]) -> bool:
+    """Whether a store's value loads the element it stores, of a buffer too large to become
+    variables (so the update goes through memory whatever registers are chosen)."""
+    for st in stores:
+        assert isinstance(st, Store)
+        size = arith.value_of(st.buffer.size)
+        if isinstance(size, int) and size <= REGISTER_ELEMENTS:
+            continue
+        if any(isinstance(x, Load) and x.buffer is st.buffer and structural_equal(x.index, st.index)
+               for x in distinct_post_order(st.value)):
+            return True
+    return False
 
 
 def _step(index: Expr, v: Var) -> int | None:
