@@ -28,7 +28,8 @@ def _native_cpu() -> str:
     return "generic"
 
 
-def halide_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, vector: int = 64) -> Run | None:
+def halide_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, vector: int = 64,
+                rows: int | None = None) -> Run | None:
     try:
         import halide as hl
     except ImportError:
@@ -38,7 +39,7 @@ def halide_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, vector: int = 64
     bx, by = hl.Func("bx"), hl.Func("by")
     bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
     by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
-    by.tile(x, y, xo, yo, xi, yi, tile, tile).parallel(yo).vectorize(xi, vector)
+    by.tile(x, y, xo, yo, xi, yi, tile, rows or tile).parallel(yo).vectorize(xi, vector)
     bx.compute_at(by, xo).vectorize(x, vector)
     by.compile_jit()
     inp.set(hl.Buffer(a))  # Halide's x is NumPy's last axis
@@ -83,7 +84,7 @@ def _tvm_compile(tvm: Any, mod: Any) -> Any:
     return tvm.compile(mod, target=tvm.target.Target({"kind": "llvm", "mcpu": _native_cpu()}))
 
 
-def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64) -> Run | None:
+def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, rows: int | None = None) -> Run | None:
     found = _tvm()
     if found is None:
         return None
@@ -94,7 +95,7 @@ def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64) -> Run | None:
     by = te.compute((n, n), lambda y, x: (bx[y, x] + bx[y + 1, x] + bx[y + 2, x]) / 3, name="by")
     sch = Schedule(te.create_prim_func([A, by]))
     y, x = sch.get_loops(sch.get_sblock("by"))
-    yo, yi = sch.split(y, [None, tile])
+    yo, yi = sch.split(y, [None, rows or tile])
     xo, xi = sch.split(x, [None, tile])
     sch.reorder(yo, xo, yi, xi)
     sch.compute_at(sch.get_sblock("bx"), xo)
