@@ -154,22 +154,28 @@ def softmax(rows: int = 4096, cols: int = 1024, exp=te.exp):
         "Halide": lambda o: peers.halide_softmax(a, o, fast), "TVM": lambda o: peers.tvm_softmax(a, o, fast)}
 
 
-def softmax_rfactor(rows: int = 4096, cols: int = 1024, lanes: int = 8):
+def softmax_rfactor(rows: int = 4096, cols: int = 1024, lanes: int = 8, reciprocal: bool = False):
     """The softmax with fast_exp whose max and sum are each split into *lanes* partial results
     (rfactor) reduced side by side in a vector loop, then combined: as fast as a reduction gets
-    without reordering floating-point sums behind the user's back."""
+    without reordering floating-point sums behind the user's back. With *reciprocal*, the row
+    is multiplied by one reciprocal of its sum instead of divided by the sum (the user's
+    choice: a rounding more, a division per row instead of per element)."""
     x = te.placeholder((rows, cols), name="x")
     k1, k2 = te.reduce_axis((0, cols), name="k1"), te.reduce_axis((0, cols), name="k2")
     mx = te.compute((rows,), lambda i: te.max(x[i, k1], axis=k1), name="mx")
     ex = te.compute((rows, cols), lambda i, j: te.fast_exp(x[i, j] - mx[i]), name="ex")
     sm = te.compute((rows,), lambda i: te.sum(ex[i, k2], axis=k2), name="sm")
-    out = te.compute((rows, cols), lambda i, j: ex[i, j] / sm[i], name="out")
+    if reciprocal:
+        inv = te.compute((rows,), lambda i: te.const(1.0, "float32") / sm[i], name="inv")
+        out = te.compute((rows, cols), lambda i, j: ex[i, j] * inv[i], name="out")
+    else:
+        out = te.compute((rows, cols), lambda i, j: ex[i, j] / sm[i], name="out")
     s = te.create_schedule(out.op)
     i, j = s[out].op.axis
     s[out].parallel(i)
     s[out].vectorize(j)
     partial = [s.rfactor(red, s[red].split(k, factor=lanes)[1]) for red, k in ((mx, k1), (sm, k2))]
-    for st in (mx, ex, sm, *partial):
+    for st in (mx, ex, sm, *partial, *([inv] if reciprocal else [])):
         s[st].compute_at(s[out], i)
     s[ex].vectorize(s[ex].op.axis[1])
     for rf in partial:
@@ -182,8 +188,8 @@ def softmax_rfactor(rows: int = 4096, cols: int = 1024, lanes: int = 8):
         e = np.exp(a - a.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
     return s, [x, out], [a], (rows, cols), numpy_softmax, {
-        "Halide": lambda o: peers.halide_softmax_rfactor(a, o, lanes),
-        "TVM": lambda o: peers.tvm_softmax_rfactor(a, o, lanes)}
+        "Halide": lambda o: peers.halide_softmax_rfactor(a, o, lanes, reciprocal),
+        "TVM": lambda o: peers.tvm_softmax_rfactor(a, o, lanes, reciprocal)}
 
 
 def triad_bandwidth(n: int = 1 << 24) -> float:
@@ -270,7 +276,9 @@ def main() -> None:
                        ("matmul 512^3, packed, 8x16 register tile", matmul_packed),
                        ("conv2d NCHW 3x3, C=K=64, 56^2", conv2d), ("softmax 4096x1024, exp", softmax),
                        ("softmax 4096x1024, fast_exp", lambda: softmax(exp=te.fast_exp)),
-                       ("softmax 4096x1024, fast_exp, rfactor by 8", softmax_rfactor)):
+                       ("softmax 4096x1024, fast_exp, rfactor by 8", softmax_rfactor),
+                       ("softmax 4096x1024, fast_exp, rfactor by 16, reciprocal of the sum",
+                        lambda: softmax_rfactor(lanes=16, reciprocal=True))):
         s, args, inputs, shape, ref, others = make()
         expected = ref()
         t = time.perf_counter()

@@ -281,7 +281,7 @@ def halide_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | 
     return lambda: (o.realize(result), np.asarray(result))[1]
 
 
-def _tvm_softmax(shape: tuple[int, int], fast: bool) -> Any:
+def _tvm_softmax(shape: tuple[int, int], fast: bool, reciprocal: bool = False) -> Any:
     """TVM's row softmax (topi.fast_exp or te.exp) as an s_tir schedule with the subtraction
     inlined and the output's rows parallel, its columns vectorized; and the row loop."""
     tvm, te, Schedule = _tvm()
@@ -294,7 +294,11 @@ def _tvm_softmax(shape: tuple[int, int], fast: bool) -> Any:
     shifted = te.compute((rows, cols), lambda r, c: x[r, c] - mx[r], name="shifted")
     ex = topi.fast_exp(shifted) if fast else te.compute((rows, cols), lambda r, c: te.exp(shifted[r, c]), name="ex")
     sm = te.compute((rows,), lambda r: te.sum(ex[r, k2], axis=k2), name="sm")
-    o = te.compute((rows, cols), lambda r, c: ex[r, c] / sm[r], name="out")
+    if reciprocal:
+        inv = te.compute((rows,), lambda r: 1.0 / sm[r], name="inv")
+        o = te.compute((rows, cols), lambda r, c: ex[r, c] * inv[r], name="out")
+    else:
+        o = te.compute((rows, cols), lambda r, c: ex[r, c] / sm[r], name="out")
     sch = Schedule(te.create_prim_func([x, o]))
     sch.compute_inline(sch.get_sblock("shifted"))
     r, c = sch.get_loops(sch.get_sblock("out"))
@@ -323,9 +327,9 @@ def tvm_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | Non
     return _tvm_run(sch, a, out)
 
 
-def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Run | None:
+def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8, reciprocal: bool = False) -> Run | None:
     """halide_softmax with fast_exp, its max and sum split into *lanes* partial results reduced
-    in a vector loop (rfactor), then combined."""
+    in a vector loop (rfactor), then combined; with *reciprocal*, rows times 1 / sum."""
     try:
         import halide as hl
     except ImportError:
@@ -340,7 +344,11 @@ def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Ru
     ex[j, i] = hl.fast_exp(X[j, i] - mx[i])
     sm[i] = 0.0
     sm[i] += ex[k, i]
-    o[j, i] = ex[j, i] / sm[i]
+    inv = hl.Func("inv")
+    inv[i] = 1.0 / sm[i]
+    o[j, i] = ex[j, i] * inv[i] if reciprocal else ex[j, i] / sm[i]
+    if reciprocal:
+        inv.compute_at(o, i)
     o.parallel(i).vectorize(j, 8)
     ex.compute_at(o, i).vectorize(j, 8)
     for red in (mx, sm):
@@ -355,12 +363,14 @@ def halide_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Ru
     return lambda: (o.realize(result), np.asarray(result))[1]
 
 
-def tvm_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8) -> Run | None:
+def tvm_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8, reciprocal: bool = False) -> Run | None:
     """tvm_softmax with fast_exp, its max and sum each rfactored into *lanes* partial results
     reduced side by side in a vector loop (ko outside, the lanes inside), then combined."""
     if _tvm() is None:
         return None
-    sch, r = _tvm_softmax(a.shape, True)
+    sch, r = _tvm_softmax(a.shape, True, reciprocal)
+    if reciprocal:
+        sch.compute_at(sch.get_sblock("inv"), r)
     rfs = {}
     for name in ("mx", "sm"):
         _, k = sch.get_loops(sch.get_sblock(name))
