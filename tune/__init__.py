@@ -1,0 +1,7 @@
+"""Schedule search: TVM's autotvm (templates, tuners, logs) and the executors that measure
+candidates in worker processes. Depends on schedule, bound and lower; nothing depends on it."""
+
+from tune import autotvm
+from tune.executor import JobResult, LocalExecutor
+
+__all__ = ["JobResult", "LocalExecutor", "autotvm"]

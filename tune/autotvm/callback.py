@@ -1,0 +1,53 @@
+"""Callbacks a tuner calls after each measured batch (TVM's ``autotvm.callback``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tune.autotvm.measure import MeasureInput, MeasureResult
+from tune.autotvm.record import encode
+
+Callback = Callable[[Any, Sequence[MeasureInput], Sequence[MeasureResult]], None]
+
+
+def log_to_file(path: str) -> Callback:
+    """Appends each measurement to the log at *path* (one JSON line each, flushed), so that a
+    tuning that stops can be resumed with ``tuner.load_history(load_from_file(path))``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"log_to_file: a file path, got {path!r}")
+
+    def write(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        with open(path, "a") as f:
+            for inp, res in zip(inputs, results):
+                f.write(encode(inp, res) + "\n")
+    return write
+
+
+def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", file: Any = None) -> Callback:
+    """A bar of trials done out of *total*, with the best cost (and GFLOPS when the task counts
+    its flops) and the time left (tqdm)."""
+    from tqdm import tqdm
+
+    scale = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[si_prefix]
+    state: dict[str, Any] = {}
+
+    def update(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=total, desc=prefix or tuner.task.name, unit="trial",
+                                      file=file or sys.stderr, dynamic_ncols=True)
+            state["start"] = time.time()
+        bar.update(len(results))
+        best = tuner.best_cost
+        text = {"best": f"{best * 1e3:.3f} ms" if best < float("inf") else "-"}
+        flop = tuner.task.flop
+        if flop and best < float("inf"):
+            text[f"{si_prefix}FLOPS"] = f"{flop / best / scale:.2f}"
+        bar.set_postfix(text, refresh=False)
+        if bar.n >= total:
+            bar.close()
+    return update

@@ -1,0 +1,75 @@
+"""Tuning logs: one JSON object per line per measurement, in TVM's layout.
+
+``{"input": [target, task name, args, {}], "config": {"index", "code_hash", "entity"},
+"result": [costs, error number, all cost, timestamp], "version": 0.2}``; a failed trial keeps
+its error message as its only cost. Lines that are not records (a truncated last line after a
+crash) are skipped with a warning, so a log can always be resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from tune.autotvm.measure import MeasureInput, MeasureResult
+from tune.autotvm.space import ConfigEntity
+from tune.autotvm.task import Task
+
+VERSION = 0.2
+
+
+def encode(inp: MeasureInput, result: MeasureResult) -> str:
+    """The log line of one measurement."""
+    costs = [c if isinstance(c, (int, float)) else str(c) for c in result.costs]
+    return json.dumps({
+        "input": [inp.target, inp.task.name, _listed(inp.task.args), {}],
+        "config": inp.config.to_json_dict(),
+        "result": [costs, int(result.error_no), float(result.all_cost), float(result.timestamp)],
+        "version": VERSION,
+    })
+
+
+def _listed(x: Any) -> Any:
+    return [_listed(y) for y in x] if isinstance(x, (list, tuple)) else x
+
+
+def decode(line: str) -> tuple[MeasureInput, MeasureResult]:
+    """The measurement of a log line.
+
+    :raises ValueError: for a line that is not a record.
+    """
+    try:
+        row = json.loads(line)
+        target, name, args, _ = row["input"]
+        costs, error_no, all_cost, timestamp = row["result"]
+        task = Task(name, args, target)
+        return (MeasureInput(target, task, ConfigEntity.from_json_dict(row["config"])),
+                MeasureResult(tuple(costs), int(error_no), float(all_cost), float(timestamp)))
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"autotvm: not a tuning record: {line[:80]!r} ({e})") from None
+
+
+def load_from_file(path: str) -> Iterator[tuple[MeasureInput, MeasureResult]]:
+    """The measurements of the log at *path*, in order; broken lines are skipped (warned)."""
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield decode(line)
+            except ValueError as e:
+                warnings.warn(f"{path}:{number}: skipped: {e}", stacklevel=2)
+
+
+def pick_best(in_file: str, out_file: str) -> None:
+    """Writes to *out_file* the best record of each workload in *in_file*."""
+    best: dict[tuple[Any, ...], tuple[float, str]] = {}
+    for inp, res in load_from_file(in_file):
+        key = inp.task.workload
+        if res.mean < best.get(key, (float("inf"), ""))[0]:
+            best[key] = (res.mean, encode(inp, res))
+    with open(out_file, "w") as f:
+        for _, line in best.values():
+            f.write(line + "\n")

@@ -1,0 +1,160 @@
+"""Schedule templates and tuning tasks, as TVM's ``autotvm.template`` / ``autotvm.task.create``.
+
+A template is a function of plain arguments (ints, floats, strings, tuples of them) that builds
+a schedule and asks :func:`get_config` for the knobs it uses. Decorated with
+:func:`template`, calling it uses the configuration the current dispatch context gives for
+its workload (``apply_history_best``, a tuner's trial, or the fallback). :func:`create` makes a
+:class:`Task`: the template, its arguments and its configuration space.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tune.autotvm.dispatch import DispatchContext
+from tune.autotvm.space import ConfigEntity, ConfigSpace, InstantiationError
+
+#: Registered templates by task name.
+TASK_TABLE: dict[str, Callable[..., Any]] = {}
+
+_current = threading.local()
+
+
+def get_config() -> Any:
+    """The configuration of the template being called: a :class:`ConfigSpace` while the space is
+    collected, a :class:`ConfigEntity` while a schedule is made."""
+    cfg = getattr(_current, "config", None)
+    if cfg is None:
+        raise RuntimeError("autotvm.get_config: call it inside a function decorated with @autotvm.template")
+    return cfg
+
+
+class _Using:
+    """Makes *config* what :func:`get_config` returns in this thread, for a ``with`` block."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+    def __enter__(self) -> Any:
+        self.saved = getattr(_current, "config", None)
+        _current.config = self.config
+        return self.config
+
+    def __exit__(self, *exc: Any) -> None:
+        _current.config = self.saved
+
+
+def workload_args(args: Sequence[Any]) -> tuple[Any, ...]:
+    """*args* as a hashable, JSON-able tuple (lists become tuples)."""
+    def norm(x: Any) -> Any:
+        if isinstance(x, (list, tuple)):
+            return tuple(norm(y) for y in x)
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        if hasattr(x, "item") and callable(x.item):  # NumPy scalars
+            return norm(x.item())
+        raise TypeError(f"autotvm: template arguments are ints, floats, strings, bools, None and tuples of "
+                        f"them (so that logs can name the workload); got {x!r}")
+    return tuple(norm(a) for a in args)
+
+
+def template(task_name: Any, func: Callable[..., Any] | None = None) -> Any:
+    """Registers *func* as the template of *task_name* (``@autotvm.template("name")``); the
+    decorated function makes its schedule with the configuration the current dispatch context
+    chooses for its arguments."""
+    if callable(task_name) and func is None:
+        raise TypeError("autotvm.template: give the task a name, @autotvm.template(\"my/task\")")
+    if not isinstance(task_name, str) or not task_name:
+        raise TypeError(f"autotvm.template: the task name is a non-empty str, got {task_name!r}")
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if kwargs:
+                raise TypeError("autotvm: call a template with positional arguments (they name its workload)")
+            workload = (task_name, *workload_args(args))
+            with _Using(DispatchContext.current().query(None, workload)):
+                return f(*args)
+        wrapper.task_name = task_name  # type: ignore[attr-defined]
+        wrapper.template = f  # type: ignore[attr-defined]
+        TASK_TABLE[task_name] = f
+        return wrapper
+    return register(func) if func is not None else register
+
+
+class Task:
+    """A template with its arguments: the unit a tuner searches. ``config_space`` is collected on
+    first use; :meth:`instantiate` makes the schedule of one configuration."""
+
+    def __init__(self, name: str, args: Sequence[Any], target: str = "c") -> None:
+        self.name = name
+        self.args = workload_args(args)
+        self.target = target
+        self._space: ConfigSpace | None = None
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        try:
+            return TASK_TABLE[self.name]
+        except KeyError:
+            raise ValueError(f"autotvm: no template is registered as {self.name!r}; define it with "
+                             f"@autotvm.template({self.name!r}) before using its task") from None
+
+    @property
+    def workload(self) -> tuple[Any, ...]:
+        return (self.name, *self.args)
+
+    @property
+    def config_space(self) -> ConfigSpace:
+        if self._space is None:
+            space = ConfigSpace()
+            with _Using(space):
+                self.func(*self.args)
+            self._space = space
+        return self._space
+
+    @property
+    def flop(self) -> float:
+        return self.config_space.flop
+
+    def instantiate(self, config: ConfigEntity) -> tuple[Any, list[Any]]:
+        """The schedule and argument tensors of *config*.
+
+        :raises InstantiationError: when the template rejects it (``cfg.raise_error``) or its
+            schedule primitives do.
+        """
+        with _Using(config):
+            try:
+                s, args = self.func(*self.args)
+            except InstantiationError:
+                raise
+            except Exception as e:  # a schedule primitive refusing this configuration
+                raise InstantiationError(f"{type(e).__name__}: {e}") from e
+        if not config.valid():
+            raise InstantiationError("; ".join(config.errors))
+        return s, list(args)
+
+    def __repr__(self) -> str:
+        return f"Task(func_name={self.name}, args={self.args}, workload={self.workload})"
+
+
+def create(task_name: str, args: Sequence[Any], target: Any = "c") -> Task:
+    """The task of template *task_name* on *args* (TVM's ``autotvm.task.create``); *target*
+    ``"llvm"`` means the C target, as in :func:`lower.build`."""
+    if not isinstance(args, (list, tuple)):
+        raise TypeError(f"autotvm.task.create: args is a tuple of the template's arguments, got {args!r}")
+    task = Task(task_name, args, _target_name(target))
+    task.func  # noqa: B018 - fails early, with the message, for an unknown name
+    task.config_space  # noqa: B018 - collected now, as TVM does
+    return task
+
+
+def _target_name(target: Any) -> str:
+    name = str(target).split()[0] if target is not None else "c"
+    if name not in ("c", "llvm", "python"):
+        raise ValueError(f"autotvm: target {target!r} is not one this project builds; use 'llvm' or 'c' "
+                         "(compiled C) or 'python'")
+    return "c" if name == "llvm" else name

@@ -1,0 +1,6 @@
+"""Tuners (TVM's ``autotvm.tuner``)."""
+
+from tune.autotvm.tuner.index_tuners import GridSearchTuner, RandomTuner
+from tune.autotvm.tuner.tuner import Tuner
+
+__all__ = ["GridSearchTuner", "RandomTuner", "Tuner"]

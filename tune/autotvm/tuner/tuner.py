@@ -1,0 +1,97 @@
+"""The tuning loop every tuner shares (TVM's ``Tuner.tune``): propose a batch of configurations,
+measure it, keep the best, call the callbacks, stop after *n_trial* trials, when the space is
+exhausted, or *early_stopping* trials after the last improvement."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from tune.autotvm.measure import MeasureBatch, MeasureInput, MeasureOption, MeasureResult, measure_option
+from tune.autotvm.space import ConfigEntity
+from tune.autotvm.task import Task
+
+logger = logging.getLogger("autotvm")
+
+
+class Tuner:
+    """Base of the tuners: subclasses choose the order of trials (:meth:`next_batch`) and may
+    learn from results (:meth:`update`)."""
+
+    def __init__(self, task: Task) -> None:
+        if not isinstance(task, Task):
+            raise TypeError(f"a tuner takes an autotvm Task (autotvm.task.create(...)), got {task!r}")
+        self.task = task
+        self.space = task.config_space
+        self.visited: set[int] = set()
+        self.best_config: ConfigEntity | None = None
+        self.best_cost = float("inf")
+        self.best_measure_pair: tuple[MeasureInput, MeasureResult] | None = None
+        self.best_iter = 0
+        self.trials = 0
+
+    # -- what subclasses provide --------------------------------------------------------------
+    def has_next(self) -> bool:
+        return len(self.visited) < len(self.space)
+
+    def next_batch(self, batch_size: int) -> list[ConfigEntity]:
+        raise NotImplementedError
+
+    def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        """Learns from measured trials (the base tuners learn nothing)."""
+
+    # -- the loop -----------------------------------------------------------------------------
+    def load_history(self, records: Iterable[tuple[MeasureInput, MeasureResult]], min_seed_records: int = 0) -> None:
+        """Marks the trials of *records* of this task as done and learns from them, so a tuning
+        resumes where a log stops."""
+        inputs, results = [], []
+        for inp, res in records:
+            if inp.task.workload != self.task.workload:
+                continue
+            self.visited.add(inp.config.index)
+            self._keep_best(inp, res)
+            inputs.append(inp)
+            results.append(res)
+        if inputs:
+            self.update(inputs, results)
+
+    def _keep_best(self, inp: MeasureInput, res: MeasureResult) -> None:
+        if res.mean < self.best_cost:
+            self.best_cost, self.best_config = res.mean, inp.config
+            self.best_measure_pair = (inp, res)
+            self.best_iter = self.trials
+
+    def tune(self, n_trial: int, measure_option: MeasureOption | None = None, early_stopping: int | None = None,
+             callbacks: Sequence[Callable[..., Any]] = (), si_prefix: str = "G") -> None:
+        """Measures up to *n_trial* new configurations (see the module's docstring)."""
+        if isinstance(n_trial, bool) or not isinstance(n_trial, int) or n_trial < 0:
+            raise ValueError(f"tune: n_trial is an int >= 0, got {n_trial!r}")
+        if early_stopping is not None and (not isinstance(early_stopping, int) or early_stopping < 1):
+            raise ValueError(f"tune: early_stopping is a positive int or None, got {early_stopping!r}")
+        option = measure_option or _default_option()
+        done = 0
+        with MeasureBatch(option) as measure:
+            while done < n_trial and self.has_next():
+                configs = self.next_batch(min(measure.n_parallel, n_trial - done))
+                if not configs:
+                    break
+                inputs = [MeasureInput(self.task.target, self.task, c) for c in configs]
+                results = measure(inputs)
+                for inp, res in zip(inputs, results):
+                    self.visited.add(inp.config.index)
+                    self.trials += 1
+                    self._keep_best(inp, res)
+                    logger.debug("No: %d\tcost: %s\terror: %s\tconfig: %s", self.trials,
+                                 f"{res.mean * 1e3:.4f} ms" if res.error_no == 0 else "-", res.error_no, inp.config)
+                done += len(results)
+                self.update(inputs, results)
+                for callback in callbacks:
+                    callback(self, inputs, results)
+                if early_stopping is not None and self.trials - self.best_iter >= early_stopping:
+                    logger.debug("early stopped: no better configuration in %d trials", early_stopping)
+                    break
+
+
+def _default_option() -> MeasureOption:
+    return measure_option()

@@ -1,0 +1,144 @@
+"""Running tuning jobs in worker processes, where a crash, a hang or an error costs one job.
+
+A job is a module-level function and its (picklable) arguments. :class:`LocalExecutor` keeps
+*workers* processes started with ``spawn`` (a fresh interpreter: no OpenMP thread state
+inherited through ``fork``), hands each a job, and waits at most the job's timeout: a worker
+that overruns is killed and replaced, one that dies is replaced. Every job ends as a
+:class:`JobResult`.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """How a job ended: ``ok``, ``error`` (it raised: *value* is the message), ``timeout`` or
+    ``crash`` (its process died: *value* says how); *seconds* is its wall time."""
+
+    status: str
+    value: Any
+    seconds: float
+
+
+def _serve(conn: Connection) -> None:
+    """A worker's loop: run each job received, send back its result or its error."""
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        fn, args = job
+        try:
+            conn.send(("ok", fn(*args)))
+        except BaseException as e:  # noqa: BLE001 - every failure is the job's result
+            conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=4)}"))
+
+
+class _Worker:
+    def __init__(self, context: Any) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.process.join(2)
+        if self.process.is_alive():
+            self.process.kill()
+        self.conn.close()
+
+
+class LocalExecutor:
+    """*workers* processes on this machine (default: one per core)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"LocalExecutor: workers is a positive int, got {workers!r}")
+        self.size = workers or os.cpu_count() or 1
+        self._context = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+
+    def run(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], timeout: float) -> list[JobResult]:
+        """Runs ``fn(*args)`` for each args of *jobs*, up to ``size`` at once; each job gets
+        *timeout* seconds. Results come in the order of *jobs*."""
+        while len(self._workers) < min(self.size, len(jobs)):
+            self._workers.append(_Worker(self._context))
+        results: list[JobResult | None] = [None] * len(jobs)
+        pending = list(range(len(jobs)))[::-1]
+        busy: dict[int, tuple[int, float]] = {}  # worker slot -> (job, start)
+        while pending or busy:
+            for slot in range(len(self._workers)):
+                if slot not in busy and pending:
+                    j = pending.pop()
+                    try:
+                        self._workers[slot].conn.send((fn, jobs[j]))
+                    except (OSError, ValueError):  # the worker died between jobs
+                        self._replace(slot)
+                        self._workers[slot].conn.send((fn, jobs[j]))
+                    busy[slot] = (j, time.perf_counter())
+            if not busy:
+                continue
+            now = time.perf_counter()
+            wait_for = max(0.0, min(start + timeout - now for _, start in busy.values()))
+            ready = wait([self._workers[s].conn for s in busy], timeout=wait_for)
+            now = time.perf_counter()
+            for slot, (j, start) in list(busy.items()):
+                worker = self._workers[slot]
+                if worker.conn in ready:
+                    try:
+                        status, value = worker.conn.recv()
+                    except (EOFError, OSError):
+                        worker.process.join(1)
+                        code = worker.process.exitcode
+                        status, value = "crash", f"the worker process died (exit code {code})"
+                        self._replace(slot)
+                    results[j] = JobResult(status, value, now - start)
+                    del busy[slot]
+                elif now - start >= timeout:
+                    results[j] = JobResult("timeout", f"no result within {timeout:g} s", now - start)
+                    self._replace(slot, kill=True)
+                    del busy[slot]
+        return [r for r in results if r is not None]
+
+    def _replace(self, slot: int, kill: bool = False) -> None:
+        old = self._workers[slot]
+        if kill or old.process.is_alive():
+            old.kill()
+        self._workers[slot] = _Worker(self._context)
+
+    def close(self) -> None:
+        for w in self._workers:
+            w.stop()
+        self._workers = []
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
