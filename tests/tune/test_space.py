@@ -138,6 +138,7 @@ def test_fallback_split_as_tvm_documents_it():
 
 
 def test_a_template_called_without_a_log_uses_the_fallback_and_warns():
+    autotvm.DispatchContext.current().clear_cache(None, ("test_space/matmul", 8, 8, 8, "float32"))
     with pytest.warns(UserWarning, match="fallback configuration"):
         s, args = matmul(8, 8, 8, "float32")
     assert autotvm.DispatchContext.current().query(None, ("test_space/matmul", 8, 8, 8, "float32")).is_fallback

@@ -73,6 +73,13 @@ class FallbackContext(DispatchContext):
         self.memory: dict[tuple[Any, ...], FallbackConfigEntity] = {}
         self.silent = False
 
+    def clear_cache(self, target: Any = None, workload: tuple[Any, ...] | None = None) -> None:
+        """Forgets the fallback of *workload* (of every workload if None): it warns again."""
+        if workload is None:
+            self.memory.clear()
+        else:
+            self.memory.pop(workload, None)
+
     def _query_inside(self, target: Any, workload: tuple[Any, ...]) -> Any:
         if workload not in self.memory:
             if not self.silent:
