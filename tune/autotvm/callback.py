@@ -21,6 +21,12 @@ def log_to_file(path: str) -> Callback:
         raise TypeError(f"log_to_file: a file path, got {path!r}")
 
     def write(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        with open(path, "a+b") as raw:  # a line cut off by a crash stays apart from the next record
+            raw.seek(0, os.SEEK_END)
+            if raw.tell():
+                raw.seek(-1, os.SEEK_END)
+                if raw.read(1) != b"\n":
+                    raw.write(b"\n")
         with open(path, "a") as f:
             for inp, res in zip(inputs, results):
                 f.write(encode(inp, res) + "\n")
