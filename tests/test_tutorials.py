@@ -12,7 +12,7 @@ import pytest
 from .lower.test_listings import C_AT_D_AT_E, EXAMPLE_4, EXAMPLE_6_FUSED, EXAMPLE_6_ROWS
 
 TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
-SCRIPTS = sorted(p for p in TUTORIALS.glob("*.py") if p.name != "walkthrough.py")
+SCRIPTS = sorted(p for p in TUTORIALS.glob("*.py") if p.name not in ("walkthrough.py", "autotvm_matmul_x86.py"))
 
 
 def run(script: Path) -> str:
@@ -87,3 +87,11 @@ def test_rewrite_tutorial_reports_the_smaller_reshape():
     assert "elements moved by reshapes: 2048 -> 32" in out
     assert "reduce(reshape(reduce(image, [1, 2]), [2, 4, 4]), [1])" in out
     assert "same result: False" not in out
+
+
+def test_the_autotvm_tutorial_prints_tvms_space_and_tunes():
+    out = run(TUTORIALS / "autotvm_matmul_x86.py")
+    assert ("ConfigSpace (len=100, range_length=100, space_map=\n"
+            "   0 tile_y: Split(policy=factors, product=512, num_outputs=2) len=10\n"
+            "   1 tile_x: Split(policy=factors, product=512, num_outputs=2) len=10\n)") in out
+    assert out.count("No: ") == 10 and "best of 10 trials" in out and "equals NumPy's" in out
