@@ -1,0 +1,75 @@
+"""Running tuning jobs on a Dask cluster when one machine is not enough (``pip install
+'tebound[distributed]'``).
+
+Each job becomes a Dask task that runs it, on the worker's host, in a spawned process of its
+own (:class:`~tune.executor.LocalExecutor`): a hang is killed at its timeout and a crash costs
+that job, as locally, instead of blocking or killing a Dask worker. Results are the same
+:class:`~tune.executor.JobResult` objects, so tuners, logs and callbacks do not change.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tune.executor import JobResult, LocalExecutor
+
+_local = threading.local()
+
+
+def _isolated(fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> JobResult:
+    """On a Dask worker thread: *fn(*args)* in this thread's own worker process."""
+    executor = getattr(_local, "executor", None)
+    if executor is None:
+        executor = _local.executor = LocalExecutor(1)
+    (result,) = executor.run(fn, [args], timeout)
+    return result
+
+
+class DaskExecutor:
+    """Jobs on the Dask cluster at *address* (``"tcp://host:8786"``), or of *client* or
+    *cluster* (a ``LocalCluster`` for one machine); ``size`` is the cluster's thread count."""
+
+    def __init__(self, address: str | None = None, *, client: Any = None, cluster: Any = None) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ImportError("DaskExecutor needs dask.distributed: pip install 'tebound[distributed]'") from None
+        given = [x is not None for x in (address, client, cluster)]
+        if sum(given) != 1:
+            raise ValueError("DaskExecutor: give exactly one of a scheduler address, a client or a cluster")
+        self._owns = client is None
+        self.client = client if client is not None else Client(address if address is not None else cluster)
+
+    @property
+    def size(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def run(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], timeout: float) -> list[JobResult]:
+        """As :meth:`LocalExecutor.run`; a job the cluster loses (its worker gone) is a crash."""
+        from distributed import wait
+
+        futures = [self.client.submit(_isolated, fn, tuple(args), timeout, pure=False) for args in jobs]
+        # each job has its own timeout on its worker; the margin covers queueing and start-up
+        wait(futures, timeout=timeout * (1 + len(jobs) / self.size) + 60)
+        results = []
+        for future in futures:
+            if future.status == "finished":
+                results.append(future.result())
+            elif future.status == "error":
+                results.append(JobResult("crash", f"the cluster lost the job: {future.exception()}", 0.0))
+            else:
+                future.cancel()
+                results.append(JobResult("timeout", "the cluster did not run the job in time", 0.0))
+        return results
+
+    def close(self) -> None:
+        if self._owns:
+            self.client.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
