@@ -2,7 +2,7 @@
 ``autotvm.get_config()``, ``autotvm.task.create``, the tuners, ``measure_option`` with a
 ``LocalBuilder`` and ``LocalRunner``, logs, and ``apply_history_best``."""
 
-from tune.autotvm import callback, record, task, tuner
+from tune.autotvm import callback, record, report, task, tuner
 from tune.autotvm.dispatch import ApplyConfig, ApplyHistoryBest, DispatchContext, FallbackContext, apply_history_best
 from tune.autotvm.measure import (
     LocalBuilder,
@@ -27,5 +27,5 @@ __all__ = [
     "ApplyConfig", "ApplyHistoryBest", "ConfigEntity", "ConfigSpace", "DispatchContext", "FallbackConfigEntity",
     "FallbackContext", "InstantiationError", "LocalBuilder", "LocalRunner", "MeasureErrorNo", "MeasureInput",
     "MeasureResult", "Task", "apply_history_best", "callback", "create_measure_batch", "get_config", "get_factors",
-    "get_pow2s", "measure_option", "record", "task", "template", "tuner",
+    "get_pow2s", "measure_option", "record", "report", "task", "template", "tuner",
 ]
