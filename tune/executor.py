@@ -1,19 +1,22 @@
 """Running tuning jobs in worker processes, where a crash, a hang or an error costs one job.
 
-A job is a module-level function and its (picklable) arguments. :class:`LocalExecutor` keeps
-*workers* processes started with ``spawn`` (a fresh interpreter: no OpenMP thread state
-inherited through ``fork``), hands each a job, and waits at most the job's timeout: a worker
+A job is a function of an importable module and its (picklable) arguments.
+:class:`LocalExecutor` keeps *workers* processes started with ``spawn`` (a fresh interpreter:
+no OpenMP thread state inherited through ``fork``; the main script is not run again), hands
+each a job, and waits at most the job's timeout: a worker
 that overruns is killed and replaced, one that dies is replaced. Every job ends as a
 :class:`JobResult`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -45,11 +48,30 @@ def _serve(conn: Connection) -> None:
             conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=4)}"))
 
 
+@contextlib.contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """While a worker starts, the main module does not name its script: ``spawn`` would run
+    the script again in the worker, and a tuning script without an ``if __name__ ==
+    "__main__":`` guard would then tune again there. Jobs are functions of importable modules."""
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    try:
+        if main is not None:
+            main.__dict__.pop("__file__", None)
+            main.__dict__["__spec__"] = None
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.pop("__spec__", None)
+            main.__dict__.update(saved)
+
+
 class _Worker:
     def __init__(self, context: Any) -> None:
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child,), daemon=True)
-        self.process.start()
+        with _main_script_hidden():
+            self.process.start()
         child.close()
 
     def kill(self) -> None:

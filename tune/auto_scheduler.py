@@ -1,0 +1,178 @@
+"""Schedules without a template: a configuration space generated from the compute DAG, searched
+by the same tuners (the idea of TVM's auto-scheduler sketches, as autotvm knobs).
+
+For the output stage (each output's spatial axes tiled in two, the first reduction axis split):
+the tile sizes; whether the reduction accumulates in a ``local`` cache (a register tile: its
+rows unrolled, its last axis vectorized) attached at the tile; whether the innermost axis is
+vectorized; how many outer tile loops are fused into the parallel loop. For every other stage:
+an injective stage is inlined, computed at the output's tile, or computed at the root
+(parallel, vectorized); a reduction is computed at one of the output's outer loops, its
+reduction split into 8 or 16 partial results side by side (rfactor) or not. Configurations the
+backend would choke on (a register tile of more than 512 elements, a vector loop of more than
+1024 lanes) are rejected before building.
+
+``create(name, args)`` makes the task; ``apply_best(task, log)`` the best schedule found.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from schedule import PlaceholderOp, Tensor, create_schedule
+from schedule.auto_inline import is_injective
+from schedule.tensor import ComputeOp
+from tune.autotvm.dispatch import ApplyHistoryBest
+from tune.autotvm.space import InstantiationError
+from tune.autotvm.task import Task, _Using, get_config, template
+
+#: Register tiles (the cache of a reduction) of more elements are rejected.
+MAX_REGISTER_TILE = 512
+#: Vector loops of more lanes are rejected.
+MAX_VECTOR = 1024
+
+
+def _extent(iv: Any) -> int:
+    return int(iv.dom.extent.value)
+
+
+def _outputs(args: Sequence[Any]) -> list[Tensor]:
+    return [a for a in args if isinstance(a, Tensor) and not isinstance(a.op, PlaceholderOp)]
+
+
+def _stages(outputs: Sequence[Tensor]) -> list[Any]:
+    """The compute operations outputs depend on, outputs last (a topological order)."""
+    order: list[Any] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(t.op, False) for t in outputs]
+    while stack:
+        op, done = stack.pop()
+        if done:
+            order.append(op)
+            continue
+        if id(op) in seen or isinstance(op, PlaceholderOp):
+            continue
+        seen.add(id(op))
+        stack.append((op, True))
+        stack.extend((t.op, False) for t in op.input_tensors)
+    return order
+
+
+def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
+    """The schedule of *args*' computation under the current configuration (see the module)."""
+    cfg = get_config()
+    outputs = _outputs(args)
+    if len(outputs) != 1 or not isinstance(outputs[0].op, ComputeOp):
+        raise InstantiationError("auto_scheduler: one computed output is supported")
+    out = outputs[0]
+    s = create_schedule(out.op)
+    op = out.op
+    spatial, reduce = list(op.axis), list(op.reduce_axis)
+
+    # the knobs of the output stage (all defined first: the space has the same knobs whatever
+    # the configuration)
+    for i, iv in enumerate(spatial):
+        cfg.define_split(f"tile_{i}", iv, num_outputs=2)
+    if reduce:
+        cfg.define_split("tile_k", reduce[0], num_outputs=2)
+    cfg.define_knob("cache", [0, 1] if reduce else [0])
+    cfg.define_knob("vectorize", [1, 0])
+    cfg.define_knob("parallel_depth", [1, 2] if len(spatial) > 1 else [1])
+    tiles = [cfg[f"tile_{i}"].size[1] for i in range(len(spatial))]
+    cached = bool(cfg["cache"].val)
+    vectorize = bool(cfg["vectorize"].val)
+    if vectorize and tiles[-1] > MAX_VECTOR:
+        cfg.raise_error(f"vector loop of {tiles[-1]} lanes")
+    if cached and math.prod(tiles) > MAX_REGISTER_TILE:
+        cfg.raise_error(f"register tile of {math.prod(tiles)} elements")
+    local = s.cache_write(out, "local") if cached else None
+    computing = local if cached else out  # the stage with the reduction
+
+    outer, inner = [], []
+    for i, iv in enumerate(s[out].op.axis):
+        o, n = cfg[f"tile_{i}"].apply(s, out, iv)
+        outer.append(o)
+        inner.append(n)
+    reduce_axes = list(s[computing].op.reduce_axis)
+    reduce_split: list[Any] = []
+    if reduce_axes:
+        ko, ki = cfg["tile_k"].apply(s, computing, reduce_axes[0])
+        reduce_split = [ko, ki, *reduce_axes[1:]]
+    s[out].reorder(*outer, *([] if cached else reduce_split), *inner)
+    if vectorize:
+        s[out].vectorize(inner[-1])
+    depth = min(cfg["parallel_depth"].val, len(outer))
+    fused = s[out].fuse(*outer[:depth]) if depth > 1 else outer[0]
+    s[out].parallel(fused)
+    tile_axis = [fused, *outer[depth:]][-1]
+    anchors = [fused, *outer[depth:]] + ([] if cached else reduce_split[:1])
+    if cached:  # the register tile: reduction outside, rows unrolled, the last axis vectorized
+        s[local].compute_at(s[out], tile_axis)
+        laxes = list(s[local].op.axis)
+        s[local].reorder(*reduce_split, *laxes)
+        for iv, tile in zip(laxes[:-1], tiles):
+            if tile > 1:
+                s[local].unroll(iv)
+        if vectorize:
+            s[local].vectorize(laxes[-1])
+
+    # the other stages, consumers first
+    for producer in reversed(_stages([out])[:-1]):
+        name = producer.name
+        if is_injective(producer):
+            cfg.define_knob(f"place_{name}", ["inline", "tile", "root"])
+            place = cfg[f"place_{name}"].val
+            if place == "inline":
+                s[producer].compute_inline()
+                continue
+            if place == "tile":
+                s[producer].compute_at(s[out], tile_axis)
+            else:
+                axis0 = s[producer].op.axis[0]
+                s[producer].parallel(axis0)
+            last = s[producer].op.axis[-1]
+            if len(s[producer].op.axis) > 1 or place == "tile":
+                s[producer].vectorize(last)
+            continue
+        cfg.define_knob(f"at_{name}", list(range(len(anchors))))
+        at = anchors[cfg[f"at_{name}"].val]
+        red = list(producer.reduce_axis)
+        cfg.define_knob(f"rfactor_{name}", [0, 8, 16] if red and _extent(red[0]) >= 64 else [0])
+        lanes = cfg[f"rfactor_{name}"].val
+        tensor = producer.output(0)
+        s[producer].compute_at(s[out], at)
+        if lanes:
+            _, kin = s[producer].split(s[producer].op.reduce_axis[0], factor=lanes)
+            rf = s.rfactor(tensor, kin)
+            s[rf].compute_at(s[out], at)
+            lane, *rest = s[rf].op.axis
+            s[rf].reorder(*rest, *s[rf].op.reduce_axis, lane)
+            s[rf].vectorize(lane)
+    return s, list(args)
+
+
+def create(name: str, args: Sequence[Any], target: str = "c") -> Task:
+    """The tuning task of the computation of *args* (inputs and one output, as ``build``
+    takes them), registered as ``auto/<name>``."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"auto_scheduler.create: the name is a non-empty str, got {name!r}")
+    args = list(args)
+    if not all(isinstance(a, Tensor) for a in args) or len(_outputs(args)) != 1:
+        raise ValueError("auto_scheduler.create: args are the tensors of one computation: its inputs and one output")
+    template(f"auto/{name}")(lambda: sketch(args))
+    task = Task(f"auto/{name}", (), target)
+    task.config_space  # noqa: B018 - collected now
+    return task
+
+
+def apply_best(task: Task, log: Any) -> tuple[Any, list[Any]]:
+    """The schedule and arguments of *task*'s best configuration in *log*.
+
+    :raises ValueError: if the log has no successful trial of the task.
+    """
+    best = ApplyHistoryBest(log).best_by_workload.get(task.workload)
+    if best is None:
+        raise ValueError(f"auto_scheduler: no successful trial of {task.name} in the log")
+    with _Using(best[0]):
+        return task.func()
