@@ -106,7 +106,9 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     fused = s[out].fuse(*outer[:depth]) if depth > 1 else outer[0]
     s[out].parallel(fused)
     tile_axis = [fused, *outer[depth:]][-1]
-    anchors = [fused, *outer[depth:]] + ([] if cached else reduce_split[:1])
+    # where a producer can be computed: after outer loop p (those fused into the parallel loop
+    # are one loop); the same choices in every configuration
+    anchors = [fused if p < depth else outer[p] for p in range(len(outer))]
     if cached:  # the register tile: reduction outside, rows unrolled, the last axis vectorized
         s[local].compute_at(s[out], tile_axis)
         laxes = list(s[local].op.axis)
@@ -117,35 +119,45 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         if vectorize:
             s[local].vectorize(laxes[-1])
 
-    # the other stages, consumers first
-    for producer in reversed(_stages([out])[:-1]):
+    # the other stages, consumers first. A stage is placed no deeper than its shallowest
+    # consumer (positions: -1 the root, p after outer loop p; an inlined stage takes its
+    # consumers' place)
+    stages = _stages([out])
+    position: dict[int, int] = {id(out.op): len(outer) - 1}
+    for producer in reversed(stages[:-1]):
         name = producer.name
+        consumers = [op for op in stages if any(t.op is producer for t in op.input_tensors)]
+        limit = min(position[id(op)] for op in consumers)
         if is_injective(producer):
             cfg.define_knob(f"place_{name}", ["inline", "tile", "root"])
             place = cfg[f"place_{name}"].val
             if place == "inline":
                 s[producer].compute_inline()
+                position[id(producer)] = limit
                 continue
-            if place == "tile":
-                s[producer].compute_at(s[out], tile_axis)
+            if place == "tile" and limit >= 0:
+                s[producer].compute_at(s[out], anchors[limit])
+                position[id(producer)] = limit
             else:
-                axis0 = s[producer].op.axis[0]
-                s[producer].parallel(axis0)
-            last = s[producer].op.axis[-1]
-            if len(s[producer].op.axis) > 1 or place == "tile":
-                s[producer].vectorize(last)
+                s[producer].parallel(s[producer].op.axis[0])
+                position[id(producer)] = -1
+            if len(s[producer].op.axis) > 1 or position[id(producer)] >= 0:
+                s[producer].vectorize(s[producer].op.axis[-1])
             continue
         cfg.define_knob(f"at_{name}", list(range(len(anchors))))
-        at = anchors[cfg[f"at_{name}"].val]
         red = list(producer.reduce_axis)
         cfg.define_knob(f"rfactor_{name}", [0, 8, 16] if red and _extent(red[0]) >= 64 else [0])
+        at = min(cfg[f"at_{name}"].val, limit)
+        position[id(producer)] = at
         lanes = cfg[f"rfactor_{name}"].val
-        tensor = producer.output(0)
-        s[producer].compute_at(s[out], at)
+        rf = None
         if lanes:
             _, kin = s[producer].split(s[producer].op.reduce_axis[0], factor=lanes)
-            rf = s.rfactor(tensor, kin)
-            s[rf].compute_at(s[out], at)
+            rf = s.rfactor(producer.output(0), kin)
+        for stage in (producer, rf):
+            if stage is not None and at >= 0:
+                s[stage].compute_at(s[out], anchors[at])
+        if rf is not None:
             lane, *rest = s[rf].op.axis
             s[rf].reorder(*rest, *s[rf].op.reduce_axis, lane)
             s[rf].vectorize(lane)

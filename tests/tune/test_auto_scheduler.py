@@ -1,0 +1,122 @@
+"""The auto-scheduler's generated spaces: the knobs each kind of stage gets, and every sampled
+configuration building a schedule that computes what NumPy computes (both targets, both
+modes); apply_best takes the best trial of a log."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import schedule as te
+from lower import build
+from tune import auto_scheduler, autotvm
+from tune.autotvm.measure import MeasureInput, MeasureResult
+
+
+def _matmul(n=16):
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    rng = np.random.default_rng(0)
+    a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
+    return [A, B, C], [a, b], a @ b
+
+
+def _softmax(rows=8, cols=64):
+    x = te.placeholder((rows, cols), name="x")
+    k1, k2 = te.reduce_axis((0, cols), name="k1"), te.reduce_axis((0, cols), name="k2")
+    mx = te.compute((rows,), lambda i: te.max(x[i, k1], axis=k1), name="mx")
+    ex = te.compute((rows, cols), lambda i, j: te.exp(x[i, j] - mx[i]), name="ex")
+    sm = te.compute((rows,), lambda i: te.sum(ex[i, k2], axis=k2), name="sm")
+    out = te.compute((rows, cols), lambda i, j: ex[i, j] / sm[i], name="out")
+    a = np.random.default_rng(1).standard_normal((rows, cols)).astype("float32")
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return [x, out], [a], e / e.sum(axis=1, keepdims=True)
+
+
+def _blur(n=16):
+    A = te.placeholder((n + 2, n + 2), name="A")
+    bx = te.compute((n + 2, n), lambda y, x: (A[y, x] + A[y, x + 1] + A[y, x + 2]) / 3, name="bx")
+    by = te.compute((n, n), lambda y, x: (bx[y, x] + bx[y + 1, x] + bx[y + 2, x]) / 3, name="by")
+    a = np.random.default_rng(2).random((n + 2, n + 2)).astype("float32")
+    x = (a[:, :-2] + a[:, 1:-1] + a[:, 2:]) / 3
+    return [A, by], [a], (x[:-2] + x[1:-1] + x[2:]) / 3
+
+
+WORKLOADS = {"matmul": _matmul, "softmax": _softmax, "blur": _blur}
+KNOBS = {
+    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth"],
+    "softmax": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "at_sm", "rfactor_sm", "place_ex",
+                "at_mx", "rfactor_mx"],
+    "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "place_bx"],
+}
+
+
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_sampled_configurations_compute_what_numpy_computes(name):
+    args, inputs, expected = WORKLOADS[name]()
+    task = auto_scheduler.create(f"test_{name}", args)
+    space = task.config_space
+    assert list(space.space_map) == KNOBS[name]
+    rng = np.random.default_rng(3)
+    built = 0
+    for index in rng.choice(len(space), size=min(12, len(space)), replace=False):
+        try:
+            s, a = task.instantiate(space.get(int(index)))
+        except autotvm.InstantiationError as e:
+            assert "register tile" in str(e) or "vector loop" in str(e)
+            continue
+        for exact in (True, False):
+            out = np.full(expected.shape, np.nan, "float32")
+            build(s, a, exact=exact)(*inputs, out)
+            np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6, err_msg=str(space.get(int(index))))
+        built += 1
+    assert built >= 6
+
+
+def test_every_placement_of_an_injective_producer_and_rfactor_of_a_reduction_works():
+    for name, knob, choices in (("blur", "place_bx", ["inline", "tile", "root"]),
+                                ("softmax", "rfactor_mx", [0, 8, 16])):
+        args, inputs, expected = WORKLOADS[name]()
+        task = auto_scheduler.create(f"test_place_{name}", args)
+        space = task.config_space
+        seen = set()
+        for index in range(len(space)):
+            config = space.get(index)
+            value = config[knob].val
+            if value in seen or config["vectorize"].val == 0:
+                continue
+            try:
+                s, a = task.instantiate(config)
+            except autotvm.InstantiationError:
+                continue
+            seen.add(value)
+            out = np.full(expected.shape, np.nan, "float32")
+            build(s, a)(*inputs, out)
+            np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+        assert seen == set(choices)
+
+
+def test_apply_best_takes_the_cheapest_successful_trial():
+    args, inputs, expected = _matmul()
+    task = auto_scheduler.create("test_apply_best", args)
+    costs = {3: 2e-3, 17: 1e-3, 40: 5e-4}
+    records = [(MeasureInput("c", task, task.config_space.get(i)),
+                MeasureResult((c,), 0 if i != 40 else 7, 0.0, 0.0)) for i, c in costs.items()]
+    s, a = auto_scheduler.apply_best(task, records)
+    out = np.full(expected.shape, np.nan, "float32")
+    build(s, a)(*inputs, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+    chosen = task.config_space.get(17)
+    assert str(task.instantiate(chosen)[0][a[2]].leaf_iter_vars) == str(s[a[2]].leaf_iter_vars)
+    with pytest.raises(ValueError, match="no successful trial"):
+        auto_scheduler.apply_best(task, records[2:])
+
+
+def test_bad_arguments_are_refused():
+    args, _, _ = _matmul()
+    with pytest.raises(ValueError, match="one output"):
+        auto_scheduler.create("bad", args[:2])
+    with pytest.raises(TypeError, match="non-empty str"):
+        auto_scheduler.create("", args)
