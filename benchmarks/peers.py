@@ -84,7 +84,8 @@ def _tvm_compile(tvm: Any, mod: Any) -> Any:
     return tvm.compile(mod, target=tvm.target.Target({"kind": "llvm", "mcpu": _native_cpu()}))
 
 
-def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, rows: int | None = None) -> Run | None:
+def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, rows: int | None = None,
+             default: bool = False) -> Run | None:
     found = _tvm()
     if found is None:
         return None
@@ -94,21 +95,22 @@ def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, rows: int | None = 
     bx = te.compute((n + 2, n), lambda y, x: (A[y, x] + A[y, x + 1] + A[y, x + 2]) / 3, name="bx")
     by = te.compute((n, n), lambda y, x: (bx[y, x] + bx[y + 1, x] + bx[y + 2, x]) / 3, name="by")
     sch = Schedule(te.create_prim_func([A, by]))
-    y, x = sch.get_loops(sch.get_sblock("by"))
-    yo, yi = sch.split(y, [None, rows or tile])
-    xo, xi = sch.split(x, [None, tile])
-    sch.reorder(yo, xo, yi, xi)
-    sch.compute_at(sch.get_sblock("bx"), xo)
-    sch.parallel(yo)
-    sch.vectorize(xi)
-    sch.vectorize(sch.get_loops(sch.get_sblock("bx"))[-1])
+    if not default:  # TVM's default schedule: the compute as written
+        y, x = sch.get_loops(sch.get_sblock("by"))
+        yo, yi = sch.split(y, [None, rows or tile])
+        xo, xi = sch.split(x, [None, tile])
+        sch.reorder(yo, xo, yi, xi)
+        sch.compute_at(sch.get_sblock("bx"), xo)
+        sch.parallel(yo)
+        sch.vectorize(xi)
+        sch.vectorize(sch.get_loops(sch.get_sblock("bx"))[-1])
     f = _tvm_compile(tvm, sch.mod)
     dev = tvm.cpu()
     ta, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(out, dev)
     return lambda: (f(ta, tout), tout)[1]
 
 
-def tvm_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, tile: int = 32) -> Run | None:
+def tvm_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, tile: int = 32, default: bool = False) -> Run | None:
     found = _tvm()
     if found is None:
         return None
@@ -118,15 +120,16 @@ def tvm_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, tile: int = 32) ->
     k = te.reduce_axis((0, n), name="k")
     C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
     sch = Schedule(te.create_prim_func([A, B, C]))
-    block = sch.get_sblock("C")
-    i, j, kk = sch.get_loops(block)
-    io, ii = sch.split(i, [None, tile])
-    jo, ji = sch.split(j, [None, tile])
-    ko, ki = sch.split(kk, [None, 4])
-    sch.reorder(io, jo, ko, ii, ki, ji)
-    sch.parallel(io)
-    sch.vectorize(ji)
-    sch.decompose_reduction(block, ko)
+    if not default:  # TVM's default schedule: the compute as written
+        block = sch.get_sblock("C")
+        i, j, kk = sch.get_loops(block)
+        io, ii = sch.split(i, [None, tile])
+        jo, ji = sch.split(j, [None, tile])
+        ko, ki = sch.split(kk, [None, 4])
+        sch.reorder(io, jo, ko, ii, ki, ji)
+        sch.parallel(io)
+        sch.vectorize(ji)
+        sch.decompose_reduction(block, ko)
     f = _tvm_compile(tvm, sch.mod)
     dev = tvm.cpu()
     ta, tb, tout = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(b, dev), tvm.runtime.tensor(out, dev)
@@ -221,7 +224,7 @@ def halide_conv2d(d: np.ndarray, w: np.ndarray, out: np.ndarray) -> Run | None:
     return lambda: (out_f.realize(result), np.asarray(result))[1]
 
 
-def tvm_conv2d(d: np.ndarray, w: np.ndarray, out: np.ndarray) -> Run | None:
+def tvm_conv2d(d: np.ndarray, w: np.ndarray, out: np.ndarray, default: bool = False) -> Run | None:
     found = _tvm()
     if found is None:
         return None
@@ -236,20 +239,21 @@ def tvm_conv2d(d: np.ndarray, w: np.ndarray, out: np.ndarray) -> Run | None:
     conv = te.compute((1, kout, n, n), lambda bb, ff, yy, xx: te.sum(
         pad[bb, rc, yy + ry, xx + rx] * weight[ff, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
     sch = Schedule(te.create_prim_func([data, weight, conv]))
-    sch.parallel(sch.get_loops(sch.get_sblock("pad"))[1])
-    block = sch.get_sblock("conv")
-    local = sch.cache_write(block, 0, "local")
-    bb, ff, yy, xx, rcl, ryl, rxl = sch.get_loops(block)
-    fo, fi = sch.split(ff, [None, 8])
-    xo, xi = sch.split(xx, [None, 8])
-    sch.reorder(bb, fo, yy, xo, rcl, ryl, rxl, fi, xi)
-    sch.reverse_compute_at(local, xo)
-    sch.unroll(fi)
-    sch.vectorize(xi)
-    sch.parallel(sch.fuse(fo, yy))
-    init = sch.decompose_reduction(block, rcl)
-    sch.vectorize(sch.get_loops(init)[-1])
-    sch.vectorize(sch.get_loops(local)[-1])
+    if not default:  # TVM's default schedule: the compute as written
+        sch.parallel(sch.get_loops(sch.get_sblock("pad"))[1])
+        block = sch.get_sblock("conv")
+        local = sch.cache_write(block, 0, "local")
+        bb, ff, yy, xx, rcl, ryl, rxl = sch.get_loops(block)
+        fo, fi = sch.split(ff, [None, 8])
+        xo, xi = sch.split(xx, [None, 8])
+        sch.reorder(bb, fo, yy, xo, rcl, ryl, rxl, fi, xi)
+        sch.reverse_compute_at(local, xo)
+        sch.unroll(fi)
+        sch.vectorize(xi)
+        sch.parallel(sch.fuse(fo, yy))
+        init = sch.decompose_reduction(block, rcl)
+        sch.vectorize(sch.get_loops(init)[-1])
+        sch.vectorize(sch.get_loops(local)[-1])
     f = _tvm_compile(tvm, sch.mod)
     dev = tvm.cpu()
     td, tw, tout = tvm.runtime.tensor(d, dev), tvm.runtime.tensor(w, dev), tvm.runtime.tensor(out, dev)
@@ -281,7 +285,7 @@ def halide_softmax(a: np.ndarray, out: np.ndarray, fast: bool = False) -> Run | 
     return lambda: (o.realize(result), np.asarray(result))[1]
 
 
-def _tvm_softmax(shape: tuple[int, int], fast: bool, reciprocal: bool = False) -> Any:
+def _tvm_softmax(shape: tuple[int, int], fast: bool, reciprocal: bool = False, default: bool = False) -> Any:
     """TVM's row softmax (topi.fast_exp or te.exp) as an s_tir schedule with the subtraction
     inlined and the output's rows parallel, its columns vectorized; and the row loop."""
     tvm, te, Schedule = _tvm()
@@ -300,6 +304,8 @@ def _tvm_softmax(shape: tuple[int, int], fast: bool, reciprocal: bool = False) -
     else:
         o = te.compute((rows, cols), lambda r, c: ex[r, c] / sm[r], name="out")
     sch = Schedule(te.create_prim_func([x, o]))
+    if default:  # TVM's default schedule: the compute as written
+        return sch, None
     sch.compute_inline(sch.get_sblock("shifted"))
     r, c = sch.get_loops(sch.get_sblock("out"))
     sch.parallel(r)
@@ -386,3 +392,13 @@ def tvm_softmax_rfactor(a: np.ndarray, out: np.ndarray, lanes: int = 8, reciproc
         sch.vectorize(lane)
         sch.decompose_reduction(rf, ko)
     return _tvm_run(sch, a, out)
+
+
+def tvm_default(workload: str, inputs: list, out: np.ndarray) -> Run | None:
+    """TVM's build of a benchmark workload with its default schedule (nothing scheduled)."""
+    if _tvm() is None:
+        return None
+    if workload == "softmax":
+        return _tvm_run(_tvm_softmax(inputs[0].shape, True, default=True)[0], inputs[0], out)
+    make = {"matmul": tvm_matmul, "conv2d": tvm_conv2d, "blur": tvm_blur}[workload]
+    return make(*inputs, out, default=True)

@@ -1,0 +1,86 @@
+"""Tuning without a template (run by hand: python benchmarks/bench_tune.py [trials] [workloads...]).
+
+For the matmul 512, conv2d, softmax and blur of bench_c_backend: the auto-scheduler's space
+searched by XGBTuner for *trials* measurements (default 200), against the hand schedules of
+bench_c_backend and TVM's default schedule (no scheduling at all, built by TVM's llvm target,
+where TVM is installed: a scratch environment, see :mod:`peers`). Prints the trials, the wall
+time of the search, and the run times, the runners called in turn.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+import bench_c_backend as b
+import numpy as np
+import peers
+
+from lower import build, nd
+from tune import auto_scheduler, autotvm
+
+#: Each workload: its maker in bench_c_backend and the hand schedules to compare with.
+WORKLOADS = {
+    "matmul": ("matmul", ["matmul", "matmul_packed"]),
+    "conv2d": ("conv2d", ["conv2d"]),
+    "softmax": ("softmax_rfactor", ["softmax", "softmax_rfactor"]),
+    "blur": ("blur", ["blur", "blur_strips"]),
+}
+
+
+def blur_strips():
+    return b.blur(rows=32, cols=2048)
+
+
+def _make(name: str):
+    return blur_strips() if name == "blur_strips" else getattr(b, name)()
+
+
+def main() -> None:
+    trials = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    chosen = sys.argv[2:] or list(WORKLOADS)
+    os.environ.setdefault("TEBOUND_CACHE_DIR", tempfile.mkdtemp(prefix="tebound_tune_"))
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| workload | trials | search (s) | tuned (ms) | hand schedules (ms) | tuned / best hand "
+          "| TVM default (ms) |")
+    print("|---|---|---|---|---|---|---|")
+    for name in chosen:
+        maker, hands = WORKLOADS[name]
+        _, args, inputs, shape, ref, _ = _make(maker)
+        task = auto_scheduler.create(f"bench_{name}", args)
+        log = os.path.join(tempfile.mkdtemp(prefix="tune_"), f"{name}.log")
+        option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=60),
+                                        runner=autotvm.LocalRunner(number=3, repeat=3, min_repeat_ms=40, timeout=30))
+        start = time.time()
+        tuner = autotvm.tuner.XGBTuner(task, seed=0)
+        tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+        search = time.time() - start
+        s, a = auto_scheduler.apply_best(task, log)
+        tuned = build(s, a, target="c")
+        out = nd.array(np.full(shape, np.nan, "float32"))
+        tuned(*inputs, out)
+        np.testing.assert_allclose(out, ref(), rtol=1e-4, atol=1e-6)
+        runners = {"tuned": lambda f=tuned, out=out, inputs=inputs: f(*inputs, out)}
+        for hand in hands:
+            hs, hargs, hinputs, _, _, _ = _make(hand)
+            f = build(hs, hargs, target="c")
+            hout = nd.empty(shape, "float32")
+            runners[hand] = lambda f=f, hinputs=hinputs, hout=hout: f(*hinputs, hout)
+        default = peers.tvm_default(name, inputs, nd.empty(shape, "float32"))
+        if default is not None:
+            runners["TVM default"] = default
+        med = b.interleaved_medians(runners, 60)
+        best_hand = min(med[h] for h in hands)
+        hand_text = ", ".join(f"{h} {med[h] * 1e3:.2f}" for h in hands)
+        tvm_text = f"{med['TVM default'] * 1e3:.2f}" if "TVM default" in med else "-"
+        print(f"| {name} | {tuner.trials} | {search:.0f} | {med['tuned'] * 1e3:.2f} | {hand_text} | "
+              f"{med['tuned'] / best_hand:.2f} | {tvm_text} |", flush=True)
+        print(f"  best configuration: {tuner.best_config}")
+        print(autotvm.report.top_configs(log, k=3))
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
