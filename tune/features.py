@@ -5,8 +5,9 @@
   footprint of the loop: the bytes its iterations touch, over all buffers and of the stored
   buffer alone (the product of the extents of the loops inside it that an access's index
   uses: exact for affine indices with distinct strides, an upper bound otherwise);
-- from the exact bound inference (``explain``): per stage, elements allocated, computed and
-  needed; and the bytes allocated per storage scope.
+- per stage, elements allocated and computed (stores times the iterations around them) and
+  their ratio, or, asked for, the exact counts of ``explain`` (allocated, computed, needed);
+  and the bytes allocated per storage scope.
 
 Every count enters as log2(1 + x), so that features of schedules of different sizes compare.
 """
@@ -123,16 +124,42 @@ def _allocated_bytes(body: Stmt) -> list[float]:
     return [_log(per_scope[s]) for s in _SCOPES]
 
 
-def schedule_features(s: Any, args: Sequence[Any]) -> np.ndarray:
-    """The feature vector (length :data:`LENGTH`) of schedule *s* over *args*."""
+def _store_counts(body: Stmt) -> dict[Any, int]:
+    """Iterations of the stores into each buffer (loop extents multiplied; guards ignored)."""
+    counts: dict[Any, int] = {}
+    stack: list[tuple[Stmt, int]] = [(body, 1)]
+    while stack:
+        node, work = stack.pop()
+        if isinstance(node, Store):
+            counts[node.buffer] = counts.get(node.buffer, 0) + work
+        if isinstance(node, For):
+            work *= max(1, _extent(node))
+        stack.extend((child, work) for child in stmt_children(node))
+    return counts
+
+
+def schedule_features(s: Any, args: Sequence[Any], exact_counts: bool = False) -> np.ndarray:
+    """The feature vector (length :data:`LENGTH`) of schedule *s* over *args*. Stage counts come
+    from the loop nest (stores times enclosing iterations, against each buffer's size), or with
+    *exact_counts* from ``explain`` (allocated, computed, computed / needed: exact, but it can
+    take seconds on a deep attach point)."""
     func = lower(s, args)
-    report = explain(s)
-    rows = list(report.values())[::-1][:STAGES]
     stage: list[float] = []
-    for row in rows:
-        stage += [_log(row.allocated), _log(row.computed), min(row.ratio, 64.0)]
+    if exact_counts:
+        report = explain(s)
+        rows = list(report.values())[::-1][:STAGES]
+        for row in rows:
+            stage += [_log(row.allocated), _log(row.computed), min(row.ratio, 64.0)]
+        stages = len(report)
+    else:
+        counts = _store_counts(func.body)
+        for buf, computed in sorted(counts.items(), key=lambda kv: -kv[1])[:STAGES]:
+            size = arith.value_of(buf.size)
+            size = size if isinstance(size, int) and size > 0 else computed
+            stage += [_log(size), _log(computed), min(computed / max(size, 1), 64.0)]
+        stages = len(counts)
     stage += [0.0] * (STAGES * 3 - len(stage))
     loops, _ = _heaviest_path(func.body)
     work = math.prod(max(1, _extent(loop)) for loop in loops)
-    out = loop_features(func.body) + stage + _allocated_bytes(func.body) + [_log(work), float(len(report))]
+    out = loop_features(func.body) + stage + _allocated_bytes(func.body) + [_log(work), float(stages)]
     return np.asarray(out, dtype=np.float64)

@@ -34,8 +34,13 @@ def test_schedule_features_count_what_the_loops_touch():
     jo, ji = s[C].split(j, factor=16)
     s[C].reorder(i, jo, k, ji)
     s[C].vectorize(ji)
-    f = schedule_features(s, [A, B, C])
+    f = schedule_features(s, [A, B, C], exact_counts=True)
     assert len(f) == LENGTH
+    cheap = schedule_features(s, [A, B, C])
+    # without explain: C's 4096 elements stored 4096 times by the initialization and 64 * 4096
+    # times by the update (65 stores per element, the ratio capped at 64)
+    np.testing.assert_allclose(cheap[36:39], [_log(4096), _log(4096 + 64 * 4096), 64.0])
+    np.testing.assert_allclose(np.delete(cheap, [37, 38]), np.delete(f, [37, 38]))
     # innermost ji (16, vectorized): a row of 16 of C (loaded and stored at one index), one of A,
     # a row of 16 of B: 64 + 4 + 64 bytes; 64 of them stored
     np.testing.assert_allclose(f[0:6], [_log(16), 0, 1, 0, _log(132), _log(64)])

@@ -4,9 +4,11 @@ predicted among a pool of random configurations and neighbours of the best measu
 
 Features are the knobs' values (``feature_type="knob"``) or, by default, those of the schedule
 each configuration makes (``"schedule"``, :mod:`tune.features`: loop extents, kinds and
-footprints, and exact counts of what each stage allocates, computes and needs), with the
-knobs'. The model is fitted to -log(cost) (``loss_type="reg"``) or to the order of costs
-(``"rank"``); failed trials count as worse than every success.
+footprints, and what each stage allocates and computes), with the knobs'; ``"explain"`` takes
+the stage counts from the exact bound inference (computed against needed), which can take
+seconds per configuration on deep attach points. The model is fitted to -log(cost)
+(``loss_type="reg"``) or to the order of costs (``"rank"``); failed trials count as worse than
+every success.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ class XGBTuner(Tuner):
                  num_threads: int | None = None, pool_size: int = 256, epsilon: float = 0.05,
                  seed: int | None = None) -> None:
         super().__init__(task)
-        if feature_type not in ("schedule", "itervar", "knob"):
-            raise ValueError(f"XGBTuner: feature_type is 'schedule' (or TVM's 'itervar') or 'knob', "
+        if feature_type not in ("schedule", "itervar", "knob", "explain"):
+            raise ValueError(f"XGBTuner: feature_type is 'schedule' (or TVM's 'itervar'), 'explain' or 'knob', "
                              f"got {feature_type!r}")
         if loss_type not in ("reg", "rank"):
             raise ValueError(f"XGBTuner: loss_type is 'reg' or 'rank', got {loss_type!r}")
@@ -48,6 +50,7 @@ class XGBTuner(Tuner):
             raise ImportError("XGBTuner needs xgboost: pip install 'tebound[tune]' (or xgboost-cpu)") from None
         self._xgb = xgboost
         self.schedule_features = feature_type != "knob"
+        self.exact_counts = feature_type == "explain"
         self.loss_type, self.plan_size, self.pool_size, self.epsilon = loss_type, plan_size, pool_size, epsilon
         self.num_threads = num_threads or 1
         self.rng = np.random.default_rng(seed)
@@ -68,7 +71,7 @@ class XGBTuner(Tuner):
             if self.schedule_features:
                 try:
                     s, args = self.task.instantiate(config)
-                    extra = [*schedule_features(s, args), 0.0]
+                    extra = [*schedule_features(s, args, self.exact_counts), 0.0]
                 except InstantiationError:
                     extra = [0.0] * LENGTH + [1.0]  # the template rejects it
             self._features[index] = np.asarray([*knobs, *extra], dtype=np.float64)
