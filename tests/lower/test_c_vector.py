@@ -283,29 +283,3 @@ def test_adding_into_memory_uses_half_width_vectors_where_the_cpu_splits_wide_on
     c = np.full((n, n), np.nan, "float32")
     f(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
-
-
-def test_a_short_reduction_into_memory_stays_a_loop():
-    """The tiled matmul's k_inner loop around C[i, j:j+32] += A[i, k] * B[k, j:j+32] is kept
-    rolled (GCC unrolled it and ran 1.4x slower); a loop whose vector stores move with it, and
-    the reduction of a register tile, are left to the compiler."""
-    n = 64
-    A, B = te.placeholder((n, n), name="A"), te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], 16, 32)
-    ko, ki = s[C].split(k, factor=4)
-    s[C].reorder(xo, yo, ko, xi, ki, yi)
-    s[C].vectorize(yi)
-    f = build(s, [A, B, C], target="c")
-    lines = f.get_source().splitlines()
-    rolled = [lines[i + 1].strip() for i, line in enumerate(lines) if "#pragma GCC unroll 1" in line]
-    assert rolled == ["for (int32_t k_inner = 0; k_inner < 4; ++k_inner) {"]
-    rng = np.random.default_rng(0)
-    a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
-    c = np.full((n, n), np.nan, "float32")
-    f(a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
-    s, A, B, C = _register_tiled_matmul()
-    assert "GCC unroll 1" not in build(s, [A, B, C], target="c").get_source()

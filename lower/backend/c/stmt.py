@@ -16,7 +16,7 @@ from lower.backend.c.callback import C_DECLARATION, PythonCall
 from lower.backend.c.expr import CExprSource, c_type
 from lower.backend.c.registers import promote
 from lower.backend.c.threads import KernelSource
-from lower.backend.c.vector import accumulates_in_memory, plan_vector_loop, vector_statements, vector_type
+from lower.backend.c.vector import plan_vector_loop, vector_statements, vector_type
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import (
@@ -231,8 +231,6 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
             self.emit("#pragma GCC unroll 8")
-        elif accumulates_in_memory(s):
-            self.emit("#pragma GCC unroll 1")
         yield from self.block(self.loop_head(s), s.body)
 
     def parallel_body(self, s: For) -> Steps:

@@ -17,7 +17,7 @@ from bound import simplify
 from bound.linear import Linear
 from lower.backend.c.compile import native_vector_bytes, splits_wide_vectors
 from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
-from lower.stmt import Buffer, For, ForKind, Load, SeqStmt, Stmt, Store
+from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
 from schedule import arith
 from schedule.dtype import bits
 from schedule.expr import Add, Call, Div, Expr, Max, Min, Mul, Sub, Var
@@ -90,20 +90,6 @@ def _adds_into_memory(stores: tuple[Stmt, ...]) -> bool:
                for x in distinct_post_order(st.value)):
             return True
     return False
-
-
-def accumulates_in_memory(s: For) -> bool:
-    """Whether serial loop *s* holds one vector loop that adds into the same elements of a large
-    array at every iteration (the tiled matmul's k_inner around C[i, j:j+32] += ...). GCC
-    unrolls such a short loop completely and keeps the other operand's rows in registers, which
-    ran 1.4x slower on AMD Zen 5 (4.6 against 3.3 ms on one thread) than the rolled loop with
-    the accumulator in registers that TVM's and Halide's LLVM code keep."""
-    inner = s.body
-    if s.kind != ForKind.SERIAL or not isinstance(inner, For) or inner.kind != ForKind.VECTORIZED:
-        return False
-    plan = plan_vector_loop(inner)
-    return (plan is not None and _adds_into_memory(plan.stores)
-            and all(s.loop_var not in free_vars([st.index]) for st in plan.stores))
 
 
 def _step(index: Expr, v: Var) -> int | None:
