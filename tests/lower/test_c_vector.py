@@ -251,7 +251,8 @@ def test_vector_max_and_min_choose_as_the_scalar_code_does(dtype):
     a, b = a.ravel().astype(dtype), b.ravel().astype(dtype)
     c = np.full(n, 7.0, dtype)
     f(a, b, c)
-    want = np.where(a > b, a, b) * 2 + np.where(a < b, a, b)
+    with np.errstate(invalid="ignore"):  # inf - inf is nan here as in C
+        want = np.where(a > b, a, b) * 2 + np.where(a < b, a, b)
     np.testing.assert_array_equal(c, want)
     np.testing.assert_array_equal(np.signbit(c), np.signbit(want))
 
