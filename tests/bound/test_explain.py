@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
@@ -16,6 +18,9 @@ from schedule.evaluate import evaluate
 from ..loopnest import region_points, volumes
 from ..provides import pipeline, provide_counts
 from ..strategies import describe, pipelines, schedules
+
+#: The module (its name in bound is the function).
+explain_module = importlib.import_module("bound.explain")
 
 
 def _guarded(P, i, n):
@@ -177,6 +182,71 @@ def test_counts_agree_with_enumerating_the_loop_nests(data):
                 assert row.allocated == largest
             if not stage.is_output and not scanned:
                 assert row.needed == _needed_by_enumeration(sn, bounds, T), (T.name, exact)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_needed_counts_without_painting_the_domain_agree_with_enumeration(data):
+    """The same comparison with every consumer too large to paint point by point: affine reads
+    are moved from box to box (or left to isl), and still count what the loop nests read."""
+    p = data.draw(pipelines(max_computes=3, max_extent=4))
+    s = data.draw(schedules(p))
+    note(describe(s))
+    sn = s.normalize()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(explain_module, "_SMALL_DOMAIN", 0)
+        mp.setattr(explain_module, "_BITMAP_LIMIT", 0)
+        for exact in (False, True):
+            regions = {}
+            try:
+                bounds = infer_normalized(sn, exact=exact, regions=regions)
+            except BoundError:
+                return
+            scanned = {st for st in regions if visits_exact_set(st, sn.stages, bounds)}
+            report = explain(s, exact=exact)
+            for user_stage, stage in zip(s.stages, sn.stages):
+                if (stage.attach_type == te.AttachType.InlinedAlready or not isinstance(stage.op, te.ComputeOp)
+                        or stage.is_output or scanned):
+                    continue
+                T = stage.op.output(0)
+                assert report[user_stage.op.output(0)].needed == _needed_by_enumeration(sn, bounds, T), (T.name, exact)
+
+
+def _strided_conv(k: int = 256, c: int = 8, n: int = 32):
+    """A 3x3 convolution of stride 2 over a padded input (read twice, a row apart), accumulated
+    in a local cache at output tiles of 1 x 1 x 2: the cache's 32768 boxes read the padding in
+    many places."""
+    A = te.placeholder((c, n, n), name="A")
+    W = te.placeholder((k, c, 3, 3), name="W")
+    P = te.compute((c, n + 2, n + 2), lambda ci, y, x: te.if_then_else(
+        te.all(y >= 1, y <= n, x >= 1, x <= n), A[ci, y - 1, x - 1], te.const(0.0)), name="P")
+    rc, ry, rx = te.reduce_axis((0, c), "rc"), te.reduce_axis((0, 3), "ry"), te.reduce_axis((0, 3), "rx")
+    O = te.compute((k, n // 2, n // 2), lambda f, y, x: te.sum(
+        (P[rc, 2 * y + ry, 2 * x + rx] + P[rc, 2 * y + ry + 1, 2 * x + rx]) * W[f, rc, ry, rx],
+        axis=[rc, ry, rx]), name="O")
+    s = te.create_schedule(O.op)
+    OL = s.cache_write(O, "local")
+    f, y, x = O.op.axis
+    xo, _ = s[O].split(x, factor=2)
+    s[OL].compute_at(s[O], xo)
+    return s, P
+
+
+def test_reads_of_many_boxes_are_moved_from_one_box_shape_and_counted_exactly(monkeypatch):
+    s, P = _strided_conv()
+    moved = []
+    translated = explain_module._translated_reads
+
+    def spy(*args):
+        index = translated(*args)
+        moved.append(index is not None)
+        return index
+    monkeypatch.setattr(explain_module, "_translated_reads", spy)
+    row = explain(s)[P]
+    # rows 2y + r and 2y + r + 1 for y < 16, r < 3: 0..33; columns 2x + r: 0..32 of the 34; in
+    # each of the 8 channels
+    assert row.needed == 8 * 34 * 33
+    assert moved and all(moved)
 
 
 def test_inlined_stages_have_no_row_and_their_reader_reads_the_producer():
