@@ -141,8 +141,8 @@ def _store_counts(body: Stmt) -> dict[Any, int]:
 def schedule_features(s: Any, args: Sequence[Any], exact_counts: bool = False) -> np.ndarray:
     """The feature vector (length :data:`LENGTH`) of schedule *s* over *args*. Stage counts come
     from the loop nest (stores times enclosing iterations, against each buffer's size), or with
-    *exact_counts* from ``explain`` (allocated, computed, computed / needed: exact, but it can
-    take seconds on a deep attach point)."""
+    *exact_counts* from ``explain`` (allocated, computed, computed / needed: exact, and up to
+    a second per configuration)."""
     func = lower(s, args)
     stage: list[float] = []
     if exact_counts:
