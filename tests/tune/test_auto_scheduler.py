@@ -12,12 +12,11 @@ from lower import build
 from tune import auto_scheduler, autotvm
 from tune.autotvm.measure import MeasureInput, MeasureResult
 
+from . import templates
+
 
 def _matmul(n=16):
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    A, B, C = templates.matmul(n)
     rng = np.random.default_rng(0)
     a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
     return [A, B, C], [a, b], a @ b

@@ -18,6 +18,8 @@ from lower import build
 from lower.backend.c.compile import find_compiler
 from tune import DaskExecutor, autotvm
 
+from . import templates
+
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
 
@@ -44,10 +46,7 @@ def test_jobs_end_as_they_do_locally(dask):
 
 @autotvm.template("test_dask/matmul")
 def matmul(n):
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    A, B, C = templates.matmul(n)
     s = te.create_schedule(C.op)
     y, x = s[C].op.axis
     cfg = autotvm.get_config()

@@ -16,6 +16,8 @@ from bound import infer_bound
 from tune import JobResult, autotvm
 from tune.features import LENGTH, schedule_features
 
+from . import templates
+
 pytest.importorskip("xgboost")
 
 
@@ -25,14 +27,11 @@ def _log(x):
 
 def test_schedule_features_count_what_the_loops_touch():
     n = 64
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    A, B, C = templates.matmul(n)
     s = te.create_schedule(C.op)
     i, j = s[C].op.axis
     jo, ji = s[C].split(j, factor=16)
-    s[C].reorder(i, jo, k, ji)
+    s[C].reorder(i, jo, s[C].op.reduce_axis[0], ji)
     s[C].vectorize(ji)
     f = schedule_features(s, [A, B, C], exact_counts=True)
     assert len(f) == LENGTH
@@ -56,10 +55,7 @@ def test_schedule_features_count_what_the_loops_touch():
 
 @autotvm.template("test_model/matmul3")
 def matmul3(n):
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    A, B, C = templates.matmul(n)
     s = te.create_schedule(C.op)
     y, x = s[C].op.axis
     cfg = autotvm.get_config()

@@ -11,33 +11,13 @@ from lower import build, lower
 from tune import autotvm
 from tune.autotvm.space import AnnotateSpace, ReorderSpace, SplitSpace, VirtualAxis
 
-
-@autotvm.template("test_space/matmul")
-def matmul(N, L, M, dtype):
-    """TVM's autotvm_matmul_x86 tutorial template."""
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    k = s[C].op.reduce_axis[0]
-    cfg = autotvm.get_config()
-    cfg.define_split("tile_y", y, num_outputs=2)
-    cfg.define_split("tile_x", x, num_outputs=2)
-    yo, yi = cfg["tile_y"].apply(s, C, y)
-    xo, xi = cfg["tile_x"].apply(s, C, x)
-    s[C].reorder(yo, xo, k, yi, xi)
-    return s, [A, B, C]
+from . import templates
 
 
 @autotvm.template("test_space/matmul_v1")
 def matmul_v1(N, L, M, dtype):
     """The tutorial's first template: knobs listing candidate tile sizes."""
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    A, B, C = templates.matmul(N, L, M, dtype)
     s = te.create_schedule(C.op)
     y, x = s[C].op.axis
     k = s[C].op.reduce_axis[0]
@@ -51,7 +31,7 @@ def matmul_v1(N, L, M, dtype):
 
 
 def test_the_tutorials_space_prints_as_tvms():
-    task = autotvm.task.create("test_space/matmul", args=(512, 512, 512, "float32"), target="llvm")
+    task = autotvm.task.create("tests/tutorial_matmul", args=(512, 512, 512, "float32"), target="llvm")
     assert str(task.config_space) == (
         "ConfigSpace (len=100, range_length=100, space_map=\n"
         "   0 tile_y: Split(policy=factors, product=512, num_outputs=2) len=10\n"
@@ -61,7 +41,7 @@ def test_the_tutorials_space_prints_as_tvms():
 
 
 def test_entities_are_numbered_with_the_first_knob_fastest_and_print_as_tvms():
-    space = autotvm.task.create("test_space/matmul", args=(512, 512, 512, "float32")).config_space
+    space = autotvm.task.create("tests/tutorial_matmul", args=(512, 512, 512, "float32")).config_space
     # the divisors of 512 in order: 1, 2, 4, ..., 512; index 77 = 7 + 10 * 7
     assert str(space.get(77)) == "[('tile_y', [-1, 128]), ('tile_x', [-1, 128])],None,77"
     assert str(space.get(3)) == "[('tile_y', [-1, 8]), ('tile_x', [-1, 1])],None,3"
@@ -71,7 +51,7 @@ def test_entities_are_numbered_with_the_first_knob_fastest_and_print_as_tvms():
 
 
 def test_the_template_makes_the_schedule_of_each_configuration():
-    task = autotvm.task.create("test_space/matmul", args=(16, 8, 32, "float32"))
+    task = autotvm.task.create("tests/tutorial_matmul", args=(16, 8, 32, "float32"))
     for index in (0, 7, 23, len(task.config_space) - 1):
         config = task.config_space.get(index)
         s, args = task.instantiate(config)
@@ -138,17 +118,17 @@ def test_fallback_split_as_tvm_documents_it():
 
 
 def test_a_template_called_without_a_log_uses_the_fallback_and_warns():
-    autotvm.DispatchContext.current().clear_cache(None, ("test_space/matmul", 8, 8, 8, "float32"))
+    autotvm.DispatchContext.current().clear_cache(None, ("tests/tutorial_matmul", 8, 8, 8, "float32"))
     with pytest.warns(UserWarning, match="fallback configuration"):
-        s, args = matmul(8, 8, 8, "float32")
-    assert autotvm.DispatchContext.current().query(None, ("test_space/matmul", 8, 8, 8, "float32")).is_fallback
+        s, args = templates.tutorial_matmul(8, 8, 8, "float32")
+    assert autotvm.DispatchContext.current().query(None, ("tests/tutorial_matmul", 8, 8, 8, "float32")).is_fallback
 
 
 @pytest.mark.parametrize("bad, error, match", [
     (lambda: autotvm.task.create("test_space/nope", args=(1,)), ValueError, "no template is registered"),
-    (lambda: autotvm.task.create("test_space/matmul", args=(8, 8, 8, "float32"), target="cuda"), ValueError,
+    (lambda: autotvm.task.create("tests/tutorial_matmul", args=(8, 8, 8, "float32"), target="cuda"), ValueError,
      "target 'cuda'"),
-    (lambda: autotvm.task.create("test_space/matmul", args=(8, 8, 8, object())), TypeError, "template arguments"),
+    (lambda: autotvm.task.create("tests/tutorial_matmul", args=(8, 8, 8, object())), TypeError, "template arguments"),
     (lambda: autotvm.get_config(), RuntimeError, "inside a function decorated"),
     (lambda: SplitSpace([VirtualAxis(8)], "halves", num_outputs=2), ValueError, "unknown policy 'halves'"),
     (lambda: SplitSpace([VirtualAxis(8)], "factors"), ValueError, "num_outputs"),

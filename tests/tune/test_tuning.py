@@ -10,30 +10,13 @@ import numpy as np
 import pytest
 
 import schedule as te
-from lower import build, nd
+from lower import build, lower, nd
 from lower.backend.c.compile import find_compiler
 from tune import LocalExecutor, autotvm
 
+from . import templates
+
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
-
-
-@autotvm.template("test_tuning/matmul")
-def matmul(N, L, M, dtype):
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    k = s[C].op.reduce_axis[0]
-    cfg = autotvm.get_config()
-    cfg.define_split("tile_y", y, num_outputs=2)
-    cfg.define_split("tile_x", x, num_outputs=2)
-    yo, yi = cfg["tile_y"].apply(s, C, y)
-    xo, xi = cfg["tile_x"].apply(s, C, x)
-    s[C].reorder(yo, xo, k, yi, xi)
-    cfg.add_flop(2 * N * L * M)
-    return s, [A, B, C]
 
 
 def _hang(a, out):
@@ -86,7 +69,7 @@ def _records(path):
 
 def test_the_tutorials_tuning_logs_every_trial_and_the_best_rebuilds_equal_to_numpy(tmp_path, workers):
     n = 64
-    task = autotvm.task.create("test_tuning/matmul", args=(n, n, n, "float32"), target="llvm")
+    task = autotvm.task.create("tests/tutorial_matmul", args=(n, n, n, "float32"), target="llvm")
     assert len(task.config_space) == 49 and task.flop == 2 * n ** 3
     log = tmp_path / "matmul.log"
     tuner = autotvm.tuner.RandomTuner(task, seed=0)
@@ -96,13 +79,13 @@ def test_the_tutorials_tuning_logs_every_trial_and_the_best_rebuilds_equal_to_nu
     assert len(records) == 6 and len({inp.config.index for inp, _ in records}) == 6
     assert all(res.error_no == 0 and len(res.costs) == 1 and 0 < res.costs[0] < 1 for _, res in records)
     line = json.loads(log.read_text().splitlines()[0])
-    assert line["input"] == ["c", "test_tuning/matmul", [n, n, n, "float32"], {}] and line["version"] == 0.2
+    assert line["input"] == ["c", "tests/tutorial_matmul", [n, n, n, "float32"], {}] and line["version"] == 0.2
     best_inp, best_res = min(records, key=lambda r: r[1].mean)
     assert tuner.best_config.index == best_inp.config.index and tuner.best_cost == best_res.mean
 
     with autotvm.apply_history_best(str(log)):
-        s, args = matmul(n, n, n, "float32")
-    text = str(__import__("lower").lower(s, args))
+        s, args = templates.tutorial_matmul(n, n, n, "float32")
+    text = str(lower(s, args))
     inner = best_inp.config["tile_x"].size[1]
     assert inner == 1 or f"for (j.inner, 0, {inner})" in text
     rng = np.random.default_rng(0)
@@ -114,7 +97,7 @@ def test_the_tutorials_tuning_logs_every_trial_and_the_best_rebuilds_equal_to_nu
 
 
 def test_a_tuning_resumes_from_its_log_without_measuring_a_trial_twice(tmp_path, workers):
-    task = autotvm.task.create("test_tuning/matmul", args=(16, 16, 16, "float32"))
+    task = autotvm.task.create("tests/tutorial_matmul", args=(16, 16, 16, "float32"))
     log = tmp_path / "resume.log"
     first = autotvm.tuner.RandomTuner(task, seed=1)
     first.tune(n_trial=4, measure_option=_option(workers), callbacks=[autotvm.callback.log_to_file(str(log))])
@@ -136,7 +119,7 @@ def _records_quiet(path):
 
 
 def test_grid_search_visits_every_configuration_in_order_and_finds_the_cheapest(workers):
-    task = autotvm.task.create("test_tuning/matmul", args=(4, 4, 4, "float32"))  # 3 x 3 configurations
+    task = autotvm.task.create("tests/tutorial_matmul", args=(4, 4, 4, "float32"))  # 3 x 3 configurations
     seen = []
     tuner = autotvm.tuner.GridSearchTuner(task)
     tuner.tune(n_trial=100, measure_option=_option(workers),
@@ -146,7 +129,7 @@ def test_grid_search_visits_every_configuration_in_order_and_finds_the_cheapest(
 
 
 def test_early_stopping_ends_the_search_after_trials_without_improvement(workers):
-    task = autotvm.task.create("test_tuning/matmul", args=(8, 8, 8, "float32"))  # 16 configurations
+    task = autotvm.task.create("tests/tutorial_matmul", args=(8, 8, 8, "float32"))  # 16 configurations
     after_batch = []
     tuner = autotvm.tuner.GridSearchTuner(task)
     tuner.tune(n_trial=16, measure_option=_option(workers), early_stopping=2,
@@ -179,7 +162,7 @@ def test_bad_options_are_refused():
         autotvm.LocalBuilder(timeout=-1)
     with pytest.raises(TypeError, match="builder is 'local' or a LocalBuilder"):
         autotvm.measure_option(builder="rpc")
-    task = autotvm.task.create("test_tuning/matmul", args=(4, 4, 4, "float32"))
+    task = autotvm.task.create("tests/tutorial_matmul", args=(4, 4, 4, "float32"))
     with pytest.raises(ValueError, match="n_trial is an int >= 0"):
         autotvm.tuner.RandomTuner(task).tune(n_trial=-3)
     with pytest.raises(TypeError, match="autotvm Task"):

@@ -1,0 +1,33 @@
+"""The matmul the tuning tests schedule, and TVM's autotvm_matmul_x86 tutorial template on it."""
+
+from __future__ import annotations
+
+import schedule as te
+from tune import autotvm
+
+
+def matmul(n: int, l: int | None = None, m: int | None = None, dtype: str = "float32"):  # noqa: E741
+    """A (n x l) times B (l x m) as C; l and m default to n."""
+    l, m = l or n, m or n  # noqa: E741
+    A = te.placeholder((n, l), name="A", dtype=dtype)
+    B = te.placeholder((l, m), name="B", dtype=dtype)
+    k = te.reduce_axis((0, l), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return A, B, C
+
+
+@autotvm.template("tests/tutorial_matmul")
+def tutorial_matmul(N, L, M, dtype):
+    """The tutorial's template: both axes split in two, the reduction between outer and inner."""
+    A, B, C = matmul(N, L, M, dtype)
+    s = te.create_schedule(C.op)
+    y, x = s[C].op.axis
+    k = s[C].op.reduce_axis[0]
+    cfg = autotvm.get_config()
+    cfg.define_split("tile_y", y, num_outputs=2)
+    cfg.define_split("tile_x", x, num_outputs=2)
+    yo, yi = cfg["tile_y"].apply(s, C, y)
+    xo, xi = cfg["tile_x"].apply(s, C, x)
+    s[C].reorder(yo, xo, k, yi, xi)
+    cfg.add_flop(2 * N * L * M)
+    return s, [A, B, C]
