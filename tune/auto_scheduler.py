@@ -20,7 +20,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from schedule import PlaceholderOp, Tensor, create_schedule
+from bound.access import body_reads
+from schedule import PlaceholderOp, Tensor, arith, create_schedule
 from schedule.auto_inline import is_injective
 from schedule.tensor import ComputeOp
 from tune.autotvm.dispatch import ApplyHistoryBest
@@ -31,6 +32,12 @@ from tune.autotvm.task import Task, _Using, get_config, template
 MAX_REGISTER_TILE = 512
 #: Vector loops of more lanes are rejected.
 MAX_VECTOR = 1024
+#: Configurations whose inlining puts more tensor reads into one expression are rejected (each
+#: inlined stencil multiplies them: 16 three-point stencils inlined in a row make 43 million).
+MAX_INLINED_READS = 1024
+#: Stages given placement knobs, the nearest to the output first; deeper ones are computed at
+#: the root (a chain of n stencils would otherwise make a space of 3^n configurations).
+MAX_PLACED = 16
 
 
 def _extent(iv: Any) -> int:
@@ -57,6 +64,33 @@ def _stages(outputs: Sequence[Tensor]) -> list[Any]:
         stack.append((op, True))
         stack.extend((t.op, False) for t in op.input_tensors)
     return order
+
+
+def _consumers(stages: Sequence[Any]) -> dict[int, list[Any]]:
+    """The stages that read each stage, by its id."""
+    out: dict[int, list[Any]] = {id(op): [] for op in stages}
+    for op in stages:
+        for t in {id(t.op): t for t in op.input_tensors}.values():
+            if id(t.op) in out:
+                out[id(t.op)].append(op)
+    return out
+
+
+def _read_pointwise(producer: Any, consumers: Sequence[Any]) -> bool:
+    """Whether every consumer is a computation of the producer's shape that reads it only at
+    its own index (``P[i, j]`` in the body of ``C[i, j]``), unconditionally."""
+    t = producer.output(0)
+    for op in consumers:
+        if not isinstance(op, ComputeOp) or op.reduce_axis or [_extent(iv) for iv in op.axis] != [
+                _extent(iv) for iv in producer.axis]:
+            return False
+        axes = [iv.var for iv in op.axis]
+        for acc in body_reads(op.body, [t]):
+            if len(acc.indices) != len(axes) or any(i is not v for i, v in zip(acc.indices, axes)):
+                return False
+            if arith.value_of(acc.condition) != 1:
+                return False
+    return True
 
 
 def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
@@ -123,16 +157,25 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     # consumer (positions: -1 the root, p after outer loop p; an inlined stage takes its
     # consumers' place)
     stages = _stages([out])
+    consumers = _consumers(stages)
     position: dict[int, int] = {id(out.op): len(outer) - 1}
+    placed = 0
+    inlined: set[int] = set()
     for producer in reversed(stages[:-1]):
         name = producer.name
-        consumers = [op for op in stages if any(t.op is producer for t in op.input_tensors)]
-        limit = min(position[id(op)] for op in consumers)
+        limit = min(position[id(op)] for op in consumers[id(producer)])
         if is_injective(producer):
-            cfg.define_knob(f"place_{name}", ["inline", "tile", "root"])
-            place = cfg[f"place_{name}"].val
+            if _read_pointwise(producer, consumers[id(producer)]):
+                place = "inline"  # nothing is computed twice and no condition enters a loop
+            elif placed < MAX_PLACED:
+                placed += 1
+                cfg.define_knob(f"place_{name}", ["inline", "tile", "root"])
+                place = cfg[f"place_{name}"].val
+            else:
+                place = "root"
             if place == "inline":
                 s[producer].compute_inline()
+                inlined.add(id(producer))
                 position[id(producer)] = limit
                 continue
             if place == "tile" and limit >= 0:
@@ -144,12 +187,15 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
             if len(s[producer].op.axis) > 1 or position[id(producer)] >= 0:
                 s[producer].vectorize(s[producer].op.axis[-1])
             continue
-        cfg.define_knob(f"at_{name}", list(range(len(anchors))))
-        red = list(producer.reduce_axis)
-        cfg.define_knob(f"rfactor_{name}", [0, 8, 16] if red and _extent(red[0]) >= 64 else [0])
-        at = min(cfg[f"at_{name}"].val, limit)
+        if placed < MAX_PLACED:
+            placed += 1
+            cfg.define_knob(f"at_{name}", list(range(len(anchors))))
+            red = list(producer.reduce_axis)
+            cfg.define_knob(f"rfactor_{name}", [0, 8, 16] if red and _extent(red[0]) >= 64 else [0])
+            at, lanes = min(cfg[f"at_{name}"].val, limit), cfg[f"rfactor_{name}"].val
+        else:
+            at, lanes = -1, 0
         position[id(producer)] = at
-        lanes = cfg[f"rfactor_{name}"].val
         rf = None
         if lanes:
             _, kin = s[producer].split(s[producer].op.reduce_axis[0], factor=lanes)
@@ -161,7 +207,20 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
             lane, *rest = s[rf].op.axis
             s[rf].reorder(*rest, *s[rf].op.reduce_axis, lane)
             s[rf].vectorize(lane)
+    if (reads := _inlined_reads(stages, inlined)) > MAX_INLINED_READS:
+        cfg.raise_error(f"inlining makes an expression of {reads} tensor reads")
     return s, list(args)
+
+
+def _inlined_reads(stages: Sequence[Any], inlined: set[int]) -> int:
+    """The most tensor reads one stage's expression holds once the *inlined* stages (by id)
+    are substituted into it; *stages* in topological order."""
+    weight: dict[int, int] = {}
+    for op in stages:
+        body = op.body if isinstance(op, ComputeOp) else ()
+        weight[id(op)] = max(1, sum(weight[id(acc.tensor.op)] if id(acc.tensor.op) in inlined else 1
+                                    for acc in body_reads(body, op.input_tensors)))
+    return max(weight[id(op)] for op in stages if id(op) not in inlined)
 
 
 def create(name: str, args: Sequence[Any], target: str = "c") -> Task:

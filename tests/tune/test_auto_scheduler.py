@@ -97,6 +97,63 @@ def test_every_placement_of_an_injective_producer_and_rfactor_of_a_reduction_wor
         assert seen == set(choices)
 
 
+def _index(space, **values):
+    """The index of the configuration with the given knob values (the rest at their first)."""
+    index, scale = 0, 1
+    for name, knob in space.space_map.items():
+        if name in values:
+            index += scale * [getattr(knob[i], "val", None) for i in range(len(knob))].index(values[name])
+        scale *= len(knob)
+    return index
+
+
+def test_a_pointwise_chain_of_1000_stages_is_inlined_without_knobs():
+    n = 64
+    stages = [te.placeholder((n,), name="A")]
+    for k in range(1000):
+        stages.append(_add_one(stages[-1], k))
+    task = auto_scheduler.create("test_pointwise_chain", [stages[0], stages[-1]])
+    assert list(task.config_space.space_map) == ["tile_0", "cache", "vectorize", "parallel_depth"]
+    s, args = task.instantiate(task.config_space.get(len(task.config_space) - 1))
+    a = np.arange(n, dtype="float32")
+    out = np.full(n, np.nan, "float32")
+    build(s, args)(a, out)
+    np.testing.assert_array_equal(out, a + 1000)
+
+
+def _add_one(P, k):
+    return te.compute(P.shape, lambda i: P[i] + 1, name=f"S{k}")
+
+
+def _stencil(P, k):
+    return te.compute((P.shape[0] - 1,), lambda i: (P[i] + P[i + 1]) * 0.5, name=f"S{k}")
+
+
+def test_a_stencil_chain_gets_knobs_near_its_output_and_no_exploding_inlining():
+    n, depth = 16, 40
+    stages = [te.placeholder((n + depth,), name="A")]
+    for k in range(depth):
+        stages.append(_stencil(stages[-1], k))
+    task = auto_scheduler.create("test_stencil_chain", [stages[0], stages[-1]])
+    space = task.config_space
+    placed = [name for name in space.space_map if name.startswith("place_")]
+    assert placed == [f"place_S{k}" for k in range(depth - 2, depth - 2 - auto_scheduler.MAX_PLACED, -1)]
+    # ten stencils of two reads inlined in a row: 2^11 reads in one expression
+    def placing(inlined, rest="root"):
+        return _index(space, **{name: "inline" if k < inlined else rest for k, name in enumerate(placed)})
+    with pytest.raises(autotvm.InstantiationError, match="2048 tensor reads"):
+        task.instantiate(space.get(placing(10)))
+    a = np.random.default_rng(3).random(n + depth).astype("float32")
+    expected = a.astype("float64")
+    for _ in range(depth):
+        expected = (expected[:-1] + expected[1:]) * 0.5
+    for index in (placing(9), placing(0, "tile"), placing(3, "root")):
+        s, args = task.instantiate(space.get(index))
+        out = np.full(n, np.nan, "float32")
+        build(s, args)(a, out)
+        np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
 def test_apply_best_takes_the_cheapest_successful_trial():
     args, inputs, expected = _matmul()
     task = auto_scheduler.create("test_apply_best", args)
