@@ -7,6 +7,7 @@ fallback (each knob's first choice, with a warning once per workload) answers ot
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Iterable
@@ -102,8 +103,18 @@ class ApplyHistoryBest(DispatchContext):
     def load(self, records: Any) -> None:
         from tune.autotvm.record import load_from_file
 
-        pairs: Iterable[Any] = load_from_file(records) if isinstance(records, str) else records
-        for inp, res in pairs:
+        if isinstance(records, (str, os.PathLike)):
+            pairs: Iterable[Any] = load_from_file(os.fspath(records))
+        elif isinstance(records, Iterable):
+            pairs = records
+        else:
+            raise TypeError(f"apply_history_best: the log is a file path or an iterable of (MeasureInput, "
+                            f"MeasureResult) pairs, got {records!r}")
+        for pair in pairs:
+            inp, res = pair if isinstance(pair, tuple) and len(pair) == 2 else (None, None)
+            if not hasattr(inp, "task") or not hasattr(res, "error_no"):
+                raise TypeError(f"apply_history_best: each record is a (MeasureInput, MeasureResult) pair, "
+                                f"got {pair!r}")
             if res.error_no != 0 or not res.costs:
                 continue
             cost = sum(res.costs) / len(res.costs)

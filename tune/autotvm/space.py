@@ -346,7 +346,7 @@ class _Knobs:
         try:
             return self._entity_map[name]
         except KeyError:
-            raise KeyError(f"autotvm: no knob named {name!r}; defined: {', '.join(self._entity_map) or 'none'}") \
+            raise ValueError(f"autotvm: no knob named {name!r}; defined: {', '.join(self._entity_map) or 'none'}") \
                 from None
 
     def __iter__(self) -> Iterator[str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tune.autotvm.dispatch import DispatchContext
-from tune.autotvm.space import ConfigEntity, ConfigSpace, InstantiationError
+from tune.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
 
 #: Registered templates by task name.
 TASK_TABLE: dict[str, Callable[..., Any]] = {}
@@ -126,6 +126,9 @@ class Task:
         :raises InstantiationError: when the template rejects it (``cfg.raise_error``) or its
             schedule primitives do.
         """
+        if not isinstance(config, (ConfigEntity, FallbackConfigEntity)):
+            raise TypeError(f"instantiate: config is an entity of the task's space (task.config_space.get(i)), "
+                            f"got {config!r}")
         with _Using(config):
             try:
                 s, args = self.func(*self.args)
