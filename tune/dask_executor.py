@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tune.executor import JobResult, LocalExecutor
+from tune.executor import JobResult, LocalExecutor, check_jobs
 
 _local = threading.local()
 
@@ -50,7 +50,8 @@ class DaskExecutor:
         """As :meth:`LocalExecutor.run`; a job the cluster loses (its worker gone) is a crash."""
         from distributed import wait
 
-        futures = [self.client.submit(_isolated, fn, tuple(args), timeout, pure=False) for args in jobs]
+        check_jobs(fn, jobs, timeout)
+        futures = [self.client.submit(_isolated, fn, args, timeout, pure=False) for args in jobs]
         # each job has its own timeout on its worker; the margin covers queueing and start-up
         wait(futures, timeout=timeout * (1 + len(jobs) / self.size) + 60)
         results = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
 import sys
 import time
 import traceback
@@ -20,6 +21,21 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
+
+
+def check_jobs(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], timeout: float) -> None:
+    """Refuses jobs a worker process could not receive: *fn* must pickle (a function of an
+    importable module, not a lambda or a local function), each job be a tuple of arguments, and
+    *timeout* be a positive number of seconds."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"run: timeout is a positive number of seconds, got {timeout!r}")
+    if not all(isinstance(job, tuple) for job in jobs):
+        raise TypeError("run: each job is a tuple of fn's arguments")
+    try:
+        pickle.dumps(fn)
+    except (pickle.PicklingError, AttributeError, TypeError) as e:
+        raise TypeError(f"run: {fn!r} cannot be sent to a worker process ({e}); jobs are functions "
+                        f"defined at the top level of an importable module") from None
 
 
 @dataclass(frozen=True)
@@ -103,6 +119,7 @@ class LocalExecutor:
     def run(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], timeout: float) -> list[JobResult]:
         """Runs ``fn(*args)`` for each args of *jobs*, up to ``size`` at once; each job gets
         *timeout* seconds. Results come in the order of *jobs*."""
+        check_jobs(fn, jobs, timeout)
         while len(self._workers) < min(self.size, len(jobs)):
             self._workers.append(_Worker(self._context))
         results: list[JobResult | None] = [None] * len(jobs)

@@ -52,3 +52,22 @@ def test_a_crashing_job_costs_only_itself(executor):
 def test_bad_worker_counts_are_refused(workers):
     with pytest.raises(ValueError, match="positive int"):
         LocalExecutor(workers)
+
+
+def _local_function():
+    def job():
+        return 1
+    return job
+
+
+@pytest.mark.parametrize("fn, jobs, timeout, error, match", [
+    (lambda: 1, [()], 5, TypeError, "cannot be sent to a worker process"),
+    (_local_function(), [()], 5, TypeError, "top level of an importable module"),
+    (operator.add, [3], 5, TypeError, "each job is a tuple"),
+    (operator.add, [(1, 2)], -1, ValueError, "positive number of seconds"),
+    (operator.add, [(1, 2)], "5", ValueError, "positive number of seconds"),
+])
+def test_jobs_a_worker_could_not_receive_are_refused_before_any_runs(executor, fn, jobs, timeout, error, match):
+    with pytest.raises(error, match=match):
+        executor.run(fn, jobs, timeout)
+    assert [r.value for r in executor.run(operator.add, [(2, 3)], timeout=60)] == [5]

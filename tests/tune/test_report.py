@@ -69,3 +69,12 @@ def test_the_progress_bar_counts_trials_and_shows_the_best():
         bar(tuner, [i for i, _ in records[k:k + 2]], [r for _, r in records[k:k + 2]])
     text = out.getvalue()
     assert "matmul" in text and "6/6" in text and "best=1.050 ms" in text and "GFLOPS=1.90" in text
+
+
+def test_callbacks_refuse_what_would_fail_mid_tuning(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist; create it first"):
+        autotvm.callback.log_to_file(str(tmp_path / "missing" / "tune.log"))
+    with pytest.raises(ValueError, match="an int >= 0"):
+        autotvm.callback.progress_bar(-1)
+    with pytest.raises(TypeError, match="decorates a function"):
+        autotvm.template("test_report/not_a_function")(3)

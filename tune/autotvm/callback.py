@@ -19,6 +19,9 @@ def log_to_file(path: str) -> Callback:
     tuning that stops can be resumed with ``tuner.load_history(load_from_file(path))``."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"log_to_file: a file path, got {path!r}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"log_to_file: the folder of {os.fspath(path)!r} does not exist; create it first")
 
     def write(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
         with open(path, "a+b") as raw:  # a line cut off by a crash stays apart from the next record
@@ -36,6 +39,8 @@ def log_to_file(path: str) -> Callback:
 def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", file: Any = None) -> Callback:
     """A bar of trials done out of *total*, with the best cost (and GFLOPS when the task counts
     its flops) and the time left (tqdm)."""
+    if isinstance(total, bool) or not isinstance(total, int) or total < 0:
+        raise ValueError(f"progress_bar: total is the number of trials, an int >= 0, got {total!r}")
     from tqdm import tqdm
 
     scale = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[si_prefix]

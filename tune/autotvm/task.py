@@ -71,6 +71,9 @@ def template(task_name: Any, func: Callable[..., Any] | None = None) -> Any:
         raise TypeError(f"autotvm.template: the task name is a non-empty str, got {task_name!r}")
 
     def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(f):
+            raise TypeError(f"autotvm.template({task_name!r}) decorates a function, got {f!r}")
+
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if kwargs:
