@@ -10,7 +10,7 @@ counted with isl where the bounds are quasi-affine and enumerated otherwise.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import product
 
@@ -196,21 +196,12 @@ def _needed(t: Tensor, ctx: GraphContext, runs: Executions, names: IslNames) -> 
                 keep = values[0].astype(bool)
                 _paint(np.stack([v[keep] for v in values[1:]], axis=1).reshape(-1, len(acc.indices)), inside, outside)
             continue
-        for acc in accesses:
-            index = _translated_reads(roots, lo, hi, acc, max(_SMALL_DOMAIN, len(lo) * _POINTS_PER_BOX))
-            if index is None:
-                deferred.append((roots, lo, hi, acc))
-            else:
-                _paint(index, inside, outside)
-    if deferred and (inside.any() or outside):  # isl's sets would be enumerated to join the bitmap
-        still = []
-        for roots, lo, hi, acc in deferred:
-            index = _translated_reads(roots, lo, hi, acc, _TRANSLATED_LIMIT)
-            if index is None:
-                still.append((roots, lo, hi, acc))
-            else:
-                _paint(index, inside, outside)
-        deferred = still
+        deferred += [(roots, lo, hi, acc) for acc in accesses]
+    # moved reads where they cost fewer points than isl would take boxes; all that fit the limit
+    # once a bitmap exists (isl's sets would be enumerated to join it)
+    deferred = _paint_moved(deferred, inside, outside, lambda lo: max(_SMALL_DOMAIN, len(lo) * _POINTS_PER_BOX))
+    if deferred and (inside.any() or outside):
+        deferred = _paint_moved(deferred, inside, outside, lambda lo: _TRANSLATED_LIMIT)
     if deferred:
         region = _isl_reads(*deferred[0], names)
         for roots, lo, hi, acc in deferred[1:]:
@@ -228,6 +219,21 @@ def _paint(index: np.ndarray, inside: np.ndarray, outside: set[tuple[int, ...]])
     ok = np.all((index >= 0) & (index < np.array(inside.shape)), axis=1)
     inside[tuple(index[ok].T)] = True
     outside.update(map(tuple, index[~ok].tolist()))
+
+
+def _paint_moved(reads: list[tuple[list[Var], np.ndarray, np.ndarray, Access]], inside: np.ndarray,
+                 outside: set[tuple[int, ...]], budget: Callable[[np.ndarray], int]
+                 ) -> list[tuple[list[Var], np.ndarray, np.ndarray, Access]]:
+    """Paints each of *reads* that :func:`_translated_reads` takes within ``budget(lo)``
+    points; returns the others."""
+    left = []
+    for roots, lo, hi, acc in reads:
+        index = _translated_reads(roots, lo, hi, acc, budget(lo))
+        if index is None:
+            left.append((roots, lo, hi, acc))
+        else:
+            _paint(index, inside, outside)
+    return left
 
 
 def _translated_reads(roots: list[Var], lo: np.ndarray, hi: np.ndarray, acc: Access,
