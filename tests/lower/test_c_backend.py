@@ -52,7 +52,7 @@ def test_tiled_matmul_with_a_stage_at_the_outer_loop(exact):
     np.testing.assert_array_equal(c_out, py_out)
     src = build(s, [A, C], exact=exact, target="c").get_source()
     assert "#pragma omp parallel for" in src and "#pragma omp simd" in src
-    assert "int32_t tb_main(float* restrict A, float* restrict C, tb_callback_t tb_python)" in src
+    assert "int32_t tb_main(float* restrict A, float* restrict C, tb_ctx_t* tb_ctx)" in src
 
 
 def test_unrolled_loops_are_written_out():
@@ -241,7 +241,7 @@ def test_an_extern_returning_no_number_is_an_error_not_a_silent_zero():
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: te.call_extern("float32", "test_c.pair", A[i]), name="B")
     f = build(te.create_schedule(B.op), [A, B], target="c")
-    with pytest.raises(TypeError, match="external function 'test_c.pair' returned tuple, not a number"):
+    with pytest.raises(TypeError, match="external function 'test_c.pair' returned tuple, but the call needs a float32 number"):
         f(np.ones(4, "float32"), np.zeros(4, "float32"))
 
 

@@ -188,7 +188,7 @@ def test_a_parallel_body_that_calls_python():
     s = te.create_schedule(B.op)
     s[B].parallel(B.op.axis[0])
     f = build(s, [A, B], target="c")
-    assert "tb_callback_t tb_python)" in f.get_source().split("int32_t tb_main")[0]
+    assert "tb_ctx_t* tb_ctx)" in f.get_source().split("int32_t tb_main")[0]
     b = np.zeros(8, "float32")
     f(np.arange(8, dtype="float32"), b)
     np.testing.assert_array_equal(b, 2 * np.arange(8))

@@ -5,6 +5,7 @@ apply_history_best rebuilds the best schedule, equal to NumPy."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -27,20 +28,33 @@ def _hang(a, out):
     return ib.get()
 
 
+def _abort(*args):
+    os.abort()
+
+
+def _register_abort():
+    te.register_func("test_tuning.abort", _abort, override=True)
+
+
+
+
 @autotvm.template("test_tuning/misbehaving")
 def misbehaving(n):
-    """One good configuration and three that fail: rejected by the template, hanging, crashing."""
+    """One good configuration and three that fail: rejected by the template, crashing, hanging."""
     A = te.placeholder((n,), name="A", dtype="int32")
     B = te.placeholder((n,), name="B", dtype="int32")
     cfg = autotvm.get_config()
-    cfg.define_knob("mode", ["ok", "rejected", "hang", "crash"])
+    cfg.define_knob("mode", ["ok", "rejected", "crash", "hang"])  # crash where the registering worker runs
     mode = cfg["mode"].val
     if mode == "rejected":
         cfg.raise_error("this configuration needs too many registers")
     if mode == "hang":
         C = te.extern((n,), [A], lambda ins, outs: _hang(ins[0], outs[0]), name="C", dtype="int32")
-    elif mode == "crash":  # B is all zeros (ref_input): an integer division by zero
-        C = te.compute((n,), lambda i: te.floordiv(A[i], B[i]) + B[i] * 0, name="C")
+    elif mode == "crash":
+        # A kernel no longer dies of its own mistakes (a division by zero is a ZeroDivisionError),
+        # but a Python function it calls may still end the process.
+        C = te.extern((n,), [A, B], lambda ins, outs: te.call_packed("test_tuning.abort", ins[0], outs[0]),
+                      name="C", dtype="int32")
     else:
         C = te.compute((n,), lambda i: A[i] + B[i], name="C")
     s = te.create_schedule(C.op)
@@ -145,6 +159,9 @@ def test_failing_hanging_and_crashing_candidates_cost_only_themselves(workers):
     task = autotvm.task.create("test_tuning/misbehaving", args=(n,))
     ref = [np.arange(1, n + 1, dtype="int32"), np.zeros(n, "int32"), np.zeros(n, "int32")]
     results = {}
+    _register_abort()
+    for executor in workers:  # the workers register it too (importing this module)
+        assert {r.status for r in executor.run(_register_abort, [()] * executor.size, timeout=60)} == {"ok"}
     tuner = autotvm.tuner.GridSearchTuner(task)
     tuner.tune(n_trial=4, measure_option=_option(workers, timeout=4, ref_input=ref),
                callbacks=[lambda t, inputs, res: results.update((i.config["mode"].val, r) for i, r in zip(inputs, res))])

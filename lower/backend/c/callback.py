@@ -4,20 +4,26 @@ The C side packs a call's arguments into three arrays: pointers, 64-bit integers
 each argument, and doubles. Every argument starts with its kind in the integers: an integer
 (its value follows), a float (its value is the next double), a string (its index in the
 call's table follows) or a buffer (its dtype, rank, shape, strides, offset, the size of its
-storage, and whether the callee may write it; its base pointer is the next pointer). Python
-receives buffers as NumPy arrays over the kernel's own memory, so nothing is copied.
+storage, and whether the callee may write it; its base pointer is the next pointer).
+
+A buffer in one of the call's argument arrays reaches Python as a NumPy view of that array,
+which keeps it alive, read-only where the function only reads the argument; a buffer the kernel
+allocated (freed when the kernel is done with it) as an array of its own, copied in before the
+call and back after it, so that a function may keep what it was given.
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from lower.backend.python.runtime import OutOfBoundsError
+from lower.backend.c.runtime import CALLBACK, CallContext
+from lower.backend.python.runtime import OutOfBoundsError, call_result, check_signals
 from schedule.evaluate import extern_function
 from schedule.packed import get_global_func
 
@@ -28,59 +34,87 @@ WRITES, CLIPPED = 1, 2
 DTYPES = ("float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
           "uint64", "bool")
 
-#: ``int32_t callback(int32_t call, void** ptrs, int64_t* ints, double* floats,
-#: double* float_result, int64_t* int_result)``; nonzero when the Python function raised.
-CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p),
-                            ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_double),
-                            ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int64))
-
-C_DECLARATION = ("typedef int32_t (*tb_callback_t)(int32_t, void**, int64_t*, double*, double*, int64_t*);")
-
 
 @dataclass(frozen=True)
 class PythonCall:
-    """One call site: ``packed`` (looked up when called) or ``extern`` (a registered function)."""
+    """One call site: ``packed`` (looked up when called) or ``extern`` (a registered function),
+    returning *dtype* (None where its value is not used)."""
 
     kind: str
     name: str
     strings: tuple[str, ...] = ()
+    dtype: str | None = None
+
+
+@dataclass
+class CallState:
+    """The Python side of one call of a kernel: its arrays by address (each with whether the
+    kernel writes it), and the first error a Python function raised."""
+
+    arrays: dict[int, tuple[np.ndarray, bool]]
+    error: BaseException | None = None
+    context: CallContext = field(default_factory=CallContext)
 
 
 class Callbacks:
-    """The Python side of a kernel's calls; the first error a call raised waits in :attr:`error`."""
+    """The Python functions a kernel calls, and the state of each call in progress."""
 
     def __init__(self, calls: Sequence[PythonCall]) -> None:
         self.calls = list(calls)
-        self.error: BaseException | None = None
         self.pointer = CALLBACK(self._call)  # kept alive as long as the kernel
+        self._active: dict[int, CallState] = {}
+        self._free: list[CallState] = []
+        self._lock = threading.Lock()
 
-    def _call(self, index: int, ptrs: Any, ints: Any, floats: Any, fres: Any, ires: Any) -> int:
+    def begin(self, arrays: Sequence[np.ndarray], writes: Sequence[bool]) -> CallState:
+        """A fresh state for a call over *arrays* (its context is what the kernel receives)."""
+        with self._lock:
+            state = self._free.pop() if self._free else None
+        if state is None:
+            state = CallState({})
+            state.context.python = self.pointer
+        state.arrays = {a.ctypes.data: (a, w) for a, w in zip(arrays, writes) if a.size} if self.calls else {}
+        state.error = None
+        state.context.status = 0
+        self._active[ctypes.addressof(state.context)] = state
+        return state
+
+    def end(self, state: CallState) -> None:
+        """Forget *state*'s call (its arrays), keeping the state for the next call."""
+        del self._active[ctypes.addressof(state.context)]
+        state.arrays, state.error = {}, None
+        with self._lock:
+            self._free.append(state)
+
+    def _call(self, ctx: int, index: int, ptrs: Any, ints: Any, floats: Any, fres: Any, ires: Any) -> int:
+        state = self._active[ctx]
         try:
+            check_signals()
             call = self.calls[index]
             fn = get_global_func(call.name) if call.kind == "packed" else extern_function(call.name)
             if fn is None:
                 raise ValueError(f"no external function '{call.name}'; register it with te.register_func")
-            result = fn(*_arguments(call, ptrs, ints, floats))
-            if result is None or (call.kind == "packed" and not isinstance(result, (int, float, np.number))):
-                result = 0  # what a packed function returns is not used
-            if not isinstance(result, (int, float, np.number)):
-                raise TypeError(f"external function '{call.name}' returned {type(result).__name__}, not a number")
-            fres[0] = float(result)
-            ires[0] = int(result) if np.isfinite(result) else 0  # the float result carries inf and nan
+            values, copies = _arguments(call, state, ptrs, ints, floats)
+            result = call_result(call.name, call.dtype, fn(*values))
+            for memory, copy in copies:
+                memory[...] = copy
+            if isinstance(result, float):
+                fres[0] = result
+            else:
+                ires[0] = result
+                fres[0] = float(result)
         except BaseException as err:  # raised again when the kernel returns
-            if self.error is None:
-                self.error = err
+            if state.error is None:
+                state.error = err
             return 1
         return 0
 
-    def raise_error(self) -> None:
-        err, self.error = self.error, None
-        if err is not None:
-            raise err
 
-
-def _arguments(call: PythonCall, ptrs: Any, ints: Any, floats: Any) -> list[Any]:
+def _arguments(call: PythonCall, state: CallState, ptrs: Any, ints: Any,
+               floats: Any) -> tuple[list[Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """The call's values, and the (memory, copy) pairs to copy back after it."""
     values: list[Any] = []
+    copies: list[tuple[np.ndarray, np.ndarray]] = []
     at, ptr, fl = 1, 0, 0
     for _ in range(ints[0]):
         kind = ints[at]
@@ -100,14 +134,15 @@ def _arguments(call: PythonCall, ptrs: Any, ints: Any, floats: Any) -> list[Any]
             strides = [ints[at + 2 + ndim + k] for k in range(ndim)]
             offset, size, flags = (ints[at + 2 + 2 * ndim + k] for k in range(3))
             at += 5 + 2 * ndim
-            values.append(_array(call.name, ptrs[ptr], dtype, shape, strides, offset, size, flags))
+            values.append(_array(call.name, state, ptrs[ptr], dtype, shape, strides, offset, size, flags, copies))
             ptr += 1
-    return values
+    return values, copies
 
 
-def _array(name: str, base: int | None, dtype: str, shape: list[int], strides: list[int], offset: int,
-           size: int, flags: int) -> np.ndarray:
-    """The NumPy array over the kernel's memory that a buffer argument describes."""
+def _array(name: str, state: CallState, base: int | None, dtype: str, shape: list[int], strides: list[int],
+           offset: int, size: int, flags: int, copies: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The NumPy array a buffer argument describes: a view of the call's array it lies in, or a
+    copy of the kernel's own memory (see the module's docstring)."""
     if flags & CLIPPED and shape:
         shape[0] = max(0, min(shape[0], size - offset))
     last = offset + sum((n - 1) * st for n, st in zip(shape, strides))
@@ -116,9 +151,22 @@ def _array(name: str, base: int | None, dtype: str, shape: list[int], strides: l
                                f"from element {offset} does not fit its storage of {size} elements")
     itemsize = np.dtype(dtype).itemsize
     count = max(last + 1 - offset, 0) if all(n > 0 for n in shape) else 0
-    address = (base or 0) + offset * itemsize
-    memory = (ctypes.c_char * (count * itemsize)).from_address(address) if count else bytearray()
-    array = np.ndarray(tuple(shape), dtype, buffer=memory, strides=tuple(st * itemsize for st in strides))
-    if not flags & WRITES:
-        array.flags.writeable = False
-    return array
+    byte_strides = tuple(st * itemsize for st in strides)
+    owner = state.arrays.get(base or 0)
+    if owner is not None and owner[0].dtype == np.dtype(dtype):
+        array, written = owner
+        view = np.ndarray(tuple(shape), dtype, buffer=array.reshape(-1), offset=offset * itemsize,
+                          strides=byte_strides) if count else np.zeros(tuple(shape), dtype)
+        if not (written and flags & WRITES) and view.flags.writeable:
+            view.flags.writeable = False
+        return view
+    if not count:
+        return np.zeros(tuple(shape), dtype)
+    memory = np.ndarray(tuple(shape), dtype, buffer=(ctypes.c_char * (count * itemsize)).from_address(
+        (base or 0) + offset * itemsize), strides=byte_strides)
+    copy = memory.copy()
+    if flags & WRITES:
+        copies.append((memory, copy))
+    else:
+        copy.flags.writeable = False
+    return copy

@@ -24,6 +24,10 @@ FLAGS = ("-O3", "-march=native", "-std=gnu11", "-fPIC", "-shared", "-fopenmp",
          *(("-mprefer-vector-width=256",) if platform.machine() in ("x86_64", "AMD64") else ()))
 
 
+#: Seconds a compile may take before the build gives up on it.
+COMPILE_TIMEOUT = 600.0
+
+
 @cache
 def find_compiler() -> str | None:
     """The C compiler: ``$CC``, else ``cc``, ``gcc`` or ``clang`` on the path; None if none."""
@@ -84,8 +88,16 @@ def compile_c(source: str) -> Path:
     def build(out: Path) -> None:
         src = out.with_name("kernel.c")
         src.write_text(source)
-        done = subprocess.run([cc, *FLAGS, "-o", str(out), str(src), "-lm"], capture_output=True, text=True,
-                              timeout=600)
+        try:
+            done = subprocess.run([cc, *FLAGS, "-o", str(out), str(src), "-lm"], capture_output=True, text=True,
+                                  timeout=COMPILE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise LoweringError(f"build: the C compiler ({cc}) did not finish within {COMPILE_TIMEOUT:g} s; "
+                                "a smaller kernel (fewer unrolled loops) compiles faster, or use "
+                                "target='python'") from None
+        except OSError as err:
+            raise LoweringError(f"build: cannot run the C compiler {cc}: {err.strerror}; set CC to a working "
+                                "compiler, or use target='python'") from None
         if done.returncode != 0:
             raise LoweringError(_compile_error(done.stderr, source))
     return cached_object(key, build)

@@ -11,9 +11,11 @@ import math
 from lower.backend.c.callback import BUFFER, CLIPPED, DTYPES, FLOAT, INT, STRING, WRITES, PythonCall
 from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
 from lower.backend.c.registers import Registers
+from lower.backend.c.runtime import Site, checked_division, from_data, needs_guard
 from lower.backend.names import Names
 from lower.errors import LoweringError
-from lower.stmt import BufferView, Load
+from lower.stmt import Buffer, BufferView, Load, Store
+from schedule import arith
 from schedule.dtype import bits, is_bool, is_float
 from schedule.evaluate import MATH_FUNCS
 from schedule.expr import (
@@ -82,17 +84,60 @@ class CExprSource(ExprFunctor[str]):
         self.names = names
         self.helpers: dict[str, str] = {}
         self.calls: list[PythonCall] = []  # call sites of Python functions, by their index
+        self.sites: list[Site] = []  # what each run-time check guards, by its index
+        self.discarded: Expr | None = None  # the value of the statement being written, if unused
         self.registers = Registers()  # local buffers written as variables
+        self.wide = False  # integers of 32 bits or fewer computed in 64 (an index that may pass 2^31)
+
+    def site(self, kind: str, text: str) -> int:
+        """The index of a new run-time check of *kind* guarding *text*."""
+        self.sites.append(Site(kind, text))
+        return len(self.sites) - 1
 
     def buffer_name(self, buf: object) -> str:
         """The C name of the array *buf*."""
         return self.names(buf, buf.name)  # type: ignore[attr-defined]
 
     # -- leaves ------------------------------------------------------------------------------
+    def index(self, buf: Buffer, e: Expr) -> str:
+        """The C text of *e*, an index into *buf* (or a count of its elements): in 64-bit
+        arithmetic unless *buf* has a constant size below 2^31, so that it cannot wrap."""
+        if isinstance(e, (Var, IntImm)):  # nothing to wrap
+            return self(e)
+        saved, self.wide = self.wide, self.wide or wide_buffer(buf)
+        try:
+            return self(e)
+        finally:
+            self.wide = saved
+
+    def access_guard(self, access: Load | Store) -> str | None:
+        """The run-time check of an access whose indices come from data (a load, a call): each
+        such dimension against its realized region, or the flat index against the buffer's size
+        where dimensions are not known; None for an access that needs none."""
+        if not needs_guard(access):
+            return None
+        checks = list(access.checks) or [access.index, arith.const(0), access.buffer.size]
+        tests = []
+        saved, self.wide = self.wide, True
+        try:
+            for d in range(0, len(checks), 3):
+                index, lo, extent = checks[d:d + 3]
+                if not from_data(index):
+                    continue
+                kind = "write" if isinstance(access, Store) else "read"
+                where = f"{access.buffer.name}" + (f" (dimension {d // 3})" if access.checks else "")
+                site = self.site(kind, where)
+                tests.append(f"tb_within(tb_ctx, {site}, {self(index)}, {self(lo)}, {self(extent)})")
+        finally:
+            self.wide = saved
+        return " && ".join(tests) or None
+
     def visit_int_imm(self, e: IntImm) -> str:
         if is_bool(e.dtype):
             return "1" if e.value else "0"
         v = int(e.value)
+        if self.wide and e.dtype in _WIDENED:
+            return f"INT64_C({v})"
         if e.dtype == "int64":
             return f"INT64_C({v})" if v != -2**63 else "INT64_MIN"
         if e.dtype == "uint64":
@@ -115,7 +160,8 @@ class CExprSource(ExprFunctor[str]):
         return text if e.dtype == "float64" else f"(({c_type(e.dtype)}){text})"
 
     def visit_var(self, e: Var) -> str:
-        return self.names(e, e.name)
+        name = self.names(e, e.name)
+        return f"((int64_t){name})" if self.wide and e.dtype in _WIDENED else name
 
     def visit_string_imm(self, e: StringImm) -> str:
         raise LoweringError(f"build: target 'c' cannot pass the string {e.value!r}")
@@ -123,47 +169,79 @@ class CExprSource(ExprFunctor[str]):
     def visit_load(self, e: Load) -> str:
         if e.buffer in self.registers.lanes:
             return self.registers.element(e.buffer, e.index)
-        return f"{self.buffer_name(e.buffer)}[{self(e.index)}]"
+        saved, self.wide = self.wide, False  # the element itself is of the buffer's dtype
+        try:
+            guard = self.access_guard(e)
+            text = f"{self.buffer_name(e.buffer)}[{self.index(e.buffer, e.index)}]"
+        finally:
+            self.wide = saved
+        if guard is not None:
+            text = f"({guard} ? {text} : ({c_type(e.dtype)})0)"
+        return f"((int64_t){text})" if self.wide and e.dtype in _WIDENED else text
 
     def visit_buffer_view(self, e: BufferView) -> str:
         raise LoweringError(f"build: buffer '{e.name}' can only be passed to a call")
 
     # -- arithmetic -----------------------------------------------------------------------------
+    def dtype_of(self, e: Expr) -> str:
+        """The dtype *e* is computed in: int64 for narrower integers in an index (see :meth:`index`)."""
+        return "int64" if self.wide and e.dtype in _WIDENED else e.dtype
+
     def visit_default(self, e: Expr) -> str:
         op = _ARITH.get(type(e))
         if op is not None:
             text = f"({self(e.a)} {op} {self(e.b)})"  # type: ignore[attr-defined]
-            return f"(({c_type(e.dtype)}){text})" if _narrow(e.dtype) else text
+            return f"(({c_type(e.dtype)}){text})" if _narrow(self.dtype_of(e)) else text
         op = _COMPARE.get(type(e))
         if op is not None:
             return f"({self(e.a)} {op} {self(e.b)})"  # type: ignore[attr-defined]
         raise LoweringError(f"build: target 'c' cannot compute {type(e).__name__} yet; use target='python'")
 
     def visit_div(self, e: Div) -> str:
+        if not is_float(e.dtype) and _may_trap(e.b):
+            return self._checked("div", e)
         text = f"({self(e.a)} / {self(e.b)})"
-        return f"(({c_type(e.dtype)}){text})" if _narrow(e.dtype) else text
+        return f"(({c_type(e.dtype)}){text})" if _narrow(self.dtype_of(e)) else text
 
     def visit_mod(self, e: Mod) -> str:
         if is_float(e.dtype):
             return self._math("fmod", e.dtype, [e.a, e.b])
-        return f"(({c_type(e.dtype)})({self(e.a)} % {self(e.b)}))"
+        if _may_trap(e.b):
+            return self._checked("mod", e)
+        return f"(({c_type(self.dtype_of(e))})({self(e.a)} % {self(e.b)}))"
 
     def visit_floor_div(self, e: FloorDiv) -> str:
         if is_float(e.dtype):
             return self._math("floor", e.dtype, [Div(e.a, e.b)])
-        return f"{self._helper('floordiv', e.dtype)}({self(e.a)}, {self(e.b)})"
+        if _may_trap(e.b):
+            return self._checked("floordiv", e)
+        return f"{self._helper('floordiv', self.dtype_of(e))}({self(e.a)}, {self(e.b)})"
 
     def visit_floor_mod(self, e: FloorMod) -> str:
         if is_float(e.dtype):
             a, b = self(e.a), self(e.b)
             return f"({a} - {self._math('floor', e.dtype, [Div(e.a, e.b)])} * {b})"
-        return f"{self._helper('floormod', e.dtype)}({self(e.a)}, {self(e.b)})"
+        if _may_trap(e.b):
+            return self._checked("floormod", e)
+        return f"{self._helper('floormod', self.dtype_of(e))}({self(e.a)}, {self(e.b)})"
+
+    def _checked(self, kind: str, e: Expr) -> str:
+        """An integer division whose divisor may be 0 (or -1): through a helper that records the
+        error in the call's context instead of trapping."""
+        dtype = self.dtype_of(e)
+        t = c_type(dtype)
+        plain = self._helper(kind, dtype) if kind.startswith("floor") else ("/" if kind == "div" else "%")
+        name, text = checked_division(kind, dtype, t, plain)
+        self.helpers.setdefault(name, text)
+        site = self.site(dtype, str(e))
+        value = f"{name}(tb_ctx, {site}, {self(e.a)}, {self(e.b)})"  # type: ignore[attr-defined]
+        return f"(({t}){value})" if _narrow(dtype) else value
 
     def visit_min(self, e: Min) -> str:
-        return f"{self._helper('min', e.dtype)}({self(e.a)}, {self(e.b)})"
+        return f"{self._helper('min', self.dtype_of(e))}({self(e.a)}, {self(e.b)})"
 
     def visit_max(self, e: Max) -> str:
-        return f"{self._helper('max', e.dtype)}({self(e.a)}, {self(e.b)})"
+        return f"{self._helper('max', self.dtype_of(e))}({self(e.a)}, {self(e.b)})"
 
     def visit_and(self, e: And) -> str:
         return f"({self(e.a)} && {self(e.b)})"
@@ -178,7 +256,13 @@ class CExprSource(ExprFunctor[str]):
         return f"({self(e.condition)} ? {self(e.true_value)} : {self(e.false_value)})"
 
     def visit_cast(self, e: Cast) -> str:
-        return f"(({c_type(e.dtype)}){self(e.value)})"
+        if self.wide and e.dtype in _WIDENED:  # exact, as the Python target computes an index
+            return f"((int64_t){self(e.value)})"
+        saved, self.wide = self.wide, False
+        try:
+            return f"(({c_type(e.dtype)}){self(e.value)})"
+        finally:
+            self.wide = saved
 
     def visit_call(self, e: Call) -> str:
         if e.name == "likely":
@@ -196,12 +280,12 @@ class CExprSource(ExprFunctor[str]):
             fn = args[0]
             if not isinstance(fn, StringImm):
                 raise LoweringError("build: call_packed needs the function's name as a string")
-            return self._python_call("packed", fn.value, e.dtype, args[1:])
+            return self._python_call("packed", fn.value, e, args[1:])
         if name in EXTERN_CALLS:
             fn = args[0]
             assert isinstance(fn, StringImm)
             if get_global_func(fn.value, allow_missing=True) is not None:
-                return self._python_call("extern", fn.value, e.dtype, args[1:])
+                return self._python_call("extern", fn.value, e, args[1:])
             name = fn.value.removeprefix("__")
             args = args[1:]
             base = name.removesuffix("f") if name.removesuffix("f") in _LIBM else name
@@ -235,7 +319,7 @@ class CExprSource(ExprFunctor[str]):
                             f"te.register_intrin_lowering('{e.name}', target='c', f=...)")
 
     # -- helpers --------------------------------------------------------------------------------
-    def _python_call(self, kind: str, name: str, dtype: str, args: list[Expr]) -> str:
+    def _python_call(self, kind: str, name: str, call: Call, args: list[Expr]) -> str:
         """A call of a Python function through the kernel's callback (see :mod:`lower.backend.c.callback`)."""
         ptrs: list[str] = []
         ints: list[str] = [str(len(args))]
@@ -247,9 +331,9 @@ class CExprSource(ExprFunctor[str]):
             else:
                 view, flags = a, str(WRITES)
             if isinstance(view, BufferView):
+                layout = (*view.shape, *view.strides, view.offset, view.buffer.size)
                 ints += [str(BUFFER), str(DTYPES.index(view.buffer.dtype)), str(len(view.shape)),
-                         *(f"(int64_t)({self(x)})" for x in (*view.shape, *view.strides, view.offset)),
-                         f"(int64_t)({self(view.buffer.size)})", flags]
+                         *(f"(int64_t)({self.index(view.buffer, x)})" for x in layout), flags]
                 ptrs.append(self.buffer_name(view.buffer))
             elif isinstance(a, StringImm):
                 ints += [str(STRING), str(len(strings))]
@@ -259,12 +343,13 @@ class CExprSource(ExprFunctor[str]):
                 floats.append(f"(double)({self(a)})")
             else:
                 ints += [str(INT), f"(int64_t)({self(a)})"]
-        self.calls.append(PythonCall(kind, name, tuple(strings)))
+        dtype = call.dtype
+        self.calls.append(PythonCall(kind, name, tuple(strings), None if call is self.discarded else dtype))
         result = "tb_fres" if is_float(dtype) else "tb_ires"
         cast = f"({c_type(dtype)})" if dtype != "handle" else "(int32_t)"
         return (f"({{ void* tb_p[] = {{{', '.join([*ptrs, '0'])}}}; int64_t tb_i[] = {{{', '.join(ints)}}}; "
                 f"double tb_f[] = {{{', '.join([*floats, '0'])}}}; double tb_fres = 0; int64_t tb_ires = 0; "
-                f"tb_python({len(self.calls) - 1}, tb_p, tb_i, tb_f, &tb_fres, &tb_ires); {cast}{result}; }})")
+                f"tb_call(tb_ctx, {len(self.calls) - 1}, tb_p, tb_i, tb_f, &tb_fres, &tb_ires); {cast}{result}; }})")
 
     def _math(self, name: str, dtype: str, args: list[Expr]) -> str:
         """A libm call in *dtype*'s precision (float16 and integers computed in float/double)."""
@@ -289,6 +374,22 @@ class CExprSource(ExprFunctor[str]):
             body = f"{t} r = a % b; return r + (b & -(({t})(r != 0) & ({t})((r ^ b) < 0)));"
         self.helpers[name] = f"static inline {t} {name}({t} a, {t} b) {{ {body} }}"
         return name
+
+
+#: Integer types an index computes in 64 bits (see :meth:`CExprSource.index`).
+_WIDENED = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
+
+
+def wide_buffer(buf: Buffer) -> bool:
+    """Whether indices into *buf* are computed in 64 bits: unless it has a constant size below 2^31."""
+    size = arith.value_of(buf.size)
+    return not (isinstance(size, int) and size < 2**31)
+
+
+def _may_trap(divisor: Expr) -> bool:
+    """Whether an integer division by *divisor* may trap: by 0, or by -1 (the smallest value's
+    quotient overflows); a constant other than these never does."""
+    return not (isinstance(divisor, IntImm) and divisor.value not in (0, -1))
 
 
 def _neg(e: Expr) -> Expr:

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from lower.backend.c.callback import CALLBACK, Callbacks
+from lower.backend.c.callback import Callbacks
 from lower.backend.c.compile import compile_c
+from lower.backend.c.runtime import PYTHON, failure
 from lower.backend.c.stmt import ENTRY, c_source
 from lower.stmt import Buffer, Stmt
 from schedule.dtype import is_float
@@ -31,7 +32,8 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 class CKernel:
     """The compiled function of *body* over *buffers* and the scalar *params*.
 
-    C has no bounds checks: *checks* is accepted for the targets' common signature only.
+    C checks only what it cannot know before running (indices computed from data, divisors,
+    allocations): *checks* is accepted for the targets' common signature only.
     """
 
     def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = False) -> None:
@@ -41,17 +43,24 @@ class CKernel:
         self._fn = getattr(self._lib, ENTRY)
         self._fn.restype = ctypes.c_int32
         self._scalars = [_scalar_type(v.dtype) for v in params]
-        self._fn.argtypes = [ctypes.c_void_p] * len(buffers) + self._scalars + [CALLBACK]
+        self._fn.argtypes = [ctypes.c_void_p] * len(buffers) + self._scalars + [ctypes.c_void_p]
         self._callbacks = Callbacks(program.calls)
+        self._sites = program.sites
 
     def __call__(self, arrays: Sequence[np.ndarray], values: Sequence[Any], writes: Sequence[bool]) -> None:
         """Run on *arrays* in place (a non-contiguous one through a contiguous copy, copied back
         if *writes* says it is written); an error raised by a Python function it called is
         raised here."""
         data = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
-        self._fn(*(a.ctypes.data for a in data), *(t(v) for t, v in zip(self._scalars, values)),
-                 self._callbacks.pointer)
-        self._callbacks.raise_error()
+        state = self._callbacks.begin(data, writes)
+        try:
+            self._fn(*(a.ctypes.data for a in data), *(t(v) for t, v in zip(self._scalars, values)),
+                     ctypes.addressof(state.context))
+            status, error = state.context.status, state.error
+            if status:
+                raise error if status == PYTHON and error is not None else failure(state.context, self._sites)
+        finally:
+            self._callbacks.end(state)
         for a, copy, written in zip(arrays, data, writes):
             if copy is not a and written:
                 a[...] = copy

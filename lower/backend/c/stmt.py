@@ -12,9 +12,10 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lower.backend.c.callback import C_DECLARATION, PythonCall
+from lower.backend.c.callback import PythonCall
 from lower.backend.c.expr import CExprSource, c_type
 from lower.backend.c.registers import promote
+from lower.backend.c.runtime import C_RUNTIME, Site
 from lower.backend.c.threads import KernelSource
 from lower.backend.c.vector import plan_vector_loop, vector_statements, vector_type
 from lower.backend.names import Names
@@ -63,8 +64,8 @@ _C_WORDS = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
     "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
     "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-    "true", "false", "main", "free", "malloc", "abs", "tb_python", "tb_alloc", "tb_p", "tb_i", "tb_f",
-    "tb_fres", "tb_ires", "tb_callback_t", *(f"{n}{s}" for n in (
+    "true", "false", "main", "free", "malloc", "abs", "tb_ctx", "tb_ctx_t", "tb_call", "tb_fail", "tb_failed",
+    "tb_within", "tb_alloc", "tb_p", "tb_i", "tb_f", "tb_fres", "tb_ires", "tb_callback_t", *(f"{n}{s}" for n in (
         "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
         "tanh", "asin", "acos", "atan", "erf", "floor", "ceil", "round", "trunc", "fabs", "pow", "fmod",
         "nearbyint") for s in ("", "f")),
@@ -149,14 +150,18 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
 
     def open_alloc(self, name: str, dtype: str, size: Expr) -> list[str]:
         """Declare *size* elements of *dtype* as *name*: on the stack when small and constant,
-        else on the heap; the lines that free them."""
+        else on the heap, where the code that uses them runs only if the memory was there (the
+        call then raises MemoryError); the lines that close that and free them."""
         t = c_type(dtype)
         count = arith.value_of(size)
         if count is not None and count * max(bits(dtype) // 8, 1) <= STACK_BYTES:
             self.emit(f"{t} {name}[{max(int(count), 1)}] __attribute__((aligned(64)));")
             return []
-        self.emit(f"{t}* {name} = ({t}*)tb_alloc((int64_t)({self.expr(size)}), sizeof({t}));")
-        return [f"free({name});"]
+        site = self.expr.site("alloc", name)
+        count = self.expr.index(Buffer(name, dtype, (size,)), size)
+        self.emit(f"{t}* {name} = ({t}*)tb_alloc(tb_ctx, {site}, (int64_t)({count}), sizeof({t}));")
+        self.emit(f"if ({name}) {{")
+        return [f"free({name});", "}"]
 
     def touches_registers(self, s: For) -> bool:
         """Whether *s* reads or writes a buffer held in variables at an index that depends on its
@@ -178,7 +183,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         """The vector of *buf*'s elements from *index* on: a variable, or memory."""
         if buf in self.expr.registers.lanes:
             return self.expr.registers.vector(buf, index)
-        return f"*({vt}*)&{self.expr.buffer_name(buf)}[{self.expr(index)}]"
+        return f"*({vt}*)&{self.expr.buffer_name(buf)}[{self.expr.index(buf, index)}]"
 
     def visit_allocate(self, s: Allocate) -> Steps:
         buf = s.buffer
@@ -248,8 +253,8 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.lines, self.indent = [], 1
         yield s.body
         body, (self.lines, self.indent) = self.lines, saved
-        if any("tb_python" in line for line in body):
-            params.append(("tb_callback_t tb_python", "tb_python"))
+        if any("tb_ctx" in line for line in body):
+            params.append(("tb_ctx_t* tb_ctx", "tb_ctx"))
         signature = ", ".join(p for p, _ in params)
         self.expr.helpers[fn] = "\n".join([f"static inline void {fn}({signature}) {{", *body, "}"])
         self.emit(self.loop_head(s) + " {")
@@ -303,14 +308,18 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         if s.buffer in self.expr.registers.lanes:
             self.emit(f"{self.expr.registers.element(s.buffer, s.index)} = {value};")
             return
-        self.emit(f"{self.expr.buffer_name(s.buffer)}[{self.expr(s.index)}] = {value};")
+        guard = self.expr.access_guard(s)
+        store = f"{self.expr.buffer_name(s.buffer)}[{self.expr.index(s.buffer, s.index)}] = {value};"
+        self.emit(store if guard is None else f"if ({guard}) {store}")
 
     def visit_evaluate(self, s: Evaluate) -> None:
         if is_barrier(s) or is_allreduce(s):
             raise LoweringError("build: a barrier (tvm_storage_sync) outside any thread-bound loop")
         if isinstance(s.value, IntImm):
             return
+        self.expr.discarded = s.value
         self.emit(f"(void){self.expr(s.value)};")
+        self.expr.discarded = None
 
 
 def _buffers_used(s: Stmt) -> list[Buffer]:
@@ -326,34 +335,26 @@ def _buffers_used(s: Stmt) -> list[Buffer]:
 
 @dataclass(frozen=True)
 class CProgram:
-    """The C source of a function, and the Python functions it calls, by call-site index."""
+    """The C source of a function, the Python functions it calls and what its run-time checks
+    guard, by index."""
 
     source: str
     calls: tuple[PythonCall, ...]
+    sites: tuple[Site, ...]
 
 
 def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> CProgram:
     """The C translation unit of a flattened function:
-    ``int32_t tb_main(buffers..., params..., tb_callback_t tb_python)``."""
+    ``int32_t tb_main(buffers..., params..., tb_ctx_t* tb_ctx)``."""
     names = CNames()
     args = [f"{c_type(b.dtype)}* restrict {names(b, b.name)}" for b in buffers]
     args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
-    args.append("tb_callback_t tb_python")
+    args.append("tb_ctx_t* tb_ctx")
     gen = _StmtSource(names)
     body, lanes = promote(body)
     gen.expr.registers.lanes.update(lanes)
     gen(body)
-    helpers = [
-        C_DECLARATION,
-        "/* A region with a negative extent is empty, as on the Python target. */",
-        "static void* tb_alloc(int64_t count, size_t size) {",
-        "  void* p = NULL;",
-        "  size_t bytes = count > 0 ? (size_t)count * size : 0;",
-        "  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) abort();",
-        "  return p;",
-        "}",
-        *gen.expr.helpers.values(),
-    ]
+    helpers = [C_RUNTIME, *gen.expr.helpers.values()]
     text = "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args)}) {{", *gen.lines,
                        "  return 0;", "}", ""])
-    return CProgram(text, tuple(gen.expr.calls))
+    return CProgram(text, tuple(gen.expr.calls), tuple(gen.expr.sites))

@@ -17,6 +17,7 @@ from bound import simplify
 from bound.linear import Linear
 from lower.backend.c.compile import native_vector_bytes, splits_wide_vectors
 from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
+from lower.backend.c.runtime import needs_guard
 from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
 from schedule import arith
 from schedule.dtype import bits
@@ -30,6 +31,7 @@ REGISTER_ELEMENTS = 256
 #: Element types written as vectors, by dtype: their C element type.
 ELEMENTS = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t"}
 _OPS = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
+_FLOATS = ("float32", "float64")
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ def plan_vector_loop(s: For) -> VectorLoop | None:
     v = s.loop_var
     for st in stores:
         assert isinstance(st, Store)
-        if st.value.dtype != dtype or _step(st.index, v) != 1 or not _vectorizable(st.value, v, dtype):
+        if st.value.dtype != dtype or _step(st.index, v) != 1 or not _vectorizable(st.value, v, dtype) \
+                or needs_guard(st):
             return None
     return VectorLoop(s, dtype, lanes, tuple(stores))  # type: ignore[arg-type]
 
@@ -126,15 +129,15 @@ def _vectorizable(value: Expr, v: Var, dtype: str) -> bool:
     """Whether *value* is element-wise arithmetic over contiguous loads and values free of *v*."""
     for node in _lane_nodes(value, v):
         if isinstance(node, Load):
-            if node.dtype != dtype or _step(node.index, v) != 1:
+            if node.dtype != dtype or _step(node.index, v) != 1 or needs_guard(node):
                 return False
         elif isinstance(node, Call) and node.name[5:] in FAST_FUNCTIONS and node.name.startswith("fast_") \
                 and dtype == "float32":
             continue
         elif isinstance(node, (Max, Min)) and node.dtype == dtype:
             continue
-        elif type(node) not in _OPS or node.dtype != dtype:
-            return False
+        elif type(node) not in _OPS or node.dtype != dtype or (type(node) is Div and dtype not in _FLOATS):
+            return False  # an integer division is checked for a zero divisor, lane by lane
     return True
 
 

@@ -40,6 +40,7 @@ from schedule.expr import (
 )
 from schedule.extern_calls import EXTERN_CALLS
 from schedule.functor import ExprFunctor
+from schedule.packed import get_global_func
 
 _INFIX = {Add: "+", Sub: "-", Mul: "*", EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
 
@@ -56,6 +57,7 @@ class ExprSource(ExprFunctor[str]):
         self.checks = checks
         self.defined: dict[Var, int] = {}  # variables in scope, with how many scopes define them
         self.thunks: list[str] = []  # definitions the next statement needs first
+        self.discarded: Expr | None = None  # the value of the statement being written, if unused
 
     def __call__(self, e: Expr) -> str:
         memo = self._bu_memo
@@ -146,7 +148,7 @@ class ExprSource(ExprFunctor[str]):
             name = e.args[0]
             if not isinstance(name, StringImm):
                 raise LoweringError("build: call_packed needs the function's name as a string")
-            return f"_call_packed({name.value!r}, {', '.join(self(a) for a in e.args[1:])})"
+            return f"_call_packed({name.value!r}, {self._result_dtype(e)!r}, {', '.join(self(a) for a in e.args[1:])})"
         if e.name in EXTERN_CALLS:
             name = e.args[0]
             assert isinstance(name, StringImm)
@@ -156,7 +158,9 @@ class ExprSource(ExprFunctor[str]):
                                     f"nor registered; register it with te.register_func('{name.value}', f)")
             args = ", ".join(self(a) for a in e.args[1:])
             if any(_is_buffer(a) for a in e.args[1:]):
-                return f"_call_arrays({name.value!r}, _extern[{name.value!r}], {args})"
+                return f"_call_arrays({name.value!r}, {self._result_dtype(e)!r}, _extern[{name.value!r}], {args})"
+            if get_global_func(name.value, allow_missing=True) is not None:  # a Python function, as on C
+                return f"_call({name.value!r}, {self._result_dtype(e)!r}, _extern[{name.value!r}], {args})"
             return f"_extern[{name.value!r}]({args})"
         if e.name == "tvm_access_ptr":
             return f"_ptr({self(e.args[1])}, {self(e.args[4])})"
@@ -164,6 +168,10 @@ class ExprSource(ExprFunctor[str]):
             raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                                 f"te.register_intrin_lowering('{e.name}', target='python', f=...)")
         return f"_math[{e.name!r}]({', '.join(self(a) for a in e.args)})"
+
+    def _result_dtype(self, e: Call) -> str | None:
+        """The dtype a call's result must have; None when nobody reads it (see ``call_result``)."""
+        return None if e is self.discarded else e.dtype
 
     def visit_buffer_view(self, e: BufferView) -> str:
         buf = self.names(e.buffer, e.buffer.name)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from lower.backend.python.runtime import InputList
 from lower.backend.python.stmt import compile_source, python_source
 from lower.stmt import Buffer, Stmt
 from schedule.expr import Var
@@ -22,7 +23,8 @@ class PythonKernel:
 
     def __call__(self, arrays: Sequence[np.ndarray], values: Sequence[Any], writes: Sequence[bool]) -> None:
         """Run on lists copied from *arrays*; the arrays *writes* marks get the results."""
-        flat = [a.reshape(-1).tolist() for a in arrays]
+        flat = [a.reshape(-1).tolist() if written else InputList(a.reshape(-1).tolist())
+                for a, written in zip(arrays, writes)]
         self._fn(*flat, *values)
         for a, items, written in zip(arrays, flat, writes):
             if written:

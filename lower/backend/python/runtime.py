@@ -6,14 +6,63 @@ barrier (``yield``) before any thread passes it, as ``__syncthreads()`` guarante
 
 from __future__ import annotations
 
+import ctypes
 import math
+import numbers
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from schedule.dtype import is_bool, is_float
 from schedule.evaluate import MATH_FUNCS, extern_function, floor_div, trunc_div, trunc_mod
 from schedule.packed import get_global_func
+
+_check_signals = ctypes.pythonapi.PyErr_CheckSignals
+_check_signals.restype = ctypes.c_int
+
+
+def check_signals() -> None:
+    """Run the handlers of signals that arrived meanwhile (Ctrl-C raises KeyboardInterrupt here),
+    so that a kernel calling back into Python stops promptly."""
+    _check_signals()
+
+
+def call_result(name: str, dtype: str | None, value: Any) -> Any:
+    """What a call of the Python function *name* evaluates to in the kernel: its return value
+    *value* as a number of *dtype*, by the same rules on every target.
+
+    A call whose value nobody reads (*dtype* None: a statement, as ``ib.emit(call_packed(...))``)
+    may return anything. Otherwise the value must be a real number: a float for a float call;
+    for an integer call an integral number, or a float truncated toward zero (as C converts
+    it), which must be finite and fit *dtype*.
+
+    :raises TypeError: for a value that is not a number (None, a string, an array ...).
+    :raises ValueError: for NaN where an integer is needed.
+    :raises OverflowError: for infinity, or an integer outside *dtype*'s range.
+    """
+    if dtype is None:
+        return 0
+    if isinstance(value, np.generic) and value.shape == ():
+        value = value.item()
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"external function '{name}' returned {type(value).__name__}, but the call needs a "
+                        f"{dtype} number")
+    if is_float(dtype):
+        return float(value)
+    if is_bool(dtype):
+        return int(bool(value))
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise ValueError(f"external function '{name}' returned NaN, which is no {dtype} value")
+        if math.isinf(value):
+            raise OverflowError(f"external function '{name}' returned {value}, which is no {dtype} value")
+    number = int(value)
+    info = np.iinfo(dtype) if dtype != "handle" else np.iinfo("int64")
+    if not info.min <= number <= info.max:
+        raise OverflowError(f"external function '{name}' returned {number}, outside the range of "
+                            f"{dtype} [{info.min}, {info.max}]")
+    return number
 
 
 class OutOfBoundsError(IndexError):
@@ -90,16 +139,34 @@ def _ptr(view: _View, mask: int) -> _View:
     return view
 
 
-def _call_packed(name: str, *args: Any) -> int:
+def _alloc(count: int, name: str, itemsize: int) -> list:
+    """The elements of an allocated buffer (none for a negative count, as in C).
+
+    :raises MemoryError: naming the buffer and its size in bytes, when the memory is not there.
+    """
+    try:
+        return [0] * count
+    except (MemoryError, OverflowError):
+        raise MemoryError(f"cannot allocate buffer '{name}': {count} elements of {itemsize} bytes "
+                          f"({count * itemsize} bytes)") from None
+
+
+class InputList(list):
+    """The elements of an argument the function only reads: a function it calls gets them
+    read-only, as on the C target."""
+
+
+def _call_packed(name: str, dtype: str | None, *args: Any) -> Any:
     """Call the function registered as *name* (see :func:`_call_arrays`)."""
     fn = get_global_func(name)
     assert fn is not None
-    return _call_arrays(name, fn, *args)
+    return _call_arrays(name, dtype, fn, *args)
 
 
-def _call_arrays(name: str, fn: Any, *args: Any) -> int:
+def _call_arrays(name: str, dtype: str | None, fn: Any, *args: Any) -> Any:
     """Call *fn*: buffers become NumPy arrays over a copy of the storage they reach, written
-    back after the call; other arguments are passed as they are."""
+    back after the call (read-only where the function only reads them); other arguments are
+    passed as they are. The result is converted by :func:`call_result`."""
     copies = []
     values = []
     for a in args:
@@ -114,13 +181,22 @@ def _call_arrays(name: str, fn: Any, *args: Any) -> int:
         base = np.array(a.flat[a.offset:end], dtype=a.dtype)
         view = np.lib.stride_tricks.as_strided(base, shape=a.shape,
                                                strides=tuple(st * base.itemsize for st in a.strides))
-        if a.writes:
+        if a.writes and not isinstance(a.flat, InputList):
             copies.append((a, end, base))
+        else:
+            view.flags.writeable = False
         values.append(view)
-    result = fn(*values)
+    check_signals()
+    result = call_result(name, dtype, fn(*values))
     for a, end, base in copies:
         a.flat[a.offset:end] = base.tolist()
-    return 0 if result is None else result
+    return result
+
+
+def _call(name: str, dtype: str | None, fn: Any, *args: Any) -> Any:
+    """Call the registered function *fn* on numbers; its result by :func:`call_result`."""
+    check_signals()
+    return call_result(name, dtype, fn(*args))
 
 
 class _Externs(dict):
@@ -155,5 +231,5 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_fdiv": floor_div, "_math": MATH_FUNCS, "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
-                           "_call_packed": _call_packed, "_call_arrays": _call_arrays,
+                           "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN}

@@ -37,6 +37,7 @@ from lower.stmt import (
 )
 from lower.stmt_functor import StmtFunctor
 from lower.thread_sync import contains_barrier, is_allreduce, is_barrier
+from schedule.dtype import bits
 from schedule.expr import Call, Var
 from schedule.itervar import IterVar
 from schedule.reduce import CommReducer
@@ -129,7 +130,7 @@ class _StmtSource(StmtFunctor[None]):
     def allocate(self, buf: Buffer) -> None:
         name = self.names(buf, buf.name)
         size = " * ".join(self.expr(e) for e in buf.extents)
-        self.emit(f"{name} = [0] * ({size})")
+        self.emit(f"{name} = _alloc({size}, {buf.name!r}, {max(bits(buf.dtype) // 8, 1)})")
         self.scope.append(name)
 
     # -- statements ----------------------------------------------------------------------------
@@ -324,7 +325,9 @@ class _StmtSource(StmtFunctor[None]):
                 raise LoweringError("build: a barrier (tvm_storage_sync) outside any thread-bound loop")
             self.emit("yield")
             return
+        self.expr.discarded = s.value
         self.emit(self.expr(s.value))
+        self.expr.discarded = None
 
     def visit_default(self, s: Stmt) -> None:
         raise LoweringError(f"build: {type(s).__name__} must be flattened before it can run")
