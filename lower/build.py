@@ -7,11 +7,15 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from bound.operation import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend import TARGETS
 from lower.backend.c.compile import find_compiler
 from lower.binding import bind_shapes, check_array
+from lower.call_checks import CallChecks
+from lower.fast_call import fast_call
 from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
 from lower.timing import time_evaluator
@@ -73,6 +77,11 @@ class BuiltFunc:
         body = lower_intrinsics(func.body, target)
         self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks)
         self.source = self._kernel.source
+        self._writes = [not bounds_of(t.op).is_input(t.op) for t in func.tensors]
+        self._checks = CallChecks.of(func, self._writes)
+        self._fast = None if func.layouts else fast_call(func.args, func.params, self._writes, self._checks)
+        self._direct = getattr(self._kernel, "direct", None) if getattr(self._kernel, "direct_calls", False) \
+            else None
 
     def time_evaluator(self, func_name: str | None = None, dev: Any = None, number: int = 10, repeat: int = 1,
                        min_repeat_ms: float = 0, cooldown_interval_ms: float = 0) -> Any:
@@ -91,17 +100,33 @@ class BuiltFunc:
         return self.source
 
     def __call__(self, *arrays: Any) -> None:
+        if self._fast is not None:
+            try:
+                bound = self._fast(*arrays)
+            except Exception:  # noqa: BLE001 - the general path below says what is wrong
+                bound = None
+            if bound is not None:
+                if self._direct is not None:
+                    self._direct(*bound)
+                else:
+                    self._kernel([a for a in arrays if isinstance(a, np.ndarray)], bound[1], self._writes)
+                return
+        self._call(arrays)
+
+    def _call(self, arrays: Sequence[Any]) -> None:
+        """Check a call in full, naming what is wrong, and run it."""
         args = self.lowered.args
         if len(arrays) != len(args):
             raise TypeError(f"expected {len(args)} arguments ({', '.join(a.name for a in args)}), "
                             f"got {len(arrays)}")
-        for a, value in zip(args, arrays):
-            if isinstance(a, Tensor):
-                check_array(a, value, writes=not bounds_of(a.op).is_input(a.op))
+        tensors = self.lowered.tensors
+        values = [value for a, value in zip(args, arrays) if isinstance(a, Tensor)]
+        for t, value, written in zip(tensors, values, self._writes):
+            check_array(t, value, writes=written)
         env = bind_shapes(args, arrays, self.lowered.layouts)
-        tensors = [(a, value) for a, value in zip(args, arrays) if isinstance(a, Tensor)]
-        self._kernel([value for _, value in tensors], [env[v] for v in self.lowered.params],
-                     [not bounds_of(t.op).is_input(t.op) for t, _ in tensors])
+        self._checks.check_values(env)
+        self._checks.check_overlap(tensors, values, self._writes)
+        self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
 
 
 def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool = True,

@@ -18,12 +18,12 @@ from bound.isl.relations import (
     set_constraints,
     single_valued_function,
 )
-from bound.isl.sets import Builder, IslSet
+from bound.isl.sets import Builder, IslSet, one_to_one
 from bound.isl.to_expr import aff_to_expr, ast_to_expr, dim_bounds, pw_aff_to_expr, set_to_condition
 
 __all__ = [
     "AffTerms", "AstBlock", "AstFor", "AstIf", "AstNode", "AstPoint", "Builder", "IslNames", "IslSet",
-    "aff_terms", "aff_to_expr", "ast_to_expr", "dim_bounds", "make_space", "pw_aff_to_expr",
+    "aff_terms", "aff_to_expr", "ast_to_expr", "dim_bounds", "make_space", "one_to_one", "pw_aff_to_expr",
     "relation_is_empty", "reversed_functions", "same_relation", "scan_loops", "set_constraints",
     "set_to_condition", "single_valued_function",
 ]

@@ -226,3 +226,19 @@ class IslSet(IntSet):
 
     def __repr__(self) -> str:
         return f"IslSet({self.isl})"
+
+
+def one_to_one(domain: Sequence[Expr], loops: Sequence[Var], values: Sequence[Expr]) -> bool:
+    """Whether the tuple *values* differs at every two points of the loops *loops* where the
+    conditions *domain* hold, for every value of the other variables (False where not affine)."""
+    names = IslNames()
+    outs = [names.fresh(f"value{k}") for k in range(len(values))]
+    loop_names = [names[v] for v in loops]
+    params = [names[v] for v in free_vars([*domain, *values]) if v not in set(loops)]
+    try:
+        b = Builder(names, [*loop_names, *outs], params)
+        s = b.where(domain, list(zip(outs, values))).isl
+    except NonAffineError:
+        return False
+    relation = isl.Map.from_range(s).move_dims(_DT.in_, 0, _DT.out, 0, len(loop_names))
+    return bool(relation.reverse().is_single_valued())

@@ -12,7 +12,7 @@ import numpy as np
 
 from lower.backend.c.callback import Callbacks
 from lower.backend.c.compile import compile_c
-from lower.backend.c.runtime import PYTHON, failure
+from lower.backend.c.runtime import PYTHON, CallContext, failure
 from lower.backend.c.stmt import ENTRY, c_source
 from lower.stmt import Buffer, Stmt
 from schedule.dtype import is_float
@@ -46,6 +46,27 @@ class CKernel:
         self._fn.argtypes = [ctypes.c_void_p] * len(buffers) + self._scalars + [ctypes.c_void_p]
         self._callbacks = Callbacks(program.calls)
         self._sites = program.sites
+        self._contexts: list[tuple[CallContext, int]] = []  # free contexts of direct calls
+        #: Whether :meth:`direct` may run it (no Python function to give arrays to).
+        self.direct_calls = not program.calls
+
+    def direct(self, addresses: list[int], values: list[Any]) -> None:
+        """Run on arrays given by their data addresses (C-contiguous, checked by the caller)."""
+        if not self._sites:
+            self._fn(*addresses, *values, None)
+            return
+        try:
+            ctx, at = self._contexts.pop()
+        except IndexError:
+            ctx = CallContext()
+            at = ctypes.addressof(ctx)
+        ctx.status = 0
+        try:
+            self._fn(*addresses, *values, at)
+            if ctx.status:
+                raise failure(ctx, self._sites)
+        finally:
+            self._contexts.append((ctx, at))
 
     def __call__(self, arrays: Sequence[np.ndarray], values: Sequence[Any], writes: Sequence[bool]) -> None:
         """Run on *arrays* in place (a non-contiguous one through a contiguous copy, copied back
