@@ -45,8 +45,8 @@ def choose_target(target: str | None, checks: bool | None) -> str:
         where = f"${TARGET_VARIABLE}"
     else:
         where = "target"
-    if isinstance(target, str) and target.split(" ")[0] in CPU_ALIASES:
-        target = "c"  # TVM's CPU target (options such as '-mcpu=...' are the compiler's to choose)
+    if isinstance(target, str) and target.split(" ")[0] in (*CPU_ALIASES, "c"):
+        target = "c"  # TVM's CPU target; of its options, -fast-math counts (see build)
     if target not in TARGETS:
         raise ValueError(f"build: {where} must be one of {', '.join(map(repr, [*TARGETS, *CPU_ALIASES]))}, "
                          f"not {target!r} (GPU schedules run on 'c' with the semantics a GPU gives them)")
@@ -68,14 +68,16 @@ class BuiltFunc:
     disagree with their tensors are refused before anything runs.
     """
 
-    def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function") -> None:
+    def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function",
+                 fast_math: bool = False) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.target = target
         self.entry_name = name
         body = lower_intrinsics(func.body, target)
-        self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks)
+        self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
+                                       fast_math=fast_math)
         self.source = self._kernel.source
         self._writes = [not bounds_of(t.op).is_input(t.op) for t in func.tensors]
         self._checks = CallChecks.of(func, self._writes)
@@ -130,7 +132,7 @@ class BuiltFunc:
 
 
 def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool = True,
-          checks: bool | None = None, name: str = "default_function") -> BuiltFunc:
+          checks: bool | None = None, name: str = "default_function", fast_math: bool = False) -> BuiltFunc:
     """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
     system compiler (``target="c"``, the default when a compiler is found; ``"llvm"``, TVM's CPU
     target, means it too), or Python source run on lists (``"python"``, checked: the reference).
@@ -141,16 +143,22 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
         :class:`~lower.OutOfBoundsError` names the buffer, the index and the region). Only the
         Python target checks; ``checks=True`` without a target chooses it.
     :arg target: ``"c"`` or ``"python"``; by default ``$TEBOUND_TARGET``, else C (see
-        :func:`choose_target`).
+        :func:`choose_target`). ``"llvm -fast-math"`` (TVM's option) asks for *fast_math*.
+    :arg fast_math: let the C compiler reassociate floating-point arithmetic, fuse multiplies
+        and adds, and assume no NaN or infinity: faster, and no longer equal to NumPy in the last
+        bits. Off by default: C then rounds every operation as NumPy does.
     :raises TypeError: for a schedule or an argument of the wrong kind.
     :raises ValueError: for an argument outside the schedule, or a variable that no argument
         binds (naming it and the stage that uses it).
     """
     check_schedule("build", s)
     check_flag("build", "exact", exact)
+    check_flag("build", "fast_math", fast_math)
+    if isinstance(target, str) and "-fast-math" in target.split()[1:]:
+        fast_math = True
     if checks is not None:
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
     chosen = choose_target(target, checks)
-    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name)
+    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math)

@@ -18,10 +18,15 @@ from pathlib import Path
 from lower.backend.c.kernel_cache import cached_object
 from lower.errors import LoweringError
 
-#: Without fast-math. On x86, full-width AVX vectors: some CPUs' tuning (AMD Zen) prefers
-#: half-width ones, which measured 15-20% slower on the tiled matmul benchmark.
-FLAGS = ("-O3", "-march=native", "-std=gnu11", "-fPIC", "-shared", "-fopenmp",
+#: Without fast-math, and without contracting ``a * b + c`` into one fused multiply-add (GCC's
+#: default for GNU C, which rounds once where NumPy and the Python target round twice: 24% of a
+#: float32 ``a*b + c*d`` differed). On x86, full-width AVX vectors: some CPUs' tuning (AMD Zen)
+#: prefers half-width ones, which measured 15-20% slower on the tiled matmul benchmark.
+FLAGS = ("-O3", "-march=native", "-std=gnu11", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off",
          *(("-mprefer-vector-width=256",) if platform.machine() in ("x86_64", "AMD64") else ()))
+#: What ``build(..., fast_math=True)`` adds: GCC may reassociate, contract into fused
+#: multiply-adds and assume no NaN or infinity (results then differ from NumPy's in the last bits).
+FAST_MATH = ("-ffast-math", "-ffp-contract=fast")
 
 
 #: Seconds a compile may take before the build gives up on it.
@@ -74,8 +79,9 @@ def splits_wide_vectors() -> bool:
     return fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25"
 
 
-def compile_c(source: str) -> Path:
-    """The shared object of *source*, compiled now or found in the cache.
+def compile_c(source: str, fast_math: bool = False) -> Path:
+    """The shared object of *source*, compiled now or found in the cache; *fast_math* adds
+    :data:`FAST_MATH` to the flags.
 
     :raises LoweringError: without a compiler, or quoting the compiler's first error and the
         source line it names.
@@ -83,13 +89,14 @@ def compile_c(source: str) -> Path:
     cc = find_compiler()
     if cc is None:
         raise LoweringError("build: no C compiler found (set CC, or install cc); use target='python'")
-    key = hashlib.sha256("\0".join([cc, *FLAGS, source]).encode()).hexdigest()[:32]
+    flags = (*FLAGS, *FAST_MATH) if fast_math else FLAGS
+    key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
 
     def build(out: Path) -> None:
         src = out.with_name("kernel.c")
         src.write_text(source)
         try:
-            done = subprocess.run([cc, *FLAGS, "-o", str(out), str(src), "-lm"], capture_output=True, text=True,
+            done = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"], capture_output=True, text=True,
                                   timeout=COMPILE_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise LoweringError(f"build: the C compiler ({cc}) did not finish within {COMPILE_TIMEOUT:g} s; "

@@ -33,13 +33,15 @@ class CKernel:
     """The compiled function of *body* over *buffers* and the scalar *params*.
 
     C checks only what it cannot know before running (indices computed from data, divisors,
-    allocations): *checks* is accepted for the targets' common signature only.
+    allocations): *checks* is accepted for the targets' common signature only. *fast_math*
+    compiles with GCC's fast math (see :data:`~lower.backend.c.compile.FAST_MATH`).
     """
 
-    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = False) -> None:
+    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = False,
+                 fast_math: bool = False) -> None:
         program = c_source(body, buffers, params)
         self.source = program.source
-        self._lib = ctypes.CDLL(str(compile_c(self.source)))
+        self._lib = ctypes.CDLL(str(compile_c(self.source, fast_math)))
         self._fn = getattr(self._lib, ENTRY)
         self._fn.restype = ctypes.c_int32
         self._scalars = [_scalar_type(v.dtype) for v in params]

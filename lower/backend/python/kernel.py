@@ -15,9 +15,11 @@ from schedule.expr import Var
 
 class PythonKernel:
     """The Python function of *body* over *buffers* and the scalar *params*; with *checks*,
-    every load and store is checked against its realized region."""
+    every load and store is checked against its realized region. *fast_math* changes nothing:
+    floats are computed in double precision, rounded where stored."""
 
-    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True) -> None:
+    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
+                 fast_math: bool = False) -> None:
         self.source = python_source(body, buffers, params, checks=checks)
         self._fn = compile_source(self.source)
 

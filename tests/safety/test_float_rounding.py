@@ -1,0 +1,49 @@
+"""Floating-point results round as NumPy rounds them: the C compiler does not fuse a * b + c
+unless fast math is asked for."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lower
+import schedule as te
+from lower.backend.c.compile import find_compiler
+
+pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+
+
+def _dot2(n=4096):
+    A, B, C, D = (te.placeholder((n,), name=x) for x in "ABCD")
+    E = te.compute((n,), lambda i: A[i] * B[i] + C[i] * D[i], name="E")
+    s = te.create_schedule(E.op)
+    s[E].vectorize(s[E].split(E.op.axis[0], 16)[1])
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(n).astype("float32") for _ in range(4)]
+    return s, [A, B, C, D, E], arrays
+
+
+def test_a_sum_of_products_rounds_each_operation_as_numpy_does():
+    s, args, (a, b, c, d) = _dot2()
+    e = np.zeros_like(a)
+    lower.build(s, args, target="c")(a, b, c, d, e)
+    np.testing.assert_array_equal(e, a * b + c * d)  # bit for bit
+    assert "-ffp-contract=off" in lower.backend.c.compile.FLAGS
+
+
+@pytest.mark.parametrize("how", ["keyword", "target"])
+def test_fast_math_is_an_option_of_build(how):
+    s, args, (a, b, c, d) = _dot2()
+    e = np.zeros_like(a)
+    f = lower.build(s, args, target="c", fast_math=True) if how == "keyword" else \
+        lower.build(s, args, target="llvm -fast-math")
+    f(a, b, c, d, e)
+    np.testing.assert_allclose(e, a * b + c * d, rtol=1e-5, atol=1e-6)
+    ref = lower.build(s, args, target="c")
+    assert f._kernel._lib._name != ref._kernel._lib._name  # another kernel: compiled with other flags
+
+
+def test_fast_math_must_be_a_bool():
+    s, args, _ = _dot2(16)
+    with pytest.raises(TypeError, match="fast_math= must be True or False"):
+        lower.build(s, args, fast_math="yes")
