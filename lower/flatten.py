@@ -361,7 +361,7 @@ class _Flatten(StmtMutator):
 
     def visit_decl_store(self, s: DeclStore) -> Stmt:
         buf, index, checks = self.element(s.buffer, self.mutate_expr(s.index))
-        return Store(buf, self.mutate_expr(s.value), index, checks)
+        return Store(buf, self.mutate_expr(s.value), index, checks, checked=True)
 
     def element(self, decl: Any, index: Expr) -> tuple[Buffer, Expr, tuple[Expr, ...]]:
         """Where element *index* of the storage of the tensor *decl* is bound to lives: as
@@ -414,7 +414,7 @@ class _Loads(ExprMutator):
 
     def visit_elem_load(self, e: ElemLoad) -> Expr:
         buf, index, checks = self.owner.element(e.buffer, self(e.index))
-        return Load(buf, index, checks)
+        return Load(buf, index, checks, checked=True)
 
     def visit_buffer_arg(self, e: BufferArg) -> Expr:
         decl = e.buffer

@@ -6,6 +6,8 @@ their minimum unless kept; sequences drop no-ops.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bound import Analyzer
 from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
 from lower.stmt_functor import StmtMutator
@@ -61,7 +63,7 @@ class _Simplify(StmtMutator):
     def visit_store(self, s: Store) -> Stmt:
         value, index = self.mutate_expr(s.value), self.mutate_expr(s.index)
         # The checks are evaluated, never printed: simplifying them buys nothing.
-        return s if value is s.value and index is s.index else Store(s.buffer, value, index, s.checks)
+        return s if value is s.value and index is s.index else replace(s, value=value, index=index)
 
     def visit_let_stmt(self, s: LetStmt) -> Stmt:
         value = self.mutate_expr(s.value)

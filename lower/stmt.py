@@ -85,14 +85,17 @@ class Load(Expr):
 
     *checks* holds ``index, min, extent`` for each logical dimension in turn, so execution can
     report an access outside the realized region in the user's terms; they do not print.
+    *checked* marks an access whose index nothing before the run vouches for (one written by
+    the user in an extern's body): every target checks it while the kernel runs.
     """
 
     buffer: Buffer
     index: Expr
     checks: tuple[Expr, ...] = ()
+    checked: bool = False
 
     #: The simplifier leaves the checks as they are: they are evaluated, never printed.
-    unsimplified_fields: ClassVar[tuple[str, ...]] = ("checks",)
+    unsimplified_fields: ClassVar[tuple[str, ...]] = ("checks", "checked")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -148,12 +151,13 @@ class Allocate(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class Store(Stmt):
-    """``B[index] = value``; *checks* as for :class:`Load`."""
+    """``B[index] = value``; *checks* and *checked* as for :class:`Load`."""
 
     buffer: Buffer
     value: Expr
     index: Expr
     checks: tuple[Expr, ...] = ()
+    checked: bool = False
 
 
 @dataclass(frozen=True, eq=False)

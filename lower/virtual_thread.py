@@ -103,7 +103,7 @@ class _Exprs(ExprMutator):
         buf, index = self.owner.access(e.buffer, index)
         if buf is e.buffer and index is e.index and all(a is b for a, b in zip(checks, e.checks)):
             return e
-        return Load(buf, index, checks)
+        return Load(buf, index, checks, e.checked)
 
 
 class _Injector(StmtMutator):
@@ -164,7 +164,7 @@ class _Injector(StmtMutator):
         checks = tuple(self.exprs(c) for c in s.checks)
         self.trigger_base_inject = not self.allow_share
         buf, index = self.access(s.buffer, index)
-        return Store(buf, value, index, checks)
+        return Store(buf, value, index, checks, s.checked)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
         value = self.exprs(s.value) if isinstance(s.value, Expr) else s.value
@@ -319,7 +319,7 @@ class _Privatize(StmtMutator):
     def visit_store(self, s: Store) -> Stmt:
         value, index = self.exprs(s.value), self.exprs(s.index)
         buf, index = self.rewrite(s.buffer, index)
-        return Store(buf, value, index, tuple(self.exprs(c) for c in s.checks))
+        return Store(buf, value, index, tuple(self.exprs(c) for c in s.checks), s.checked)
 
 
 class _Privatized(ExprMutator):
@@ -328,7 +328,7 @@ class _Privatized(ExprMutator):
 
     def visit_load(self, e: Load) -> Expr:
         buf, index = self.owner.rewrite(e.buffer, self(e.index))
-        return Load(buf, index, tuple(self(c) for c in e.checks))
+        return Load(buf, index, tuple(self(c) for c in e.checks), e.checked)
 
 
 def _privatize(stmt: Stmt, scopes: _Scopes) -> Stmt:

@@ -117,7 +117,7 @@ class _Convert:
         value, index = self.e(s.value), self.e(s.index)
         buf = self.allocated.get(s.buffer)
         if buf is not None:
-            return Store(buf, value, index, (index, arith.const(0), buf.extents[0]))
+            return Store(buf, value, index, (index, arith.const(0), buf.extents[0]), checked=True)
         return DeclStore(s.buffer, value, index)
 
     def visit_block(self, s: Block) -> Generator[Any, Any, Stmt]:
@@ -143,5 +143,5 @@ class _Loads(ExprMutator):
         index = self(e.index)
         buf = self.allocated.get(e.buffer)
         if buf is not None:
-            return Load(buf, index, (index, arith.const(0), buf.extents[0]))
+            return Load(buf, index, (index, arith.const(0), buf.extents[0]), checked=True)
         return e if index is e.index else ElemLoad(e.buffer, index, e.dtype)

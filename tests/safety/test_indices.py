@@ -70,3 +70,24 @@ def test_a_scatter_outside_its_output_is_out_of_bounds(target):
         """, target)
     assert got.error == "OutOfBoundsError", got
     assert "out-of-bounds write of O" in got.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_loop_in_an_extern_body_that_runs_past_its_buffer_is_out_of_bounds(target):
+    # The extern's statements are the user's: no bound inference vouches for their indices.
+    got = run("""
+        def shifted_copy(src, dst):
+            ib = te.ir_builder.create()
+            s, d = ib.buffer_ptr(src), ib.buffer_ptr(dst)
+            with ib.for_range(0, 8, name="i") as i:
+                d[i + (1 << 24)] = s[i]
+            return ib.get()
+
+        def main(target):
+            A = te.placeholder((8,), name="A")
+            B = te.extern((8,), [A], lambda ins, outs: shifted_copy(ins[0], outs[0]), name="B", dtype="float32")
+            f = build(te.create_schedule(B.op), [A, B], target=target)
+            f(np.ones(8, "float32"), np.zeros(8, "float32"))
+        """, target)
+    assert got.error == "OutOfBoundsError", got
+    assert "out-of-bounds write of B" in got.message

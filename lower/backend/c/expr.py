@@ -122,7 +122,7 @@ class CExprSource(ExprFunctor[str]):
         try:
             for d in range(0, len(checks), 3):
                 index, lo, extent = checks[d:d + 3]
-                if not from_data(index):
+                if not (access.checked or from_data(index)):
                     continue
                 kind = "write" if isinstance(access, Store) else "read"
                 where = f"{access.buffer.name}" + (f" (dimension {d // 3})" if access.checks else "")

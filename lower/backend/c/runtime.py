@@ -127,8 +127,9 @@ def failure(ctx: CallContext, sites: Sequence[Site]) -> BaseException:
 
 
 def needs_guard(access: Load | Store) -> bool:
-    """Whether an access has an index computed from data, checked while the kernel runs."""
-    return any(from_data(e) for e in (*access.checks, access.index))
+    """Whether an access is checked while the kernel runs: its index is computed from data, or
+    written by the user (see :class:`~lower.stmt.Load`)."""
+    return access.checked or any(from_data(e) for e in (*access.checks, access.index))
 
 
 def from_data(index: Expr) -> bool:
