@@ -6,6 +6,8 @@
   would leave an output unwritten without a word.
 - No array the function writes overlaps another argument's array, unless the two are the same
   array and the function is in place for them (:mod:`lower.inplace`).
+- Where the function's reads depend on its variables (symbolic shapes), none leaves its tensor
+  for these values (:mod:`bound.read_check`; checked once per set of values).
 
 The same checks run on every target, so that C and the checked Python target raise the same
 errors for the same call.
@@ -14,14 +16,16 @@ errors for the same call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from bound.read_check import ReadCheck
 from lower.inplace import in_place
 from lower.lower import LoweredFunc
 from schedule.dtype import int_range, is_float
+from schedule.errors import ScheduleError
 from schedule.evaluate import evaluate
 from schedule.expr import Expr, Var
 from schedule.functor import free_vars
@@ -30,6 +34,8 @@ from schedule.tensor import Tensor
 
 #: An exact overlap test that needs more work than this is taken as an overlap.
 OVERLAP_WORK = 100_000
+#: The values of a function's variables whose reads were found in bounds, kept up to this many.
+READS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ class CallChecks:
     ranges: list[tuple[Var, int, int]]
     conditions: list[Condition]
     in_place: set[tuple[int, int]]  # (input, output) positions among the tensors that may alias
+    reads: ReadCheck | None = None  # reads that depend on the call's variables
+    reads_ok: set[tuple[int, ...]] = field(default_factory=set)  # their values found in bounds
 
     @classmethod
     def of(cls, func: LoweredFunc, writes: Sequence[bool]) -> CallChecks:
@@ -70,7 +78,7 @@ class CallChecks:
         buffers = [func.buffers[t] for t in tensors]
         pairs = {(i, o) for i, w_in in enumerate(writes) if not w_in for o, w_out in enumerate(writes)
                  if w_out and tensors[i].dtype == tensors[o].dtype and in_place(func.body, buffers[i], buffers[o])}
-        return cls(ranges, conditions, pairs)
+        return cls(ranges, conditions, pairs, func.reads)
 
     def check_values(self, env: dict[Var, Any]) -> None:
         """Refuse scalar values that do not fit, or make a factor or an extent too small.
@@ -88,6 +96,17 @@ class CallChecks:
                 given = ", ".join(f"{v.name} = {env[v]}" for v in free_vars([c.expr]) if v in env)
                 need = "positive" if c.least == 1 else "at least 0"
                 raise ValueError(f"{c.what}, which is {value} for {given}; it must be {need}")
+        if self.reads is not None:
+            key = tuple(env[v] for v in self.reads.variables)
+            if key not in self.reads_ok:
+                outside = self.reads.find({v: env[v] for v in self.reads.variables})
+                if outside is not None:
+                    given = ", ".join(f"{v.name} = {env[v]}" for v in self.reads.variables)
+                    raise ScheduleError(f"{outside} (for {given}); a read outside a tensor reads memory that is "
+                                        "not its own")
+                if len(self.reads_ok) >= READS_KEPT:
+                    self.reads_ok.clear()
+                self.reads_ok.add(key)
 
     def check_overlap(self, tensors: Sequence[Tensor], arrays: Sequence[np.ndarray], writes: Sequence[bool]) -> None:
         """Refuse arrays the function writes that share memory with another argument's.

@@ -87,6 +87,12 @@ def fast_call(args: Sequence[Tensor | Var], params: Sequence[Var], writes: Seque
     tests += [f"({expr(c.expr)}) >= {c.least}" for c in checks.conditions]
     if tests:
         lines.append(f"if not ({' and '.join(tests)}): return None")
+    if checks.reads is not None:  # checked once for each set of values, by the general path
+        env["_reads_ok"] = checks.reads_ok
+        if any(v not in known for v in checks.reads.variables):
+            return None
+        key = "".join(f"{names(v, v.name)}, " for v in checks.reads.variables)
+        lines.append(f"if ({key}) not in _reads_ok: return None")
     for k, _ in tensors:
         lines.append(f"p{k} = _address({arg_names[k]})")
     overlaps = []

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from bound.read_check import ReadCheck
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.flatten import arg_buffers, flatten, layout_of
 from lower.hoist_if import hoist_if_then_else
@@ -24,9 +25,11 @@ from lower.uniform_barriers import uniform_barriers
 from lower.unroll_loop import unroll_loop
 from lower.virtual_thread import inject_virtual_thread
 from schedule.checks import check_flag, check_schedule
+from schedule.errors import ScheduleError
 from schedule.expr import Var
 from schedule.pass_context import enabled, options
 from schedule.schedule import Schedule
+from schedule.stage import AttachType
 from schedule.tensor import Tensor
 
 
@@ -39,7 +42,7 @@ class LoweredFunc:
 
     def __init__(self, args: list[Tensor | Var], buffers: dict[Tensor, Buffer], body: Stmt, exact: bool,
                  layouts: dict | None = None, params: list[Var] | None = None,
-                 schedule: Schedule | None = None) -> None:
+                 schedule: Schedule | None = None, reads: ReadCheck | None = None) -> None:
         self.args = args
         self.schedule = schedule  # the normalized schedule it was lowered from
         self.buffers = buffers
@@ -47,6 +50,8 @@ class LoweredFunc:
         self.exact = exact
         self.layouts = layouts or {}
         self.params = params if params is not None else scalar_vars(args)
+        #: The reads checked at each call, where they depend on the call's variables.
+        self.reads = reads
 
     @property
     def tensors(self) -> list[Tensor]:
@@ -98,6 +103,11 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     buffers = arg_buffers(tensors, layouts)
     sn = s.normalize()
     current = normalized_tensors(s, sn, stages)
+    inlined = (AttachType.Inline, AttachType.InlinedAlready)
+    reads = ReadCheck([st.op for st in sn.stages if st.attach_type not in inlined],
+                      [current[t] for t in tensors if stages[t] is not None])
+    if (outside := reads.find()) is not None:
+        raise ScheduleError(f"lower: {outside}; a read outside a tensor reads memory that is not its own")
     regions: dict = {}
     bounds = inferred(sn, exact, regions)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact, regions)
@@ -120,4 +130,5 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     body = thread_sync(body)
     body = uniform_barriers(body)
     body = hoist_if_then_else(body)
-    return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn)
+    return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn,
+                       reads=reads if reads.variables else None)

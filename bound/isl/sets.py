@@ -101,6 +101,14 @@ class IslSet(IntSet):
             s = s.set_dim_name(_DT.set, k, name)
         return self._with(s)
 
+    def constant_hull(self) -> list[tuple[int, int]] | None:
+        """Per dimension, the least and the largest value of a set without parameters (which must
+        be bounded); None if it is empty."""
+        if self.isl.is_empty():
+            return None
+        return [(int(self.isl.dim_min_val(k).to_str()), int(self.isl.dim_max_val(k).to_str()))
+                for k in range(self.ndim)]
+
     def within_box(self, extents: Sequence[Expr]) -> IslSet:
         """The points with ``0 <= x_k < extents[k]`` (unchanged if an extent is not affine)."""
         try:
