@@ -88,6 +88,7 @@ class CExprSource(ExprFunctor[str]):
         self.discarded: Expr | None = None  # the value of the statement being written, if unused
         self.registers = Registers()  # local buffers written as variables
         self.wide = False  # integers of 32 bits or fewer computed in 64 (an index that may pass 2^31)
+        self.written: dict[Buffer, str] = {}  # warp buffers -> the flags of the elements written
 
     def site(self, kind: str, text: str) -> int:
         """The index of a new run-time check of *kind* guarding *text*."""
@@ -175,6 +176,12 @@ class CExprSource(ExprFunctor[str]):
             text = f"{self.buffer_name(e.buffer)}[{self.index(e.buffer, e.index)}]"
         finally:
             self.wide = saved
+        flags = self.written.get(e.buffer)
+        if flags is not None:
+            site = self.site("warp", e.buffer.name)
+            index = self.index(e.buffer, e.index)
+            unwritten = f"tb_unwritten(tb_ctx, {site}, {index})"
+            guard = f"({guard} && ({flags}[{index}] || {unwritten}))" if guard else f"({flags}[{index}] || {unwritten})"
         if guard is not None:
             text = f"({guard} ? {text} : ({c_type(e.dtype)})0)"
         return f"((int64_t){text})" if self.wide and e.dtype in _WIDENED else text

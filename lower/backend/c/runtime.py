@@ -15,14 +15,14 @@ import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lower.backend.python.runtime import OutOfBoundsError
+from lower.backend.python.runtime import OutOfBoundsError, UnwrittenReadError
 from lower.stmt import Load, Store
 from schedule.expr import Call, Expr
 from schedule.extern_calls import EXTERN_CALLS
 from schedule.functor import distinct_post_order
 
 #: Error codes a context records (0: none).
-PYTHON, DIV_ZERO, DIV_OVERFLOW, ALLOC, INDEX = 1, 2, 3, 4, 5
+PYTHON, DIV_ZERO, DIV_OVERFLOW, ALLOC, INDEX, UNWRITTEN = 1, 2, 3, 4, 5, 6
 
 #: ``int32_t callback(tb_ctx_t* ctx, int32_t call, void** ptrs, int64_t* ints, double* floats,
 #: double* float_result, int64_t* int_result)``; nonzero when the Python function raised.
@@ -70,6 +70,12 @@ static void* tb_alloc(tb_ctx_t* c, int32_t site, int64_t count, size_t size) {
   if (count > 0 && (uint64_t)count > SIZE_MAX / size) { tb_fail(c, 4, site, count, (int64_t)size, 0); return NULL; }
   if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) { tb_fail(c, 4, site, count, (int64_t)size, 0); return NULL; }
   return p;
+}
+
+/* A read of an element of warp memory that no thread of the warp wrote: 0, and the error. */
+__attribute__((cold, noinline)) static int tb_unwritten(tb_ctx_t* c, int32_t site, int64_t i) {
+  tb_fail(c, 6, site, i, 0, 0);
+  return 0;
 }
 
 /* Whether an index computed from data is in its region, lo <= i < lo + extent (else the error). */
@@ -123,13 +129,17 @@ def failure(ctx: CallContext, sites: Sequence[Site]) -> BaseException:
     if code == INDEX:
         return OutOfBoundsError(f"out-of-bounds {site.kind} of {site.text}: index {a}, computed from data, is "
                                 f"outside the realized region [{b}, {b + d})")
+    if code == UNWRITTEN:
+        return UnwrittenReadError(f"read of {site.text} at flat index {a}, which no thread of the warp has written "
+                                  "(warp memory is exchanged between the threads of a warp: write before reading, "
+                                  "with tvm_storage_sync('warp') between)")
     return RuntimeError(f"the kernel failed with code {code}")
 
 
 def needs_guard(access: Load | Store) -> bool:
     """Whether an access is checked while the kernel runs: its index is computed from data, or
     written by the user (see :class:`~lower.stmt.Load`)."""
-    return access.checked or any(from_data(e) for e in (*access.checks, access.index))
+    return access.checked or access.buffer.scope == "warp" or any(from_data(e) for e in (*access.checks, access.index))
 
 
 def from_data(index: Expr) -> bool:

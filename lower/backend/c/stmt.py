@@ -65,7 +65,8 @@ _C_WORDS = {
     "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
     "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
     "true", "false", "main", "free", "malloc", "abs", "tb_ctx", "tb_ctx_t", "tb_call", "tb_fail", "tb_failed",
-    "tb_within", "tb_alloc", "tb_p", "tb_i", "tb_f", "tb_fres", "tb_ires", "tb_callback_t", *(f"{n}{s}" for n in (
+    "tb_within", "tb_unwritten", "tb_alloc", "tb_p", "tb_i", "tb_f", "tb_fres", "tb_ires", "tb_callback_t",
+    *(f"{n}{s}" for n in (
         "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
         "tanh", "asin", "acos", "atan", "erf", "floor", "ceil", "round", "trunc", "fabs", "pow", "fmod",
         "nearbyint") for s in ("", "f")),
@@ -309,7 +310,10 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit(f"{self.expr.registers.element(s.buffer, s.index)} = {value};")
             return
         guard = self.expr.access_guard(s)
-        store = f"{self.expr.buffer_name(s.buffer)}[{self.expr.index(s.buffer, s.index)}] = {value};"
+        index = self.expr.index(s.buffer, s.index)
+        store = f"{self.expr.buffer_name(s.buffer)}[{index}] = {value};"
+        if s.buffer in self.expr.written:
+            store = f"{{ {store} {self.expr.written[s.buffer]}[{index}] = 1; }}"
         self.emit(store if guard is None else f"if ({guard}) {store}")
 
     def visit_evaluate(self, s: Evaluate) -> None:

@@ -69,6 +69,7 @@ class KernelSource:
         self.spilled: list[tuple[Var, str]] = []  # per-thread lets kept across barriers
         self.private: list[tuple[Buffer, str, str]] = []  # per-thread buffers: base array, size
         self.warps: list[tuple[Buffer, str, str]] = []  # per-warp buffers: base array, size
+        self.written_bases: dict[Buffer, str] = {}  # per-warp buffer -> its written flags' base array
         self.conds: list[str] = []  # conditions that differ between threads, checked per stretch
         self.holders: set[int] = set()
         self.first: dict[str, IterVar] = {}  # thread tag -> the first IterVar bound to it
@@ -192,7 +193,10 @@ class KernelSource:
         if self.warps:
             group = self.linear(self.hw, k.warp_group_tags)
             for buf, base, size in self.warps:
-                self.emit(f"{c_type(buf.dtype)}* {self.names(buf, buf.name)} = {base} + (size_t)({group}) * ({size});")
+                name = self.names(buf, buf.name)
+                self.emit(f"{c_type(buf.dtype)}* {name} = {base} + (size_t)({group}) * ({size});")
+                flags = self.expr.written[buf] = self.names.fresh(f"{name}_written")
+                self.emit(f"uint8_t* {flags} = {self.written_bases[buf]} + (size_t)({group}) * ({size});")
         if self.conds:
             self.emit(f"if ({' && '.join(self.conds)}) {{")
             self.indent += 1
@@ -240,7 +244,14 @@ class KernelSource:
         for tag in k.warp_group_tags:
             groups = arith.mul(groups, self.launch_extent[tag])
         self.warps.append((buf, base, self.expr(buf.size)))
-        return self.open_alloc(base, buf.dtype, arith.mul(buf.size, groups))
+        closer = self.open_alloc(base, buf.dtype, arith.mul(buf.size, groups))
+        # Which elements a thread of the warp wrote: a read of another is an UnwrittenReadError,
+        # as on the checked Python target.
+        flags = self.written_bases[buf] = self.names.fresh(f"{buf.name}_written_warps")
+        total = arith.mul(buf.size, groups)
+        closer += self.open_alloc(flags, "uint8", total)
+        self.emit(f"memset({flags}, 0, (size_t)({self.expr.index(buf, total)}));")
+        return closer
 
     def open_private(self, buf: Buffer) -> list[str]:
         """One copy of the per-thread buffer *buf* for each thread of the block."""

@@ -1,0 +1,60 @@
+"""GPU-style schedules on the CPU: a read of warp memory that no thread of the warp wrote is an
+UnwrittenReadError on both targets (C once computed with whatever the memory held)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lower
+import schedule as te
+
+from .isolated import TARGETS
+
+
+def _rows_in_warps():
+    """TVM's test_lower_warp_memory_correct_indices schedule: each warp (a threadIdx.y) fetches
+    row 0 of its block's rows, and the consumer reads every row."""
+    n = 32
+    A = te.placeholder((2, n, n), name="A")
+    C = te.compute((2, n, n), lambda x, i, j: A(x, i, (j + 1) % n), name="C")
+    s = te.create_schedule(C.op)
+    th_y, th_x = te.thread_axis("threadIdx.y"), te.thread_axis("threadIdx.x")
+    B = s.cache_read(A, "warp", [C])
+    cx, _, cj = C.op.axis
+    _, bi, bj = B.op.axis
+    s[C].bind(cj, th_x)
+    s[C].bind(cx, te.thread_axis("blockIdx.x"))
+    s[B].compute_at(s[C], cx)
+    s[B].bind(bi, th_y)
+    s[B].bind(bj, th_x)
+    return s, A, C
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_read_of_warp_memory_no_thread_wrote_raises(exact, target):
+    s, A, C = _rows_in_warps()
+    a = np.random.default_rng(1).standard_normal((2, 32, 32)).astype("float32")
+    with pytest.raises(lower.UnwrittenReadError, match=r"read of A\.warp at flat index 33, which no thread of the warp"):
+        lower.build(s, [A, C], exact=exact, target=target)(a, np.zeros((2, 32, 32), "float32"))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_warp_memory_written_before_it_is_read_runs(target):
+    A = te.placeholder((128,), name="A")
+    B = te.compute((128,), lambda i: A[i // 32 * 32 + (i + 1) % 32], name="B")
+    s = te.create_schedule(B.op)
+    AA = s.cache_read(A, "warp", [B])
+    xo, xi = s[B].split(B.op.axis[0], 64)
+    _, xi1 = s[B].split(xi, factor=32)
+    tx = te.thread_axis("threadIdx.x")
+    s[B].bind(xi1, tx)
+    s[B].bind(xo, te.thread_axis("blockIdx.x"))
+    s[AA].compute_at(s[B], xo)
+    s[AA].bind(s[AA].split(s[AA].op.axis[0], 32)[1], tx)
+    a = np.arange(128, dtype="float32")
+    b = np.zeros(128, "float32")
+    lower.build(s, [A, B], target=target)(a, b)
+    i = np.arange(128)
+    np.testing.assert_array_equal(b, a[i // 32 * 32 + (i + 1) % 32])
