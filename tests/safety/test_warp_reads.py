@@ -8,6 +8,10 @@ import pytest
 
 import lower
 import schedule as te
+from lower.backend import TARGETS as TARGETS_BY_NAME
+from lower.stmt import SeqStmt, Stmt
+from lower.stmt_functor import StmtMutator
+from lower.thread_sync import is_barrier
 
 from .isolated import TARGETS
 
@@ -58,3 +62,32 @@ def test_warp_memory_written_before_it_is_read_runs(target):
     lower.build(s, [A, B], target=target)(a, b)
     i = np.arange(128)
     np.testing.assert_array_equal(b, a[i // 32 * 32 + (i + 1) % 32])
+
+
+class _DropBarriers(StmtMutator):
+    def visit_seq_stmt(self, s: SeqStmt) -> Stmt:
+        return SeqStmt(tuple(self(x) for x in s.seq if not is_barrier(x)))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_read_of_shared_memory_no_thread_of_the_block_wrote_raises(target):
+    # A cooperative fetch into shared memory without its barriers: a thread reads tiles the
+    # others have not fetched yet (C once read whatever the memory held).
+    n = 32
+    A = te.placeholder((n, n), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    xo, xi = s[B].split(B.op.axis[0], factor=8)
+    ko, _ = s[B].split(k, factor=8)
+    tx = te.thread_axis("threadIdx.x")
+    s[B].bind(xo, te.thread_axis("blockIdx.x"))
+    s[B].bind(xi, tx)
+    s[AS].compute_at(s[B], ko)
+    s[AS].bind(AS.op.axis[1], tx)
+    f = lower.lower(s, [A, B])
+    kernel = TARGETS_BY_NAME[target](_DropBarriers()(f.body), [f.buffers[t] for t in f.tensors], [])
+    a = np.random.default_rng(3).standard_normal((n, n)).astype("float32")
+    with pytest.raises(lower.UnwrittenReadError, match=r"read of A\.shared at flat index 1, which no thread of the block"):
+        kernel([a, np.zeros(n, "float32")], [], [False, True])

@@ -178,7 +178,7 @@ class CExprSource(ExprFunctor[str]):
             self.wide = saved
         flags = self.written.get(e.buffer)
         if flags is not None:
-            site = self.site("warp", e.buffer.name)
+            site = self.site("warp" if e.buffer.scope == "warp" else "block", e.buffer.name)
             index = self.index(e.buffer, e.index)
             unwritten = f"tb_unwritten(tb_ctx, {site}, {index})"
             guard = f"({guard} && ({flags}[{index}] || {unwritten}))" if guard else f"({flags}[{index}] || {unwritten})"

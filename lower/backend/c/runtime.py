@@ -15,7 +15,7 @@ import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lower.backend.python.runtime import OutOfBoundsError, UnwrittenReadError
+from lower.backend.python.runtime import OutOfBoundsError, UnwrittenReadError, unwritten_message
 from lower.stmt import Load, Store
 from schedule.expr import Call, Expr
 from schedule.extern_calls import EXTERN_CALLS
@@ -130,16 +130,15 @@ def failure(ctx: CallContext, sites: Sequence[Site]) -> BaseException:
         return OutOfBoundsError(f"out-of-bounds {site.kind} of {site.text}: index {a}, computed from data, is "
                                 f"outside the realized region [{b}, {b + d})")
     if code == UNWRITTEN:
-        return UnwrittenReadError(f"read of {site.text} at flat index {a}, which no thread of the warp has written "
-                                  "(warp memory is exchanged between the threads of a warp: write before reading, "
-                                  "with tvm_storage_sync('warp') between)")
+        return UnwrittenReadError(unwritten_message(site.text, a, site.kind))
     return RuntimeError(f"the kernel failed with code {code}")
 
 
 def needs_guard(access: Load | Store) -> bool:
     """Whether an access is checked while the kernel runs: its index is computed from data, or
     written by the user (see :class:`~lower.stmt.Load`)."""
-    return access.checked or access.buffer.scope == "warp" or any(from_data(e) for e in (*access.checks, access.index))
+    return (access.checked or access.buffer.scope in ("warp", "shared")
+            or any(from_data(e) for e in (*access.checks, access.index)))
 
 
 def from_data(index: Expr) -> bool:

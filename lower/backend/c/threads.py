@@ -129,7 +129,10 @@ class KernelSource:
             self.emit(f"for (int32_t {h} = 0; {h} < {self.launch[tag]}; ++{h}) {{")
             self.indent += 1
         self.define_copies(blocks)
-        block_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) for b in k.per_block]
+        block_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) + self.open_written(b, b.size)
+                         for b in k.per_block]
+        for b in k.per_block:
+            self.expr.written[b] = self.written_bases[b]
         block_closers += [self.open_per_warp(b, k) for b in k.per_warp]
         for tag in k.thread_tags:
             self.hw[tag] = self.names(self.first[tag].var, self.first[tag].var.name)
@@ -245,12 +248,14 @@ class KernelSource:
             groups = arith.mul(groups, self.launch_extent[tag])
         self.warps.append((buf, base, self.expr(buf.size)))
         closer = self.open_alloc(base, buf.dtype, arith.mul(buf.size, groups))
-        # Which elements a thread of the warp wrote: a read of another is an UnwrittenReadError,
-        # as on the checked Python target.
-        flags = self.written_bases[buf] = self.names.fresh(f"{buf.name}_written_warps")
-        total = arith.mul(buf.size, groups)
-        closer += self.open_alloc(flags, "uint8", total)
-        self.emit(f"memset({flags}, 0, (size_t)({self.expr.index(buf, total)}));")
+        return closer + self.open_written(buf, arith.mul(buf.size, groups))
+
+    def open_written(self, buf: Buffer, size: Expr) -> list[str]:
+        """Flags of the elements of *buf* (memory threads share) a thread wrote, all clear: a read
+        of another is an UnwrittenReadError, as on the checked Python target."""
+        flags = self.written_bases[buf] = self.names.fresh(f"{buf.name}_written")
+        closer = self.open_alloc(flags, "uint8", size)
+        self.emit(f"memset({flags}, 0, (size_t)({self.expr.index(buf, size)}));")
         return closer
 
     def open_private(self, buf: Buffer) -> list[str]:

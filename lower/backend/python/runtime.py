@@ -91,22 +91,33 @@ class UnwrittenReadError(RuntimeError):
 
 
 class _Unwritten:
-    """What an element of warp memory holds until a thread writes it (checked runs only)."""
+    """What an element of memory shared by threads (of a warp, of a block) holds until a thread
+    writes it (checked runs only)."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
 
     def __repr__(self) -> str:
         return "<unwritten>"
 
 
-_UNWRITTEN = _Unwritten()
+_UNWRITTEN = _Unwritten("warp")
+_UNWRITTEN_BLOCK = _Unwritten("block")
+
+
+def unwritten_message(name: str, flat: int, group: str) -> str:
+    """The error of a read of element *flat* of *name*, which no thread of its *group* wrote."""
+    scope, sync = ("warp memory", "'warp'") if group == "warp" else ("shared memory", "'shared'")
+    return (f"read of {name} at flat index {flat}, which no thread of the {group} has written ({scope} is "
+            f"exchanged between the threads of a {group}: write before reading, with tvm_storage_sync({sync}) "
+            "between)")
 
 
 def _load(buf: list, flat: int, name: str, checks: tuple) -> Any:
     _check("read", name, checks or (flat, 0, len(buf)), flat, len(buf))
     value = buf[flat]
-    if value is _UNWRITTEN:
-        raise UnwrittenReadError(f"read of {name} at flat index {flat}, which no thread of the warp has written "
-                                 "(warp memory is exchanged between the threads of a warp: write before "
-                                 "reading, with tvm_storage_sync('warp') between)")
+    if value.__class__ is _Unwritten:
+        raise UnwrittenReadError(unwritten_message(name, flat, value.group))
     return value
 
 
@@ -139,13 +150,13 @@ def _ptr(view: _View, mask: int) -> _View:
     return view
 
 
-def _alloc(count: int, name: str, itemsize: int) -> list:
-    """The elements of an allocated buffer (none for a negative count, as in C).
+def _alloc(count: int, name: str, itemsize: int, fill: Any = 0) -> list:
+    """The elements of an allocated buffer (none for a negative count, as in C), each *fill*.
 
     :raises MemoryError: naming the buffer and its size in bytes, when the memory is not there.
     """
     try:
-        return [0] * count
+        return [fill] * count
     except (MemoryError, OverflowError):
         raise MemoryError(f"cannot allocate buffer '{name}': {count} elements of {itemsize} bytes "
                           f"({count * itemsize} bytes)") from None
@@ -232,4 +243,5 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
-                           "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN}
+                           "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
+                           "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK}

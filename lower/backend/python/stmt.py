@@ -127,10 +127,10 @@ class _StmtSource(StmtFunctor[None]):
         self.emit(f"{base} = [[{fill}] * ({size}) for _ in range({groups})]")
         self.scope.append(base)
 
-    def allocate(self, buf: Buffer) -> None:
+    def allocate(self, buf: Buffer, fill: str = "0") -> None:
         name = self.names(buf, buf.name)
         size = " * ".join(self.expr(e) for e in buf.extents)
-        self.emit(f"{name} = _alloc({size}, {buf.name!r}, {max(bits(buf.dtype) // 8, 1)})")
+        self.emit(f"{name} = _alloc({size}, {buf.name!r}, {max(bits(buf.dtype) // 8, 1)}, {fill})")
         self.scope.append(name)
 
     # -- statements ----------------------------------------------------------------------------
@@ -182,8 +182,8 @@ class _StmtSource(StmtFunctor[None]):
             self.indent += 1
             self.depth += 1
             opened.append(tag)
-        for buf in k.per_block:
-            self.allocate(buf)
+        for buf in k.per_block:  # with checks, a read of what no thread of the block wrote raises
+            self.allocate(buf, "_UNWRITTEN_BLOCK" if self.checks else "0")
         for buf in k.per_warp:
             self.allocate_per_warp(buf, k)
         if k.has_allreduce:
