@@ -1,7 +1,8 @@
 """Compiling generated C with the system compiler, and caching the result.
 
-The shared object is keyed by a hash of the source, the compiler and its flags, in the user's
-kernel cache (:mod:`lower.backend.c.kernel_cache`): building the same schedule twice compiles once.
+The shared object is keyed by a hash of the source, the compiler, its flags and what
+``-march=native`` means on this CPU, in the user's kernel cache
+(:mod:`lower.backend.c.kernel_cache`): building the same schedule twice compiles once.
 """
 
 from __future__ import annotations
@@ -43,20 +44,30 @@ def find_compiler() -> str | None:
 
 
 @cache
+def native_target() -> str:
+    """What ``-march=native`` means on this machine, as the compiler resolves it (the CPU's
+    feature set): part of a kernel's cache key, so that a cache shared between machines (a home
+    directory on a network) never gives one machine code built for another's instructions."""
+    cc = find_compiler()
+    if cc is None:
+        return ""
+    try:
+        return subprocess.run([cc, "-march=native", "-Q", "--help=target"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return platform.machine()
+
+
+@cache
 def native_vector_bytes() -> int:
     """The width of the vectors the generated code uses: AVX-512's 64 bytes where the CPU has
     it, else AVX2's 32, else 16 (SSE, NEON). On AMD Zen 4, which splits 512-bit operations in
     two, 64 measured as fast or faster than 32 (fewer instructions, twice the registers: the
     packed matmul 2.0 -> 1.6 ms, softmax with rfactor 1.9 -> 1.4, the blur 2.1 -> 1.8), except
     where a vector loop adds into memory (see :func:`splits_wide_vectors`)."""
-    cc = find_compiler()
-    if cc is None or platform.machine() not in ("x86_64", "AMD64"):
+    if find_compiler() is None or platform.machine() not in ("x86_64", "AMD64"):
         return 16
-    try:
-        out = subprocess.run([cc, "-march=native", "-Q", "--help=target"], capture_output=True, text=True,
-                             timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return 16
+    out = native_target()
     enabled = {parts[0] for parts in (line.split() for line in out.splitlines())
                if len(parts) >= 2 and parts[-1] == "[enabled]"}
     if "-mavx512f" in enabled:
@@ -90,7 +101,7 @@ def compile_c(source: str, fast_math: bool = False) -> Path:
     if cc is None:
         raise LoweringError("build: no C compiler found (set CC, or install cc); use target='python'")
     flags = (*FLAGS, *FAST_MATH) if fast_math else FLAGS
-    key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
+    key = hashlib.sha256("\0".join([cc, *flags, native_target(), source]).encode()).hexdigest()[:32]
 
     def build(out: Path) -> None:
         src = out.with_name("kernel.c")
