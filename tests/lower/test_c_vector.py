@@ -210,11 +210,13 @@ def test_the_vector_width_follows_the_compilers_target(monkeypatch, features, ar
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: SimpleNamespace(stdout=listing))
     monkeypatch.setattr(platform, "machine", lambda: "x86_64")
     c_compile.native_vector_bytes.cache_clear()
+    c_compile.native_target.cache_clear()
     try:
         assert c_compile.native_vector_bytes() == expected
     finally:
         monkeypatch.undo()
         c_compile.native_vector_bytes.cache_clear()
+        c_compile.native_target.cache_clear()
 
 
 def test_a_local_buffer_of_more_than_256_elements_stays_an_array():
