@@ -5,16 +5,22 @@ A job is a function of an importable module and its (picklable) arguments.
 no OpenMP thread state inherited through ``fork``; the main script is not run again), hands
 each a job, and waits at most the job's timeout: a worker
 that overruns is killed and replaced, one that dies is replaced. Every job ends as a
-:class:`JobResult`.
+:class:`JobResult`. A worker dies with the process that started it (killed by ``timeout``,
+Slurm or ``docker stop``), even in the middle of a job: on Linux the kernel kills it
+(``PR_SET_PDEATHSIG``), and everywhere a thread of the worker watches its parent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -48,8 +54,31 @@ class JobResult:
     seconds: float
 
 
-def _serve(conn: Connection) -> None:
+#: How often (seconds) a worker checks that the process that started it is alive.
+PARENT_CHECK = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the process *parent* ends (see the module)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK)
+        os._exit(1)
+    if os.getppid() != parent:  # it ended before the kernel was asked
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def _serve(conn: Connection, parent: int | None = None) -> None:
     """A worker's loop: run each job received, send back its result or its error."""
+    if parent is not None:
+        _die_with(parent)
     while True:
         try:
             job = conn.recv()
@@ -85,7 +114,7 @@ def _main_script_hidden() -> Iterator[None]:
 class _Worker:
     def __init__(self, context: Any) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, os.getpid()), daemon=True)
         with _main_script_hidden():
             self.process.start()
         child.close()

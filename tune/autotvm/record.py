@@ -3,12 +3,16 @@
 ``{"input": [target, task name, args, {}], "config": {"index", "code_hash", "entity"},
 "result": [costs, error number, all cost, timestamp], "version": 0.2}``; a failed trial keeps
 its error message as its only cost. Lines that are not records (a truncated last line after a
-crash) are skipped with a warning, so a log can always be resumed.
+crash, a byte that is not UTF-8, JSON nested too deep to read) are skipped with a warning that
+gives their line numbers, so a log can always be resumed; so are records whose costs are not
+times (a successful trial's costs must be numbers of seconds, 0 or more).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -35,6 +39,14 @@ def _listed(x: Any) -> Any:
     return [_listed(y) for y in x] if isinstance(x, (list, tuple)) else x
 
 
+class NotARecord(ValueError):
+    """A log line that is not a tuning record, and why (:attr:`reason`)."""
+
+    def __init__(self, line: str, reason: str) -> None:
+        super().__init__(f"autotvm: not a tuning record: {line[:80]!r} ({reason})")
+        self.reason = reason
+
+
 def decode(line: str) -> tuple[MeasureInput, MeasureResult]:
     """The measurement of a log line.
 
@@ -45,22 +57,39 @@ def decode(line: str) -> tuple[MeasureInput, MeasureResult]:
         target, name, args, _ = row["input"]
         costs, error_no, all_cost, timestamp = row["result"]
         task = Task(name, args, target)
+        if int(error_no) == 0:
+            bad = [c for c in costs if isinstance(c, bool) or not isinstance(c, numbers.Real)
+                   or not math.isfinite(c) or c < 0]
+            if bad or not costs:
+                raise ValueError(f"a successful trial's costs are seconds (numbers, 0 or more), not {bad or costs}")
         return (MeasureInput(target, task, ConfigEntity.from_json_dict(row["config"])),
                 MeasureResult(tuple(costs), int(error_no), float(all_cost), float(timestamp)))
-    except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"autotvm: not a tuning record: {line[:80]!r} ({e})") from None
+    except RecursionError:
+        raise NotARecord(line, "nested too deep") from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
+        raise NotARecord(line, str(e)) from None
 
 
 def load_from_file(path: str) -> Iterator[tuple[MeasureInput, MeasureResult]]:
-    """The measurements of the log at *path*, in order; broken lines are skipped (warned)."""
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
+    """The measurements of the log at *path*, in order; lines that are not records are skipped,
+    and one warning at the end gives their line numbers."""
+    skipped: list[str] = []
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                skipped.append(f"{number} (byte {e.start + 1} is not UTF-8)")
+                continue
             if not line.strip():
                 continue
             try:
                 yield decode(line)
-            except ValueError as e:
-                warnings.warn(f"{path}:{number}: skipped: {e}", stacklevel=2)
+            except NotARecord as e:
+                skipped.append(f"{number} ({e.reason[:200]})")
+    if skipped:
+        warnings.warn(f"{path}: skipped {len(skipped)} line(s) that are not tuning records: lines "
+                      + "; ".join(skipped), stacklevel=2)
 
 
 def pick_best(in_file: str, out_file: str) -> None:

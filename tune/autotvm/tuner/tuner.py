@@ -4,8 +4,11 @@ exhausted, or *early_stopping* trials after the last improvement."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from tune.autotvm.measure import MeasureBatch, MeasureInput, MeasureOption, MeasureResult, measure_option
@@ -71,7 +74,7 @@ class Tuner:
             raise ValueError(f"tune: early_stopping is a positive int or None, got {early_stopping!r}")
         option = measure_option or _default_option()
         done = 0
-        with MeasureBatch(option) as measure:
+        with terminate_as_interrupt(), MeasureBatch(option) as measure:
             while done < n_trial and self.has_next():
                 configs = self.next_batch(min(measure.n_parallel, n_trial - done))
                 if not configs:
@@ -91,6 +94,25 @@ class Tuner:
                 if early_stopping is not None and self.trials - self.best_iter >= early_stopping:
                     logger.debug("early stopped: no better configuration in %d trials", early_stopping)
                     break
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """While tuning, SIGTERM (``timeout``, Slurm, ``docker stop``) ends the tuning as Ctrl-C
+    does: KeyboardInterrupt, so that its workers are stopped and its log is closed. A handler
+    the program installed itself is left as it is."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _default_option() -> MeasureOption:
