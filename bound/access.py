@@ -49,6 +49,7 @@ def body_reads(body: Sequence[Expr], tensors: Collection[Tensor]) -> list[Access
     for a multi-output reduction, whose bodies share one source."""
     out: list[Access] = []
     bodies = body[:1] if body and isinstance(body[0], Reduce) else body
+    wanted = set(tensors)  # a list of thousands of operands (a concatenate) is no lookup table
     for b in bodies:
-        _walk(b, arith.const(True), tensors, out)
+        _walk(b, arith.const(True), wanted, out)
     return out

@@ -11,14 +11,13 @@ padding a ragged edge needs is part of the buffer.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from schedule.layout_spec import COMBINE, LayoutSpec, check_layout, parse_layout, tile_text
+from schedule.layout_spec import COMBINE, LayoutSpec, check_layout, parse_layout, parse_shape_layout, tile_text
 
 
 @dataclass(frozen=True)
@@ -38,13 +37,14 @@ class Layout:
     # -- text ------------------------------------------------------------------------------------
     @staticmethod
     def parse(text: str) -> Layout:
-        """``F32[3,5]{1,0:(2,2)}``, ``{1,0:(2,4)(2,1)}`` tiles, ``*`` to combine dimensions."""
-        m = re.fullmatch(r"\s*(\w+)\[([\d,\s]*)\]\s*(\{[^}]*\})?\s*", text)
-        if m is None:
-            raise ValueError(f"layout: cannot read {text!r}; write it like F32[3,5]{{1,0:(2,2)}}")
-        dims = tuple(int(x) for x in m.group(2).replace(" ", "").split(",") if x)
-        spec = parse_layout(m.group(3), len(dims), text)
-        return Layout(m.group(1), dims, spec.minor_to_major, spec.tiles)
+        """``F32[3,5]{1,0:(2,2)}``, ``{1,0:(2,4)(2,1)}`` tiles, ``*`` to combine dimensions.
+
+        :raises TypeError: if *text* is not a string.
+        :raises ValueError: naming the column where *text* stops being a layout, or what the
+            layout cannot do with the shape.
+        """
+        dtype, dims, spec = parse_shape_layout(text)
+        return Layout(dtype, dims, spec.minor_to_major, spec.tiles)
 
     @staticmethod
     def from_text(layout: str, dims: Sequence[int], dtype: str = "F32") -> Layout:

@@ -525,18 +525,19 @@ class Stage:
         from schedule import arith
         from schedule.layout_spec import LayoutSpec, check_layout, parse_layout
 
+        if not isinstance(layout, str) and not (hasattr(layout, "minor_to_major") and hasattr(layout, "tiles")):
+            raise ScheduleTypeError(f"set_layout: stage '{self.name}': a layout is a string such as "
+                                    f"'{{1,0:(2,2)}}' or a lower.Layout, not {type(layout).__name__}")
         dims = [arith.value_of(e) for e in self.op.output(0).shape]
         if any(d is None for d in dims):
             raise self._error("set_layout", None, "a layout needs a concrete shape")
         try:
             if isinstance(layout, str):
                 spec = parse_layout(layout, len(dims))
-            elif hasattr(layout, "minor_to_major") and hasattr(layout, "tiles"):
+            else:
                 if list(getattr(layout, "dims", dims)) != dims:
                     raise ValueError(f"layout: {layout} is for shape {list(layout.dims)}, not {dims}")
                 spec = LayoutSpec(tuple(layout.minor_to_major), tuple(layout.tiles))
-            else:
-                raise ValueError(f"layout: expected a layout string or a Layout, not {type(layout).__name__}")
             check_layout(dims, spec)
         except ValueError as err:
             raise self._error("set_layout", None, str(err)) from None

@@ -218,15 +218,21 @@ def operand_maps(op: Operation, operand: Tensor) -> list[IndexingMap]:
     """The distinct maps of the reads of *operand* in *op*, simplified without folding point
     ranges (XLA's kPreserve), unused symbols removed (undefined for an op that is not a
     compute: its reads are unknown)."""
+    return all_operand_maps(op).get(_key(operand), [])
+
+
+def all_operand_maps(op: Operation) -> dict[tuple[int, int], list[IndexingMap]]:
+    """:func:`operand_maps` of every operand of *op*, from one walk of its body (an op of
+    thousands of operands, a concatenate, is read once, not once per operand)."""
     if not isinstance(op, ComputeOp):
-        return [IndexingMap.undefined()]
-    out: dict[IndexingMap, None] = {}
+        return {_key(t): [IndexingMap.undefined()] for t in op.input_tensors}
+    out: dict[tuple[int, int], dict[IndexingMap, None]] = {}
     # XLA folds point ranges in the maps of windowed ops and keeps them elsewhere.
     replace_points = op.tag in ("reduce-window", "convolution")
-    for acc in reads(op, [operand]):
+    for acc in reads(op, op.input_tensors):
         m = simplified(access_map(op, acc), replace_points=replace_points)
-        out.setdefault(m.remove_unused_symbols()[0], None)
-    return list(out)
+        out.setdefault(_key(acc.tensor), {}).setdefault(m.remove_unused_symbols()[0], None)
+    return {k: list(v) for k, v in out.items()}
 
 
 def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
@@ -264,10 +270,11 @@ def output_to_inputs(tensor: Tensor, operands: list[Tensor]) -> dict[Tensor, lis
             start = key == start_key
             if (not start and not consumers) or (key in stop and not start):
                 continue
+            maps = all_operand_maps(op)
             for p in dict.fromkeys(op.input_tensors):
                 target = grouped.setdefault(_key(p), {})
                 found[_key(p)] = p
-                for pm in operand_maps(op, p):
+                for pm in maps.get(_key(p), []):
                     if start and not fused:
                         target[pm] = None
                     elif start:

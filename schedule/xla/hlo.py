@@ -25,6 +25,7 @@ from schedule.reduce import comm_reducer
 from schedule.tensor import Tensor, compute, extern, placeholder
 from schedule.xla import elementwise as ew
 from schedule.xla import ops
+from schedule.xla.hlo_checks import check_module
 from schedule.xla.hlo_lexer import HloParseError
 from schedule.xla.hlo_parser import Computation, Instruction, ParsedModule, Shape, parse_module
 
@@ -114,6 +115,7 @@ class _Builder:
                       for n in _names(i.attrs.get("calls", ""))}
 
     def build(self) -> HloModule:
+        check_module(self.parsed)
         entry = self.parsed.entry
         self.module.root = self.instantiate(entry, None, top=True)
         for comp in self.parsed.computations:

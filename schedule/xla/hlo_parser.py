@@ -9,6 +9,7 @@ error is an :class:`HloParseError` with the line and column of the offending tok
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from schedule.xla.hlo_lexer import HloParseError, Token, tokenize
@@ -107,6 +108,8 @@ _STACK_FRAME_SECTIONS = frozenset({"FileNames", "FunctionNames", "FileLocations"
 MAX_NESTED_INSTRUCTIONS = 64
 #: Tuple shapes nested deeper than this are refused (so that walking a shape may recurse).
 MAX_TUPLE_DEPTH = 64
+#: The most elements a shape may have (XLA counts them in a signed 64-bit integer).
+MAX_ELEMENTS = 2**63 - 1
 _CLOSE = frozenset(_OPEN.values())
 
 
@@ -364,6 +367,9 @@ class _Parser:
             self.take()
             dims.append(int(n.text))
             dynamic.append(bounded)
+            if math.prod(dims) > MAX_ELEMENTS:
+                self.fail(f"a shape of {'x'.join(map(str, dims))} elements does not fit a 64-bit count "
+                          f"(XLA's limit is {MAX_ELEMENTS})", n)
         layout = None
         # A layout is '{' followed by a number, ':' or '}'; any other '{' opens a body.
         if self.is_punct("{") and (self.peek(1).kind == "number" or self.peek(1).text in (":", "}")):

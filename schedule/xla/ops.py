@@ -220,16 +220,21 @@ def concatenate(xs: Sequence[Tensor], dimension: int, name: str | None = None) -
     out = list(shapes[0])
     out[dimension] = offsets[-1]
 
-    def body(*i: Any) -> Expr:
-        k = len(xs) - 1
+    def operand(i: Sequence[Any], k: int) -> Expr:
         idx = list(i)
-        idx[dimension] = i[dimension] - offsets[k]
-        result = _load(xs[k], idx)
-        for k in range(len(xs) - 2, -1, -1):
-            idx = list(i)
-            idx[dimension] = i[dimension] - offsets[k] if offsets[k] else i[dimension]
-            result = _intr_if(i[dimension] < offsets[k + 1], _load(xs[k], idx), result)
-        return result
+        idx[dimension] = i[dimension] - offsets[k] if offsets[k] else i[dimension]
+        return _load(xs[k], idx)
+
+    def body(*i: Any) -> Expr:
+        # A balanced tree of choices (operands lo..hi-1), built bottom-up without recursion: an
+        # element is found in log2(n) tests, and each read's condition has as many terms, so
+        # that thousands of operands cost time in proportion to their number.
+        level = [(k, k + 1, operand(i, k)) for k in range(len(xs))]
+        while len(level) > 1:
+            merged = [(lo, hi2, _intr_if(i[dimension] < offsets[hi], left, right))
+                      for (lo, hi, left), (_, hi2, right) in zip(level[0::2], level[1::2])]
+            level = merged + ([level[-1]] if len(level) % 2 else [])
+        return level[0][2]
     return compute(out, body, name=name or "concatenate", tag="concatenate")
 
 

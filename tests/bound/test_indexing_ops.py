@@ -61,11 +61,16 @@ def test_enough_cases_are_covered():
     assert len(_cases()) >= 83
 
 
-def test_an_unknown_op_is_opaque_with_undefined_maps():
-    mod = hlo.parse("ENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT x = f32[4] frobnicate(p0)\n}\n")
+def test_an_op_without_maps_is_opaque_with_undefined_maps():
+    mod = hlo.parse("ENTRY e {\n  p0 = f32[4,4] parameter(0)\n  ROOT x = f32[4,4] cholesky(p0)\n}\n")
     (m,) = output_to_input(mod.root, mod["p0"])
     assert m.is_undefined
     assert mod.operands(mod.root) == [mod["p0"]]
+
+
+def test_an_opcode_xla_does_not_know_is_refused():
+    with pytest.raises(hlo.HloParseError, match=r"line 3, column 8: unknown opcode 'frobnicate' in 'x'"):
+        hlo.parse("ENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT x = f32[4] frobnicate(p0)\n}\n")
 
 
 def test_an_unknown_element_type_names_the_line_and_the_column():

@@ -95,15 +95,27 @@ def test_physical_conversions_round_trip_with_zero_padding():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("F32[3,5]{1,0:(2,0)}", "not positive"),
+    ("F32[3,5]{1,0:(2,0)}", "a tile size that is positive at column 17"),
     ("F32[3,5]{1,0:(2,*)}", "'\\*' must not be last"),
     ("F32[3,5]{1,1}", "not a permutation"),
     ("F32[3,5]{1,0:(2,2,2)}", "more dimensions"),
-    ("F32(3,5)", "cannot read"),
+    ("F32(3,5)", r"expected '\[' after the element type at column 4"),
+    ("F32[3,5]{1,0::(2,2)}", r"expected a tile such as \(2,2\) after ':' at column 14"),
+    ("U8[2,3,,4,5]{3,2,1,0}", "expected a dimension size at column 8"),
+    ("F32[3,5]{1,0:(2,2)} junk", "expected the end of the layout at column 21"),
+    ("F32[3,5]{1,0:(2,2}", "expected ',' or '\\)' at column 18"),
+    ("F32[3 5]{1,0}", "expected ',' or '\\]' at column 7"),
+    ("F32[3,5]{1,0:(-2,2)}", "expected a tile size .* at column 15 of .*, found '-'"),
 ])
 def test_bad_layouts_are_refused(text, message):
     with pytest.raises(ValueError, match=message):
         Layout.parse(text)
+
+
+@pytest.mark.parametrize("value", [None, 3, b"F32[3]"])
+def test_a_layout_that_is_not_text_is_a_type_error(value):
+    with pytest.raises(TypeError, match="a layout is text such as 'F32"):
+        Layout.parse(value)
 
 
 def test_plot_writes_the_figures(tmp_path):

@@ -60,18 +60,21 @@ def test_a_layout_needs_the_tensor_realized_whole():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ("{1,0:(2,0)}", "not positive"),
+    ("{1,0:(2,0)}", "a tile size that is positive at column 9"),
     ("{1,0:(*,2)(2,*)}", "must not be last"),
     ("{0,0}", "not a permutation"),
     ("{1,0:(2,2,2)}", "more dimensions"),
     (Layout.parse("F32[4,4]{1,0}"), "is for shape"),
-    (42, "expected a layout string"),
+    (42, "a layout is a string such as '{1,0:(2,2)}' or a lower.Layout, not int"),
+    (None, "not NoneType"),
+    ("{1,0} trailing", "expected the end of the layout at column 7"),
 ])
 def test_bad_layouts_are_refused_and_change_nothing(bad, message):
     A, B, C, s = pipeline()
     s[B].set_layout("{0,1}")
     before = s[B].layout
-    with pytest.raises(te.ScheduleError, match=message):
+    expected = TypeError if bad is None or isinstance(bad, int) else te.ScheduleError
+    with pytest.raises(expected, match=re.escape(message) if "{" in message else message):
         s[B].set_layout(bad)
     assert s[B].layout == before
 
