@@ -56,6 +56,7 @@ class IndexingMapSyntaxError(ValueError):
 
 _TOKEN = re.compile(r"\s*(->|-?\d+|[A-Za-z_][A-Za-z0-9_.]*|[()\[\]{},+\-*:])")
 _MUL_OPS = {"*": Kind.MUL, "floordiv": Kind.FLOORDIV, "ceildiv": Kind.CEILDIV, "mod": Kind.MOD}
+_PRECEDENCE = {"+": 1, "-": 1, **dict.fromkeys(_MUL_OPS, 2), "neg": 3}
 
 
 class _Parser:
@@ -108,51 +109,81 @@ class _Parser:
             raise IndexingMapSyntaxError(f"expected an integer in {self.text!r}, found {tok!r}")
         return int(tok)
 
-    # expr := term (('+' | '-') term)* ; term := unary (op unary)* ; unary := '-' unary | atom
+    # expr := term (('+' | '-') term)* ; term := unary (op unary)* ; unary := '-' unary | atom ;
+    # atom := '(' expr ')' | integer | name. Read with explicit stacks of operands and operators
+    # (operator precedence), so that 10,000 nested parentheses or minuses need no recursion.
     def expr(self) -> AffineExpr:
-        e = self.term()
-        while self.peek() in ("+", "-") or (self.peek() or "").startswith("-") and self._negative_literal():
+        values: list[AffineExpr] = []
+        ops: list[str] = []  # "(", "neg", "+", "-" and the multiplicative operators
+        operand = True  # an operand is expected next (else an operator or the end)
+        depth = 0  # parentheses open in *ops*
+        while True:
             tok = self.peek()
-            if tok in ("+", "-"):
+            if operand:
+                if tok == "-":
+                    self.take()
+                    ops.append("neg")
+                elif tok == "(":
+                    self.take()
+                    ops.append("(")
+                    depth += 1
+                elif tok is not None and re.fullmatch(r"-?\d+", tok):
+                    self.take()
+                    values.append(Const(int(tok)))
+                    operand = False
+                elif tok is not None and tok in self.names:
+                    self.take()
+                    values.append(self.names[tok])
+                    operand = False
+                elif tok is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", tok) and tok not in _MUL_OPS \
+                        and tok not in ("in", "domain"):
+                    raise IndexingMapSyntaxError(f"unknown name {tok!r} in {self.text!r}")
+                else:
+                    where = self.tokens[self.k][1] if self.k < len(self.tokens) else len(self.text)
+                    raise IndexingMapSyntaxError(f"expected an expression at {where} in {self.text!r}, "
+                                                 f"found {tok!r}")
+                continue
+            if tok in ("+", "-") or self._negative_literal():
+                self._reduce(values, ops, 1)
+                if tok in ("+", "-"):
+                    self.take()
+                ops.append(tok if tok in ("+", "-") else "+")  # "d0 -5" lexes the minus into the literal
+                operand = True
+            elif tok in _MUL_OPS:
+                self._reduce(values, ops, 2)
+                ops.append(self.take())
+                operand = True
+            elif tok == ")" and depth:
                 self.take()
-                rhs = self.term()
-                e = e + rhs if tok == "+" else e - rhs
-            else:  # "d0 -5" lexes the minus into the literal
-                e = e + self.term()
-        return e
+                self._reduce(values, ops, 0)
+                ops.pop()  # its "("
+                depth -= 1
+            else:
+                break
+        self._reduce(values, ops, 0)
+        if ops:
+            raise IndexingMapSyntaxError(f"expected ')' at the end of {self.text!r}")
+        return values[0]
+
+    def _reduce(self, values: list[AffineExpr], ops: list[str], precedence: int) -> None:
+        """Apply the operators on top of *ops* that bind at least as tightly as *precedence*
+        (down to an open parenthesis)."""
+        while ops and ops[-1] != "(" and _PRECEDENCE[ops[-1]] >= precedence:
+            op = ops.pop()
+            if op == "neg":
+                values[-1] = -values[-1]
+                continue
+            rhs, lhs = values.pop(), values.pop()
+            if op in ("+", "-"):
+                values.append(lhs + rhs if op == "+" else lhs - rhs)
+                continue
+            if op != "*" and isinstance(rhs, Const) and rhs.value == 0:
+                raise IndexingMapSyntaxError(f"{op} by 0 is undefined, in {self.text!r}")
+            values.append(build(_MUL_OPS[op], lhs, rhs))
 
     def _negative_literal(self) -> bool:
         tok = self.peek()
         return tok is not None and re.fullmatch(r"-\d+", tok) is not None
-
-    def term(self) -> AffineExpr:
-        e = self.unary()
-        while self.peek() in _MUL_OPS:
-            op = _MUL_OPS[self.take()]
-            e = build(op, e, self.unary())
-        return e
-
-    def unary(self) -> AffineExpr:
-        tok = self.peek()
-        if tok == "-":
-            self.take()
-            return -self.unary()
-        if tok is not None and re.fullmatch(r"-\d+", tok):
-            self.take()
-            return Const(int(tok))
-        return self.atom()
-
-    def atom(self) -> AffineExpr:
-        tok = self.take()
-        if tok == "(":
-            e = self.expr()
-            self.take(")")
-            return e
-        if re.fullmatch(r"\d+", tok):
-            return Const(int(tok))
-        if tok in self.names:
-            return self.names[tok]
-        raise IndexingMapSyntaxError(f"unknown name {tok!r} in {self.text!r}")
 
     def interval(self) -> Interval:
         self.take("[")
@@ -167,14 +198,32 @@ def _stored(name: str, default: str) -> str:
     return "" if name == default else name
 
 
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"an indexing map is text such as '(d0) -> (d0), domain: d0 in [0, 9]', not "
+                        f"{type(text).__name__}")
+
+
 def parse_indexing_map(text: str) -> IndexingMap:
-    """The map *text* prints (see the module docstring); constraints go through AddConstraint."""
+    """The map *text* prints (see the module docstring); constraints go through AddConstraint.
+
+    :raises TypeError: if *text* is not a string.
+    :raises IndexingMapSyntaxError: (a ValueError) for text that is not a map, a name given
+        twice, or a division by 0.
+    """
+    _check_text(text)
     if text.strip() == "UNDEFINED":
         return IndexingMap.undefined()
     p = _Parser(text)
     dims = p.name_list("(", ")")
     ranges = p.name_list("[", "]") if p.peek() == "[" else []
     rts = p.name_list("{", "}") if p.peek() == "{" else []
+    seen: set[str] = set()
+    for n in [*dims, *ranges, *rts]:
+        if n in seen:
+            raise IndexingMapSyntaxError(f"the name {n!r} is given twice in {text!r}; each dimension and symbol "
+                                         "needs a name of its own")
+        seen.add(n)
     for k, n in enumerate(dims):
         p.names[n] = Dim(k)
     for k, n in enumerate([*ranges, *rts]):
@@ -223,6 +272,7 @@ def parse_indexing_map(text: str) -> IndexingMap:
 
 def parse_affine_expr(text: str, dims: Sequence[str] = (), symbols: Sequence[str] = ()) -> AffineExpr:
     """One expression over named dims and symbols."""
+    _check_text(text)
     p = _Parser(text)
     p.names = {**{n: Dim(k) for k, n in enumerate(dims)}, **{n: Symbol(k) for k, n in enumerate(symbols)}}
     e = p.expr()
