@@ -23,6 +23,7 @@ from lower.storage_share import check_memory_bounds, share_storage
 from lower.thread_sync import thread_sync
 from lower.uniform_barriers import uniform_barriers
 from lower.unroll_loop import unroll_loop
+from lower.vectorize_check import check_vectorized
 from lower.virtual_thread import inject_virtual_thread
 from schedule.checks import check_flag, check_schedule
 from schedule.errors import ScheduleError
@@ -117,6 +118,7 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     if has_virtual_threads(sn.stages):
         body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
+    check_vectorized(body)
     if enabled("tir.LoopPartition"):
         body = loop_partition(body, bool(options("tir.LoopPartition")["partition_const_loop"]))
         body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)

@@ -124,7 +124,7 @@ def cache_write(sch: Schedule, tensors: Tensor | Sequence[Tensor], scope: str) -
             raise ScheduleError(f"cache_write: stage '{stage.name}', IterVar '{iv.name}' is "
                                 f"{iv.iter_type.name}; the cache can only be laid out along "
                                 "data-parallel leaves (split or fuse reduction axes after cache_write)")
-    cache_op, new_op = _relayout(stage, op, scope)
+    cache_op, new_op = _relayout(stage, op, scope, _unique_name(sch, op.name, scope))
     # -- all checks done; state changes only below --
     replace_dataflow(sch.stages, {op.output(k): new_op.output(k) for k in range(op.num_outputs)})
     stage.op = new_op
@@ -140,7 +140,7 @@ def cache_write(sch: Schedule, tensors: Tensor | Sequence[Tensor], scope: str) -
     return outputs if isinstance(tensors, (list, tuple)) else outputs[0]
 
 
-def _relayout(stage: Stage, op: ComputeOp, scope: str) -> tuple[ComputeOp, ComputeOp]:
+def _relayout(stage: Stage, op: ComputeOp, scope: str, name: str) -> tuple[ComputeOp, ComputeOp]:
     """The cache operation over the stage's leaves, and the original rewritten to read it."""
     reduce_axes = set(op.reduce_axis)
     dom_map: dict[IterVar, Range] = {iv: iv.dom for iv in op.axis}  # type: ignore[misc]
@@ -169,7 +169,7 @@ def _relayout(stage: Stage, op: ComputeOp, scope: str) -> tuple[ComputeOp, Compu
     for b in op.body:
         e = _guard(substitute(b, root_values), predicates)
         body.append(substitute(e, to_new_var))
-    cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis, body)
+    cache_op = ComputeOp(name, op.tag, op.attrs, new_axis, body)
     index_map: dict[IterVar, Expr] = {iv: iv.var for iv in op.axis}
     pass_down_index(stage, dom_map, index_map, allow_missing=True)
     args = tuple(index_map[iv] for iv in stage.leaf_iter_vars if iv not in reduce_axes)

@@ -9,6 +9,8 @@ from schedule.errors import ScheduleError
 
 #: Each rank's name, numbered as TVM's StorageRank; a scope is a name followed by any tag.
 RANKS = ("global", "shared", "warp", "local", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator", "texture")
+#: The tagged scopes TVM's lowering knows without memory information.
+TAGGED = ("shared.dyn", "global.texture", "global.texture-nhwc", "global.texture-weight", "global.vtcm")
 
 
 def scope_rank(scope: str) -> int:
@@ -38,14 +40,17 @@ def per_block(scope: str) -> bool:
 
 
 def check_scope(primitive: str, scope: Any, allow_empty: bool = False) -> str:
-    """*scope* if it is one TVM accepts.
+    """*scope* if it is one TVM lowers: a rank's name, one of TVM's tagged scopes, or a scope
+    whose memory information is registered (``tvm.info.mem.<scope>``); ``sharedd`` is none.
 
-    :raises ScheduleError: naming *primitive* and the scope.
+    :raises ScheduleError: naming *primitive*, the scope and the known scopes.
     """
+    from schedule.memory_info import memory_info
+
     if not isinstance(scope, str) or (not scope and not allow_empty):
         raise ScheduleError(f"{primitive}: a storage scope is a non-empty string such as 'shared', not {scope!r}")
-    try:
-        scope_rank(scope)
-    except ScheduleError as err:
-        raise ScheduleError(f"{primitive}: {err}") from None
+    if scope and scope not in RANKS and scope not in TAGGED and memory_info(scope) is None:
+        known = ", ".join(repr(n) for n in (*RANKS, *TAGGED))
+        raise ScheduleError(f"{primitive}: unknown storage scope {scope!r}; the known scopes are {known}, and "
+                            "those registered with te.register_func('tvm.info.mem.<scope>', ...)")
     return scope

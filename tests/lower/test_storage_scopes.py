@@ -13,6 +13,8 @@ from lower import build, lower
 @pytest.mark.parametrize("scope, copies", [("wmma.matrix_a", "thread"), ("local.acc", "thread"),
                                            ("shared.dyn", "block"), ("global.texture", "launch")])
 def test_a_tagged_scope_is_stored_as_its_rank_says(scope, copies, exact):
+    # A tag TVM does not know needs its memory described, as TVM's StorageRewrite asks.
+    te.register_func("tvm.info.mem.local.acc", lambda: te.MemoryInfo(32, 128, 1 << 20), override=True)
     A = te.placeholder((8, 8), name="A")
     C = te.compute((8, 8), lambda i, j: A[i, j] * 2 + 1, name="C")
     s = te.create_schedule(C.op)
@@ -28,3 +30,19 @@ def test_a_tagged_scope_is_stored_as_its_rank_says(scope, copies, exact):
     c = np.full((8, 8), np.nan, "float32")
     build(s, [A, C], exact=exact)(a, c)
     np.testing.assert_array_equal(c, a * 2 + 1)
+
+
+@pytest.mark.parametrize("scope", ["sharedd", "local.acc2", "Shared", "registers"])
+def test_a_scope_neither_tvms_nor_registered_is_refused(scope):
+    A = te.placeholder((8,), name="A")
+    C = te.compute((8,), lambda i: A[i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    stages = list(s.stages)
+    with pytest.raises(te.ScheduleError, match=rf"cache_read: unknown storage scope '{scope}'; the known scopes are "
+                                               r"'global', 'shared', 'warp', 'local'"):
+        s.cache_read(A, scope, [C])
+    with pytest.raises(te.ScheduleError, match=f"unknown storage scope '{scope}'"):
+        s.cache_write(C, scope)
+    with pytest.raises(te.ScheduleError, match=f"set_scope: stage 'C' unknown storage scope '{scope}'"):
+        s[C].set_scope(scope)
+    assert s.stages == stages and s[C].scope == ""
