@@ -7,13 +7,15 @@ import pytest
 
 import schedule as te
 from lower import build, lower
+from schedule import packed
 
 
 @pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("scope, copies", [("wmma.matrix_a", "thread"), ("local.acc", "thread"),
                                            ("shared.dyn", "block"), ("global.texture", "launch")])
-def test_a_tagged_scope_is_stored_as_its_rank_says(scope, copies, exact):
+def test_a_tagged_scope_is_stored_as_its_rank_says(scope, copies, exact, monkeypatch):
     # A tag TVM does not know needs its memory described, as TVM's StorageRewrite asks.
+    monkeypatch.setattr(packed, "_FUNCS", dict(packed._FUNCS))
     te.register_func("tvm.info.mem.local.acc", lambda: te.MemoryInfo(32, 128, 1 << 20), override=True)
     A = te.placeholder((8, 8), name="A")
     C = te.compute((8, 8), lambda i, j: A[i, j] * 2 + 1, name="C")

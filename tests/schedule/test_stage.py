@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedule as te
+from schedule import packed
 from schedule.relations import Fuse, Singleton, Split
 
 from ..conftest import snapshot
@@ -229,12 +230,16 @@ def test_vectorize_and_parallel_refuse_reduction_axes(matmul):
 def test_set_scope_refuses_unknown_scopes(T):
     s = te.create_schedule(T.op)
     _refused(s, lambda: s[T].set_scope("sram"),
-             r"set_scope: stage 'T' unknown storage scope 'sram'; a scope starts with one of 'global'")
+             r"set_scope: stage 'T' unknown storage scope 'sram'; the known scopes are 'global'")
+    _refused(s, lambda: s[T].set_scope("local.acc"), r"unknown storage scope 'local.acc'")
 
 
 @pytest.mark.parametrize("scope", ["texture", "global.texture", "shared.dyn", "local.acc", "wmma.matrix_a",
                                    "wmma.accumulator", "warp"])
-def test_set_scope_takes_any_scope_tvm_takes(T, scope):
+def test_set_scope_takes_any_scope_tvm_takes(T, scope, monkeypatch):
+    # A tag TVM does not know (local.acc) needs its memory described, as TVM's lowering asks.
+    monkeypatch.setattr(packed, "_FUNCS", dict(packed._FUNCS))
+    te.register_func("tvm.info.mem.local.acc", lambda: te.MemoryInfo(32, 128, 1 << 20), override=True)
     s = te.create_schedule(T.op)
     s[T].set_scope(scope)
     assert s[T].scope == scope
