@@ -80,7 +80,7 @@ class BuiltFunc:
                                        fast_math=fast_math)
         self.source = self._kernel.source
         self._writes = [not bounds_of(t.op).is_input(t.op) for t in func.tensors]
-        self._checks = CallChecks.of(func, self._writes)
+        self._checks = CallChecks.of(func, self._writes) if checks else CallChecks.none()
         self._fast = None if func.layouts else fast_call(func.args, func.params, self._writes, self._checks)
         self._direct = getattr(self._kernel, "direct", None) if getattr(self._kernel, "direct_calls", False) \
             else None
@@ -139,9 +139,13 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     *target* may be given by position, as in ``tvm.build(s, args, "llvm")``; *name* is the
     function's ``entry_name``.
 
-    :arg checks: check every load and store against the realized region (an
-        :class:`~lower.OutOfBoundsError` names the buffer, the index and the region). Only the
-        Python target checks; ``checks=True`` without a target chooses it.
+    :arg checks: on the Python target, check every load and store against the realized region
+        (an :class:`~lower.OutOfBoundsError` names the buffer, the index and the region);
+        ``checks=True`` without a target chooses it. ``checks=False`` turns the run-time checks
+        off on either target, for users who measure the last microsecond: no argument overlap,
+        scalar range or symbolic read checks at the call, and on C no check of divisors, of
+        indices computed from data or of reads of memory threads share (a mistake may then
+        crash the process or give wrong numbers; allocations are still checked).
     :arg target: ``"c"`` or ``"python"``; by default ``$TEBOUND_TARGET``, else C (see
         :func:`choose_target`). ``"llvm -fast-math"`` (TVM's option) asks for *fast_math*.
     :arg fast_math: let the C compiler reassociate floating-point arithmetic, fuse multiplies

@@ -57,6 +57,14 @@ class CallChecks:
     reads: ReadCheck | None = None  # reads that depend on the call's variables
     reads_ok: set[tuple[int, ...]] = field(default_factory=set)  # their values found in bounds
 
+    #: Whether calls are checked for overlapping arguments.
+    overlap: bool = True
+
+    @classmethod
+    def none(cls) -> CallChecks:
+        """No checks (``build(..., checks=False)``): the caller vouches for every call."""
+        return cls([], [], set(), None, overlap=False)
+
     @classmethod
     def of(cls, func: LoweredFunc, writes: Sequence[bool]) -> CallChecks:
         ranges = [(v, *int_range(v.dtype)) for v in func.params if not is_float(v.dtype)]
@@ -113,6 +121,8 @@ class CallChecks:
 
         :raises ValueError: naming the two arguments.
         """
+        if not self.overlap:
+            return
         for o, written in enumerate(writes):
             if not written:
                 continue

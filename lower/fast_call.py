@@ -98,7 +98,7 @@ def fast_call(args: Sequence[Tensor | Var], params: Sequence[Var], writes: Seque
     overlaps = []
     for j, (o, _) in enumerate(tensors):
         for i, (k, _) in enumerate(tensors):
-            if writes[j] and k != o and not (writes[i] and i < j):
+            if checks.overlap and writes[j] and k != o and not (writes[i] and i < j):
                 overlaps.append(f"(p{o} < p{k} + {arg_names[k]}.nbytes and p{k} < p{o} + {arg_names[o]}.nbytes)")
     if overlaps:
         lines.append(f"if {' or '.join(overlaps)}: return None")

@@ -114,3 +114,30 @@ def test_a_symbolic_shape_of_zero_is_an_empty_call(target):
             return [b]
         """, target)
     assert got.arrays == [[]], got
+
+
+def test_checks_false_turns_the_run_time_checks_off():
+    import numpy as np
+
+    import lower
+    import schedule as te
+
+    A = te.placeholder((8,), "int32", name="A")
+    D = te.placeholder((8,), "int32", name="D")
+    B = te.compute((8,), lambda i: te.floordiv(A[i], D[i]) + A[D[i] % 8], name="B")
+    s = te.create_schedule(B.op)
+    checked = lower.build(s, [A, D, B], target="c")
+    unchecked = lower.build(s, [A, D, B], target="c", checks=False)
+    assert "_checked(tb_ctx" in checked.get_source() and "tb_within" in checked.get_source().split("tb_main")[-1]
+    assert "_checked(tb_ctx" not in unchecked.get_source()
+    assert "tb_within(" not in unchecked.get_source().split("tb_main")[-1]
+    a, d = np.arange(8, dtype="int32"), np.full(8, 3, "int32")
+    expected = np.zeros(8, "int32")
+    checked(a, d, expected)
+    got = np.zeros(8, "int32")
+    unchecked(a, d, got)
+    np.testing.assert_array_equal(got, expected)
+    x = np.arange(8, dtype="int32")  # the same array in and out: no overlap check either
+    with pytest.raises(ValueError, match="share memory"):
+        checked(x, d, x)
+    unchecked(x, d, x)

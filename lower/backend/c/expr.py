@@ -80,8 +80,9 @@ def _narrow(dtype: str) -> bool:
 class CExprSource(ExprFunctor[str]):
     """The C text of an expression; helper functions it needs are collected in :attr:`helpers`."""
 
-    def __init__(self, names: Names) -> None:
+    def __init__(self, names: Names, checked: bool = True) -> None:
         self.names = names
+        self.checked = checked  # run-time checks (see lower.backend.c.runtime); allocations always
         self.helpers: dict[str, str] = {}
         self.calls: list[PythonCall] = []  # call sites of Python functions, by their index
         self.sites: list[Site] = []  # what each run-time check guards, by its index
@@ -115,7 +116,7 @@ class CExprSource(ExprFunctor[str]):
         """The run-time check of an access whose indices come from data (a load, a call): each
         such dimension against its realized region, or the flat index against the buffer's size
         where dimensions are not known; None for an access that needs none."""
-        if not needs_guard(access):
+        if not self.checked or not needs_guard(access):
             return None
         checks = list(access.checks) or [access.index, arith.const(0), access.buffer.size]
         tests = []
@@ -176,7 +177,7 @@ class CExprSource(ExprFunctor[str]):
             text = f"{self.buffer_name(e.buffer)}[{self.index(e.buffer, e.index)}]"
         finally:
             self.wide = saved
-        flags = self.written.get(e.buffer)
+        flags = self.written.get(e.buffer) if self.checked else None
         if flags is not None:
             site = self.site("warp" if e.buffer.scope == "warp" else "block", e.buffer.name)
             index = self.index(e.buffer, e.index)
@@ -205,7 +206,7 @@ class CExprSource(ExprFunctor[str]):
         raise LoweringError(f"build: target 'c' cannot compute {type(e).__name__} yet; use target='python'")
 
     def visit_div(self, e: Div) -> str:
-        if not is_float(e.dtype) and _may_trap(e.b):
+        if not is_float(e.dtype) and self._may_trap(e.b):
             return self._checked("div", e)
         text = f"({self(e.a)} / {self(e.b)})"
         return f"(({c_type(e.dtype)}){text})" if _narrow(self.dtype_of(e)) else text
@@ -213,14 +214,14 @@ class CExprSource(ExprFunctor[str]):
     def visit_mod(self, e: Mod) -> str:
         if is_float(e.dtype):
             return self._math("fmod", e.dtype, [e.a, e.b])
-        if _may_trap(e.b):
+        if self._may_trap(e.b):
             return self._checked("mod", e)
         return f"(({c_type(self.dtype_of(e))})({self(e.a)} % {self(e.b)}))"
 
     def visit_floor_div(self, e: FloorDiv) -> str:
         if is_float(e.dtype):
             return self._math("floor", e.dtype, [Div(e.a, e.b)])
-        if _may_trap(e.b):
+        if self._may_trap(e.b):
             return self._checked("floordiv", e)
         return f"{self._helper('floordiv', self.dtype_of(e))}({self(e.a)}, {self(e.b)})"
 
@@ -228,9 +229,12 @@ class CExprSource(ExprFunctor[str]):
         if is_float(e.dtype):
             a, b = self(e.a), self(e.b)
             return f"({a} - {self._math('floor', e.dtype, [Div(e.a, e.b)])} * {b})"
-        if _may_trap(e.b):
+        if self._may_trap(e.b):
             return self._checked("floormod", e)
         return f"{self._helper('floormod', self.dtype_of(e))}({self(e.a)}, {self(e.b)})"
+
+    def _may_trap(self, divisor: Expr) -> bool:
+        return self.checked and _may_trap(divisor)
 
     def _checked(self, kind: str, e: Expr) -> str:
         """An integer division whose divisor may be 0 (or -1): through a helper that records the

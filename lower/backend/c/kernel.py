@@ -33,13 +33,13 @@ class CKernel:
     """The compiled function of *body* over *buffers* and the scalar *params*.
 
     C checks only what it cannot know before running (indices computed from data, divisors,
-    allocations): *checks* is accepted for the targets' common signature only. *fast_math*
-    compiles with GCC's fast math (see :data:`~lower.backend.c.compile.FAST_MATH`).
+    reads of memory threads share, allocations); with *checks* False, allocations only.
+    *fast_math* compiles with GCC's fast math (see :data:`~lower.backend.c.compile.FAST_MATH`).
     """
 
-    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = False,
+    def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
                  fast_math: bool = False) -> None:
-        program = c_source(body, buffers, params)
+        program = c_source(body, buffers, params, checked=checks)
         self.source = program.source
         self._lib = ctypes.CDLL(str(compile_c(self.source, fast_math)))
         self._fn = getattr(self._lib, ENTRY)

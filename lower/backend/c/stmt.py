@@ -91,9 +91,9 @@ class CNames(Names):
 
 
 class _StmtSource(KernelSource, StmtFunctor[None]):
-    def __init__(self, names: Names) -> None:
+    def __init__(self, names: Names, checked: bool = True) -> None:
         self.names = names
-        self.expr = CExprSource(names)
+        self.expr = CExprSource(names, checked)
         self.lines: list[str] = []
         self.indent = 1
         self.init_kernel_state()
@@ -312,7 +312,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         guard = self.expr.access_guard(s)
         index = self.expr.index(s.buffer, s.index)
         store = f"{self.expr.buffer_name(s.buffer)}[{index}] = {value};"
-        if s.buffer in self.expr.written:
+        if s.buffer in self.expr.written and self.expr.checked:
             store = f"{{ {store} {self.expr.written[s.buffer]}[{index}] = 1; }}"
         self.emit(store if guard is None else f"if ({guard}) {store}")
 
@@ -347,14 +347,15 @@ class CProgram:
     sites: tuple[Site, ...]
 
 
-def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var]) -> CProgram:
+def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checked: bool = True) -> CProgram:
     """The C translation unit of a flattened function:
-    ``int32_t tb_main(buffers..., params..., tb_ctx_t* tb_ctx)``."""
+    ``int32_t tb_main(buffers..., params..., tb_ctx_t* tb_ctx)``; without *checked*, divisions,
+    indices computed from data and reads of memory threads share are not checked while running."""
     names = CNames()
     args = [f"{c_type(b.dtype)}* restrict {names(b, b.name)}" for b in buffers]
     args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
     args.append("tb_ctx_t* tb_ctx")
-    gen = _StmtSource(names)
+    gen = _StmtSource(names, checked)
     body, lanes = promote(body)
     gen.expr.registers.lanes.update(lanes)
     gen(body)

@@ -132,7 +132,8 @@ class KernelSource:
         block_closers = [self.open_alloc(self.names(b, b.name), b.dtype, b.size) + self.open_written(b, b.size)
                          for b in k.per_block]
         for b in k.per_block:
-            self.expr.written[b] = self.written_bases[b]
+            if self.expr.checked:
+                self.expr.written[b] = self.written_bases[b]
         block_closers += [self.open_per_warp(b, k) for b in k.per_warp]
         for tag in k.thread_tags:
             self.hw[tag] = self.names(self.first[tag].var, self.first[tag].var.name)
@@ -198,8 +199,9 @@ class KernelSource:
             for buf, base, size in self.warps:
                 name = self.names(buf, buf.name)
                 self.emit(f"{c_type(buf.dtype)}* {name} = {base} + (size_t)({group}) * ({size});")
-                flags = self.expr.written[buf] = self.names.fresh(f"{name}_written")
-                self.emit(f"uint8_t* {flags} = {self.written_bases[buf]} + (size_t)({group}) * ({size});")
+                if self.expr.checked:
+                    flags = self.expr.written[buf] = self.names.fresh(f"{name}_written")
+                    self.emit(f"uint8_t* {flags} = {self.written_bases[buf]} + (size_t)({group}) * ({size});")
         if self.conds:
             self.emit(f"if ({' && '.join(self.conds)}) {{")
             self.indent += 1
@@ -254,6 +256,8 @@ class KernelSource:
         """Flags of the elements of *buf* (memory threads share) a thread wrote, all clear: a read
         of another is an UnwrittenReadError, as on the checked Python target."""
         flags = self.written_bases[buf] = self.names.fresh(f"{buf.name}_written")
+        if not self.expr.checked:
+            return []
         closer = self.open_alloc(flags, "uint8", size)
         self.emit(f"memset({flags}, 0, (size_t)({self.expr.index(buf, size)}));")
         return closer
