@@ -1,7 +1,9 @@
 """Direct numeric evaluation of an expression, for checking schedules against definitions.
 
 Integers follow the expression's semantics exactly (``Div``/``Mod`` truncate, ``floordiv``
-floors); floats are Python floats. Loads go through a callback.
+floors); floats are Python floats with IEEE results where Python would raise (``1.0 / 0.0`` is
+inf, ``log(0.0)`` is -inf, ``sqrt(-1.0)`` is NaN), as C and NumPy compute them. Loads go
+through a callback.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import itertools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import numpy as np
 
 from schedule.arith import BIT_OPS
 from schedule.dtype import is_bool, is_float
@@ -51,39 +55,88 @@ Number = int | float
 LoadFn = Callable[[Any, tuple[int, ...]], Number]
 
 
+def float_div(a: Number, b: Number) -> float:
+    """``a / b`` as IEEE computes it: inf, -inf or NaN where *b* is 0 (Python raises)."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _whole(fn: Callable[[float], int], x: Number) -> Number:
+    """floor, ceil or trunc of a float, as a float: inf and NaN are their own."""
+    try:
+        return fn(x)
+    except (ValueError, OverflowError):
+        return x
+
+
 def trunc_div(a: Number, b: Number) -> Number:
     if isinstance(a, float) or isinstance(b, float):
-        return a / b
+        return float_div(a, b)
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
 
 
 def trunc_mod(a: Number, b: Number) -> Number:
     if isinstance(a, float) or isinstance(b, float):
-        return math.fmod(a, b)
+        try:
+            return math.fmod(a, b)
+        except ValueError:  # fmod(x, 0) and fmod(inf, x)
+            return math.nan
     return a - trunc_div(a, b) * b
 
 
 def floor_div(a: Number, b: Number) -> Number:
-    return math.floor(a / b) if isinstance(a, float) or isinstance(b, float) else a // b
+    if isinstance(a, float) or isinstance(b, float):
+        return _whole(math.floor, float_div(a, b))
+    return a // b
+
+
+def floor_mod(a: Number, b: Number) -> Number:
+    if isinstance(a, float) or isinstance(b, float):
+        q = floor_div(a, b)
+        return a - q * b if math.isfinite(q) else math.nan
+    return a % b
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     Add: lambda a, b: a + b, Sub: lambda a, b: a - b, Mul: lambda a, b: a * b,
-    Div: trunc_div, Mod: trunc_mod, FloorDiv: floor_div, FloorMod: lambda a, b: a % b,
+    Div: trunc_div, Mod: trunc_mod, FloorDiv: floor_div, FloorMod: floor_mod,
     Min: min, Max: max,
     EQ: lambda a, b: a == b, NE: lambda a, b: a != b, LT: lambda a, b: a < b,
     LE: lambda a, b: a <= b, GT: lambda a, b: a > b, GE: lambda a, b: a >= b,
 }
 
+def _ieee(fn: Callable[..., float], name: str) -> Callable[..., float]:
+    """*fn* (a ``math`` function), with NumPy's IEEE result where it raises (a domain error,
+    an overflow): NumPy's function *name*, or ``exp10`` as a power of 10."""
+    def call(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            with np.errstate(all="ignore"):
+                values = [np.float64(a) for a in args]
+                return float(np.power(10.0, *values) if name == "exp10" else getattr(np, name)(*values))
+    call.__name__ = name
+    return call
+
+
 MATH_FUNCS: dict[str, Callable[..., float]] = {
-    "exp": math.exp, "exp2": lambda x: 2.0 ** x, "exp10": lambda x: 10.0 ** x, "log": math.log,
-    "log2": math.log2, "log10": math.log10, "log1p": math.log1p, "sqrt": math.sqrt,
-    "rsqrt": lambda x: 1.0 / math.sqrt(x), "sin": math.sin, "cos": math.cos, "tan": math.tan,
-    "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "asin": math.asin, "acos": math.acos,
-    "atan": math.atan, "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)), "erf": math.erf,
-    "floor": math.floor, "ceil": math.ceil, "round": lambda x: float(round(x)), "trunc": math.trunc,
-    "fabs": abs, "pow": math.pow, "fast_exp": lambda x: _exp(x), **BIT_OPS, "bitwise_not": lambda x: ~x,
+    "exp": _ieee(math.exp, "exp"), "exp2": _ieee(lambda x: 2.0 ** x, "exp2"),
+    "exp10": _ieee(lambda x: 10.0 ** x, "exp10"), "log": _ieee(math.log, "log"),
+    "log2": _ieee(math.log2, "log2"), "log10": _ieee(math.log10, "log10"), "log1p": _ieee(math.log1p, "log1p"),
+    "sqrt": _ieee(math.sqrt, "sqrt"), "rsqrt": lambda x: float_div(1.0, MATH_FUNCS["sqrt"](x)),
+    "sin": _ieee(math.sin, "sin"), "cos": _ieee(math.cos, "cos"), "tan": _ieee(math.tan, "tan"),
+    "sinh": _ieee(math.sinh, "sinh"), "cosh": _ieee(math.cosh, "cosh"), "tanh": math.tanh,
+    "asin": _ieee(math.asin, "arcsin"), "acos": _ieee(math.acos, "arccos"), "atan": math.atan,
+    "sigmoid": lambda x: float_div(1.0, 1.0 + _exp(-x)), "erf": math.erf,
+    "floor": lambda x: _whole(math.floor, x), "ceil": lambda x: _whole(math.ceil, x),
+    "round": lambda x: float(round(x)) if math.isfinite(x) else x, "trunc": lambda x: _whole(math.trunc, x),
+    "fabs": abs, "pow": _ieee(math.pow, "power"), "fast_exp": lambda x: _exp(x), **BIT_OPS,
+    "bitwise_not": lambda x: ~x,
     # the set bits of the two's complement (32 bits, or 64 for values outside int32)
     "popcount": lambda x: bin(x & (0xFFFFFFFF if -2**31 <= x < 2**32 else 2**64 - 1)).count("1"),
 }

@@ -47,3 +47,32 @@ def test_fast_math_must_be_a_bool():
     s, args, _ = _dot2(16)
     with pytest.raises(TypeError, match="fast_math= must be True or False"):
         lower.build(s, args, fast_math="yes")
+
+
+OPERATIONS = {
+    "divide": lambda A, B, i: A[i] / B[i], "log": lambda A, B, i: te.log(A[i]),
+    "sqrt": lambda A, B, i: te.sqrt(A[i] - 5), "floordiv": lambda A, B, i: te.floordiv(A[i], B[i]),
+    "floormod": lambda A, B, i: te.floormod(A[i], B[i]), "power": lambda A, B, i: te.power(A[i] - 2, 0.5),
+    "floor": lambda A, B, i: te.floor(A[i] / B[i]), "exp": lambda A, B, i: te.exp(A[i] * 1000),
+    "truncmod": lambda A, B, i: te.truncmod(A[i], B[i]),
+}
+
+
+@pytest.mark.parametrize("op", OPERATIONS)
+def test_floats_give_ieee_results_on_both_targets(op):
+    # The Python target once raised where C (and NumPy) give inf or NaN: 1 / 0, log(0), sqrt(-1).
+    A, B = te.placeholder((4,), name="A"), te.placeholder((4,), name="B")
+    C = te.compute((4,), lambda i: OPERATIONS[op](A, B, i), name="C")
+    s = te.create_schedule(C.op)
+    a, b = np.array([0, 1, 2, 3], "float32"), np.array([0, 1, 0, 2], "float32")
+    got = {}
+    for target in ("python", "c"):
+        c = np.zeros(4, "float32")
+        lower.build(s, [A, B, C], target=target)(a, b, c)
+        got[target] = c
+    np.testing.assert_array_equal(got["python"], got["c"])
+    with np.errstate(all="ignore"):
+        expected = {"divide": a / b, "log": np.log(a), "sqrt": np.sqrt(a - 5), "floordiv": np.floor(a / b),
+                    "floormod": a - np.floor(a / b) * b, "power": np.power(a - 2, 0.5), "floor": np.floor(a / b),
+                    "exp": np.exp(a * 1000), "truncmod": np.fmod(a, b)}[op]
+    np.testing.assert_array_equal(got["c"], expected.astype("float32"))

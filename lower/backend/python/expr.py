@@ -104,14 +104,14 @@ class ExprSource(ExprFunctor[str]):
             return f"({self(e.a)} {_INFIX[kind]} {self(e.b)})"  # type: ignore[attr-defined]
         a, b = self(e.a), self(e.b)  # type: ignore[attr-defined]
         floats = is_float(e.a.dtype)  # type: ignore[attr-defined]
-        if kind is Div:
-            return f"({a} / {b})" if floats else f"_tdiv({a}, {b})"
+        if kind is Div:  # floats divide as IEEE does: inf or NaN by 0
+            return f"_fdivide({a}, {b})" if floats else f"_tdiv({a}, {b})"
         if kind is Mod:
-            return f"_math_fmod({a}, {b})" if floats else f"_tmod({a}, {b})"
+            return f"_tmod({a}, {b})"
         if kind is FloorDiv:
             return f"_fdiv({a}, {b})" if floats else f"({a} // {b})"
         if kind is FloorMod:
-            return f"({a} % {b})"
+            return f"_fmod({a}, {b})" if floats else f"({a} % {b})"
         if kind in (Min, Max):
             return f"{kind.__name__.lower()}({a}, {b})"
         raise LoweringError(f"build: cannot compile {kind.__name__} nodes")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from schedule.dtype import is_bool, is_float
-from schedule.evaluate import MATH_FUNCS, extern_function, floor_div, trunc_div, trunc_mod
+from schedule.evaluate import MATH_FUNCS, extern_function, float_div, floor_div, floor_mod, trunc_div, trunc_mod
 from schedule.packed import get_global_func
 
 _check_signals = ctypes.pythonapi.PyErr_CheckSignals
@@ -239,7 +239,8 @@ def _run_block(threads: list[Iterator[None]]) -> None:
 
 
 RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div, "_tmod": trunc_mod,
-                           "_fdiv": floor_div, "_math": MATH_FUNCS, "_trunc": math.trunc,
+                           "_fdiv": floor_div, "_fdivide": float_div, "_fmod": floor_mod, "_math": MATH_FUNCS,
+                           "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
