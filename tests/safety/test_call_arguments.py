@@ -141,3 +141,24 @@ def test_checks_false_turns_the_run_time_checks_off():
     with pytest.raises(ValueError, match="share memory"):
         checked(x, d, x)
     unchecked(x, d, x)
+
+
+def test_a_loop_bound_over_a_factor_near_the_int32_limit_does_not_wrap():
+    # floordiv(n + m - 1, m) passed 2^31 for m = 2^31 - 1, and C ran no iteration: B stayed
+    # unwritten. (C alone: the Python target runs the same 2^31 inner iterations, for hours.)
+    import numpy as np
+
+    import lower
+    import schedule as te
+    from lower.backend.c.compile import find_compiler
+
+    if find_compiler() is None:
+        pytest.skip("no C compiler")
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2 + 1, name="B")
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=m)
+    b = np.zeros(5, "float32")
+    lower.build(s, [A, B, m], target="c")(np.ones(5, "float32"), b, 2**31 - 1)
+    assert b.tolist() == [3.0] * 5

@@ -47,7 +47,7 @@ from schedule.expr import (
     Var,
 )
 from schedule.extern_calls import EXTERN_CALLS
-from schedule.functor import ExprFunctor
+from schedule.functor import ExprFunctor, distinct_post_order
 from schedule.packed import get_global_func
 
 _C_TYPES = {"float32": "float", "float64": "double", "float16": "_Float16", "bool": "bool",
@@ -90,6 +90,7 @@ class CExprSource(ExprFunctor[str]):
         self.registers = Registers()  # local buffers written as variables
         self.wide = False  # integers of 32 bits or fewer computed in 64 (an index that may pass 2^31)
         self.written: dict[Buffer, str] = {}  # warp buffers -> the flags of the elements written
+        self.params: set[Var] = set()  # the function's scalar parameters (symbolic shapes, factors)
 
     def site(self, kind: str, text: str) -> int:
         """The index of a new run-time check of *kind* guarding *text*."""
@@ -107,6 +108,26 @@ class CExprSource(ExprFunctor[str]):
         if isinstance(e, (Var, IntImm)):  # nothing to wrap
             return self(e)
         saved, self.wide = self.wide, self.wide or wide_buffer(buf)
+        try:
+            return self(e)
+        finally:
+            self.wide = saved
+
+    def needs_wide(self, e: Expr) -> bool:
+        """Whether *e* is index arithmetic over the function's scalar parameters (no value read
+        from memory) in 32 bits or fewer: a symbolic bound such as ``(n + m - 1) / m`` that may
+        pass 2^31 on the way for large *m*, computed in 64 bits instead (see :meth:`exact`)."""
+        if self.wide or e.dtype not in _WIDENED or isinstance(e, (Var, IntImm)) or not self.params:
+            return False
+        nodes = distinct_post_order(e)
+        return any(isinstance(x, Var) and x in self.params for x in nodes) and not any(
+            isinstance(x, (Load, Call)) for x in nodes)
+
+    def exact(self, e: Expr) -> str:
+        """*e* in 64-bit arithmetic where :meth:`needs_wide` says so, else as usual."""
+        if not self.needs_wide(e):
+            return self(e)
+        saved, self.wide = self.wide, True
         try:
             return self(e)
         finally:
@@ -202,7 +223,10 @@ class CExprSource(ExprFunctor[str]):
             return f"(({c_type(e.dtype)}){text})" if _narrow(self.dtype_of(e)) else text
         op = _COMPARE.get(type(e))
         if op is not None:
-            return f"({self(e.a)} {op} {self(e.b)})"  # type: ignore[attr-defined]
+            a, b = e.a, e.b  # type: ignore[attr-defined]
+            if self.needs_wide(a) or self.needs_wide(b):  # compared exactly, as the Python target does
+                return f"({self.exact(a)} {op} {self.exact(b)})"
+            return f"({self(a)} {op} {self(b)})"
         raise LoweringError(f"build: target 'c' cannot compute {type(e).__name__} yet; use target='python'")
 
     def visit_div(self, e: Div) -> str:

@@ -136,7 +136,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
     def loop_head(self, s: For) -> str:
         """``for (...)`` over the iterations of *s*."""
         v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
-        lo, extent = self.expr(s.min), self.expr(s.extent)
+        lo, extent = self.expr.exact(s.min), self.expr.exact(s.extent)
         end = f"{lo} + {extent}" if lo != "0" else extent
         return f"for ({t} {v} = {lo}; {v} < {end}; ++{v})"
 
@@ -356,6 +356,7 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
     args.append("tb_ctx_t* tb_ctx")
     gen = _StmtSource(names, checked)
+    gen.expr.params = set(params)
     body, lanes = promote(body)
     gen.expr.registers.lanes.update(lanes)
     gen(body)

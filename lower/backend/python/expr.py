@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import BufferView, Load
-from schedule.dtype import is_bool, is_float
+from schedule.dtype import bits, is_bool, is_float
 from schedule.evaluate import MATH_FUNCS, extern_function
 from schedule.expr import (
     EQ,
@@ -104,6 +104,10 @@ class ExprSource(ExprFunctor[str]):
             return f"({self(e.a)} {_INFIX[kind]} {self(e.b)})"  # type: ignore[attr-defined]
         a, b = self(e.a), self(e.b)  # type: ignore[attr-defined]
         floats = is_float(e.a.dtype)  # type: ignore[attr-defined]
+        signed = not floats and e.dtype.startswith("int")  # type: ignore[attr-defined]
+        if kind in (Div, FloorDiv) and signed and not (isinstance(e.b, IntImm) and e.b.value != -1):  # type: ignore[attr-defined]
+            smallest = -(1 << (bits(e.dtype) - 1))
+            return f"_int_div({a}, {b}, {smallest}, {kind is FloorDiv}, {f'{e.dtype}:{e}'!r})"
         if kind is Div:  # floats divide as IEEE does: inf or NaN by 0
             return f"_fdivide({a}, {b})" if floats else f"_tdiv({a}, {b})"
         if kind is Mod:
@@ -134,7 +138,7 @@ class ExprSource(ExprFunctor[str]):
             return f"float({v})"
         if is_bool(e.dtype):
             return f"bool({v})"
-        return f"_trunc({v})"
+        return f"_w_{e.dtype}(_trunc({v}))" if e.dtype != "handle" else f"_trunc({v})"  # wraps as C's cast
 
     def visit_call(self, e: Call) -> str:
         if e.name == "tvm_if_then_else":

@@ -22,6 +22,35 @@ _check_signals = ctypes.pythonapi.PyErr_CheckSignals
 _check_signals.restype = ctypes.c_int
 
 
+def _wrapping(dtype: str) -> Any:
+    """The value an integer takes when stored as *dtype*: two's complement wrap-around, as C
+    stores it (and NumPy computes): a sum that passes the limit is the same on every target."""
+    width = np.iinfo(dtype).bits
+    mask, signed = (1 << width) - 1, np.iinfo(dtype).min < 0
+    half = 1 << (width - 1)
+
+    def wrap(v: Any) -> Any:
+        if v.__class__ is not int:
+            return v  # a bool, or a float on its way to an integer buffer (converted on writeback)
+        v &= mask
+        return v - (1 << width) if signed and v >= half else v
+    return wrap
+
+
+#: The wrap-around of each integer dtype, by its name in generated code (``_w_int32``).
+WRAPS = {f"_w_{d}": _wrapping(d) for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                            "uint64")}
+
+
+def _int_div(a: int, b: int, smallest: int, floor: bool, where: str) -> int:
+    """An integer quotient of a signed type whose smallest value is *smallest*: the one that
+    does not fit (the smallest by -1) is an OverflowError, as on the C target."""
+    if b == -1 and a == smallest:
+        raise OverflowError(f"integer overflow: the quotient of the smallest {where.split(':')[0]} by -1 in "
+                            f"{where.split(':', 1)[1]} does not fit {where.split(':')[0]}")
+    return a // b if floor else trunc_div(a, b)
+
+
 def check_signals() -> None:
     """Run the handlers of signals that arrived meanwhile (Ctrl-C raises KeyboardInterrupt here),
     so that a kernel calling back into Python stops promptly."""
@@ -245,4 +274,4 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
-                           "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK}
+                           "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, **WRAPS}

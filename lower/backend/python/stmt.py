@@ -19,7 +19,7 @@ from typing import Any
 from lower.backend.gpu_kernel import Kernel, analyze_kernel, check_races
 from lower.backend.names import Names
 from lower.backend.python.expr import ExprSource
-from lower.backend.python.runtime import RUNTIME
+from lower.backend.python.runtime import RUNTIME, WRAPS
 from lower.errors import LoweringError
 from lower.stmt import (
     Allocate,
@@ -249,6 +249,8 @@ class _StmtSource(StmtFunctor[None]):
     def visit_store(self, s: Store) -> None:
         buf = self.names(s.buffer, s.buffer.name)
         index, value = self.expr(s.index), self.expr(s.value)
+        if f"_w_{s.buffer.dtype}" in WRAPS:  # an integer wraps around as the C target stores it
+            value = f"_w_{s.buffer.dtype}({value})"
         if self.checks:
             self.emit(f"_store({buf}, {index}, {value}, {s.buffer.name!r}, {self.expr._tuple(s.checks)})")
         else:
