@@ -35,9 +35,9 @@ def _function(kernel: Kernel, target: str) -> Any:
 
 
 def _outcome(kernel: Kernel, target: str, specs: list[Any]) -> tuple[str, Any]:
+    f = _function(kernel, target)  # every kernel builds: an error here fails the test
     values = materialize(specs)
     try:
-        f = _function(kernel, target)
         f(*values)
     except Exception as err:  # noqa: BLE001 - the outcome compared
         return "raised", type(err).__name__
