@@ -1,4 +1,5 @@
-"""Run times of the C target (run by hand: python benchmarks/bench_c_backend.py [--interleaved]).
+"""Run times of the C target (run by hand: python benchmarks/bench_c_backend.py [--interleaved]
+[--no-checks] [--fast-math]).
 
 A 3x3 blur in three stages (x-blur at the tile of the y-blur, tiled 64x64, rows parallel,
 inner loop vectorized) at 2048x2048; a 512^3 matmul tiled 32x32 (k split by 4, outer rows
@@ -10,7 +11,8 @@ the same process. Arrays are 64-byte aligned (``lower.nd``, as TVM's ``tvm.nd.ar
 and Halide alike, and all runners of a workload share its input and output arrays: where an
 array starts in its page decides whether its stores alias another's loads (4K aliasing; the
 tiled matmul ran 2.0-3.7 ms, ours and Halide's alike, by the output's offset alone). TVM copies
-them into its own aligned arrays.
+them into its own aligned arrays. ``--no-checks`` builds ours with ``checks=False`` (no run-time
+checks), ``--fast-math`` with ``fast_math=True`` (GCC's fast math, fused multiply-adds).
 """
 
 from __future__ import annotations
@@ -285,7 +287,8 @@ def main() -> None:
         s, args, inputs, shape, ref, others = make()
         expected = ref()
         t = time.perf_counter()
-        f = build(s, args, target="c")
+        f = build(s, args, target="c", checks=False if "--no-checks" in sys.argv else None,
+                  fast_math="--fast-math" in sys.argv)
         compiles = {"ours": time.perf_counter() - t}
         out = nd.array(np.full(shape, np.nan, "float32"))
         f(*inputs, out)

@@ -188,5 +188,8 @@ def fast_function(func: str, lanes: int = 1) -> tuple[str, list[tuple[str, str]]
     if func in _USES_EXP:
         needs += fast_function("exp", lanes)[1]
     body = "\n".join("  " + line for line in _BODIES[func](d))
-    needs.append((d.name(func), f"static inline {d.F} {d.name(func)}({d.F} x) {{\n{body}\n}}"))
+    # Exact float arithmetic even under build(..., fast_math=True): the range reductions would
+    # not survive reassociation, nor the handling of inf and NaN a finite-math assumption.
+    needs.append((d.name(func), f"static inline __attribute__((optimize(\"no-fast-math\"))) {d.F} "
+                                f"{d.name(func)}({d.F} x) {{\n{body}\n}}"))
     return d.name(func), needs
