@@ -156,3 +156,38 @@ def test_a_negative_cost_is_not_taken_as_the_best(tmp_path):
     with pytest.warns(UserWarning, match="skipped 1 line"):
         records = list(autotvm.record.load_from_file(str(log)))
     assert [inp.config.index for inp, _ in records] == [0]
+
+
+@autotvm.template("safety/divides")
+def _divides(n):
+    import schedule as te
+
+    A = te.placeholder((n,), name="A", dtype="int32")
+    B = te.placeholder((n,), name="B", dtype="int32")
+    C = te.compute((n,), lambda i: te.floordiv(A[i], B[i]), name="C")
+    s = te.create_schedule(C.op)
+    cfg = autotvm.get_config()
+    cfg.define_knob("vectorize", [0, 1])
+    if cfg["vectorize"].val:
+        s[C].vectorize(s[C].split(C.op.axis[0], 4)[1])
+    return s, [A, B, C]
+
+
+@pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+def test_a_tuned_kernel_that_divides_by_zero_is_an_error_of_its_trial_not_a_crash():
+    import numpy as np
+
+    from tune import LocalExecutor
+
+    task = autotvm.task.create("safety/divides", args=(8,))
+    ref = [np.arange(8, dtype="int32"), np.zeros(8, "int32"), np.zeros(8, "int32")]
+    results = []
+    with LocalExecutor(1) as builders, LocalExecutor(1) as runner:
+        option = autotvm.measure_option(builder=autotvm.LocalBuilder(executor=builders),
+                                        runner=autotvm.LocalRunner(executor=runner, ref_input=ref, timeout=60))
+        autotvm.tuner.GridSearchTuner(task).tune(n_trial=2, measure_option=option,
+                                                 callbacks=[lambda t, i, r: results.extend(r)])
+        pid = runner._workers[0].process.pid if runner._workers else None
+        assert pid is not None and _alive(pid), "the runner's worker survived both trials"
+    assert [r.error_no for r in results] == [autotvm.MeasureErrorNo.RUNTIME_DEVICE] * 2
+    assert all("ZeroDivisionError: integer division or modulo by zero" in r.error for r in results)
