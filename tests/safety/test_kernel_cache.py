@@ -18,29 +18,16 @@ import numpy as np
 import pytest
 
 import lower
-import schedule as te
 from lower.backend.c import compile as compile_module
 from lower.backend.c import kernel_cache
 
+from ..lower.test_kernel_cache import _run
 from .isolated import ROOT
 
 pytestmark = pytest.mark.skipif(compile_module.find_compiler() is None, reason="no C compiler")
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="two users need root to run as both")
 
 VICTIM, ATTACKER = 40001, 40002
-
-
-def _schedule(scale: float = 3.0):
-    A = te.placeholder((64,), name="A")
-    B = te.compute((64,), lambda i: A[i] * scale + 1, name="B")
-    return te.create_schedule(B.op), A, B
-
-
-def _run(scale: float = 3.0) -> np.ndarray:
-    s, A, B = _schedule(scale)
-    b = np.zeros(64, "float32")
-    lower.build(s, [A, B], target="c")(np.arange(64, dtype="float32"), b)
-    return b
 
 
 def _planted(folder: Path, key: str, marker: Path) -> None:

@@ -13,26 +13,15 @@ from lower.stmt import SeqStmt, Stmt
 from lower.stmt_functor import StmtMutator
 from lower.thread_sync import is_barrier
 
+from ..lower.test_threads import _row_sum_with_shared_fetch
+from ..ports.test_tvm_lower_warp_memory import _rows_in_warps as rows_in_warps
 from .isolated import TARGETS
 
 
 def _rows_in_warps():
     """TVM's test_lower_warp_memory_correct_indices schedule: each warp (a threadIdx.y) fetches
     row 0 of its block's rows, and the consumer reads every row."""
-    n = 32
-    A = te.placeholder((2, n, n), name="A")
-    C = te.compute((2, n, n), lambda x, i, j: A(x, i, (j + 1) % n), name="C")
-    s = te.create_schedule(C.op)
-    th_y, th_x = te.thread_axis("threadIdx.y"), te.thread_axis("threadIdx.x")
-    B = s.cache_read(A, "warp", [C])
-    cx, _, cj = C.op.axis
-    _, bi, bj = B.op.axis
-    s[C].bind(cj, th_x)
-    s[C].bind(cx, te.thread_axis("blockIdx.x"))
-    s[B].compute_at(s[C], cx)
-    s[B].bind(bi, th_y)
-    s[B].bind(bj, th_x)
-    return s, A, C
+    return rows_in_warps(bind_rows=False)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -73,19 +62,8 @@ class _DropBarriers(StmtMutator):
 def test_a_read_of_shared_memory_no_thread_of_the_block_wrote_raises(target):
     # A cooperative fetch into shared memory without its barriers: a thread reads tiles the
     # others have not fetched yet (C once read whatever the memory held).
+    s, A, B = _row_sum_with_shared_fetch()
     n = 32
-    A = te.placeholder((n, n), name="A")
-    k = te.reduce_axis((0, n), name="k")
-    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
-    s = te.create_schedule(B.op)
-    AS = s.cache_read(A, "shared", [B])
-    xo, xi = s[B].split(B.op.axis[0], factor=8)
-    ko, _ = s[B].split(k, factor=8)
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[B].bind(xi, tx)
-    s[AS].compute_at(s[B], ko)
-    s[AS].bind(AS.op.axis[1], tx)
     f = lower.lower(s, [A, B])
     kernel = TARGETS_BY_NAME[target](_DropBarriers()(f.body), [f.buffers[t] for t in f.tensors], [])
     a = np.random.default_rng(3).standard_normal((n, n)).astype("float32")
