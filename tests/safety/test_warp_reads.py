@@ -1,5 +1,6 @@
-"""GPU-style schedules on the CPU: a read of warp memory that no thread of the warp wrote is an
-UnwrittenReadError on both targets (C once computed with whatever the memory held)."""
+"""GPU-style schedules on the CPU: a read of warp memory that no thread of the warp wrote, or of
+shared memory that no thread of the block wrote, is an UnwrittenReadError on both targets (C
+once computed with whatever the memory held; the ports' tests run the correct schedules)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,9 @@ import numpy as np
 import pytest
 
 import lower
-import schedule as te
 from lower.backend import TARGETS as TARGETS_BY_NAME
-from lower.stmt import SeqStmt, Stmt
-from lower.stmt_functor import StmtMutator
-from lower.thread_sync import is_barrier
 
-from ..lower.test_threads import _row_sum_with_shared_fetch
+from ..lower.test_threads import _DropBarriers, _row_sum_with_shared_fetch
 from ..ports.test_tvm_lower_warp_memory import _rows_in_warps as rows_in_warps
 from .isolated import TARGETS
 
@@ -31,31 +28,6 @@ def test_a_read_of_warp_memory_no_thread_wrote_raises(exact, target):
     a = np.random.default_rng(1).standard_normal((2, 32, 32)).astype("float32")
     with pytest.raises(lower.UnwrittenReadError, match=r"read of A\.warp at flat index 33, which no thread of the warp"):
         lower.build(s, [A, C], exact=exact, target=target)(a, np.zeros((2, 32, 32), "float32"))
-
-
-@pytest.mark.parametrize("target", TARGETS)
-def test_warp_memory_written_before_it_is_read_runs(target):
-    A = te.placeholder((128,), name="A")
-    B = te.compute((128,), lambda i: A[i // 32 * 32 + (i + 1) % 32], name="B")
-    s = te.create_schedule(B.op)
-    AA = s.cache_read(A, "warp", [B])
-    xo, xi = s[B].split(B.op.axis[0], 64)
-    _, xi1 = s[B].split(xi, factor=32)
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(xi1, tx)
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[AA].compute_at(s[B], xo)
-    s[AA].bind(s[AA].split(s[AA].op.axis[0], 32)[1], tx)
-    a = np.arange(128, dtype="float32")
-    b = np.zeros(128, "float32")
-    lower.build(s, [A, B], target=target)(a, b)
-    i = np.arange(128)
-    np.testing.assert_array_equal(b, a[i // 32 * 32 + (i + 1) % 32])
-
-
-class _DropBarriers(StmtMutator):
-    def visit_seq_stmt(self, s: SeqStmt) -> Stmt:
-        return SeqStmt(tuple(self(x) for x in s.seq if not is_barrier(x)))
 
 
 @pytest.mark.parametrize("target", TARGETS)
