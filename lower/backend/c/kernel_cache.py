@@ -253,12 +253,24 @@ def _private_copy(cache: _Cache, key: str, data: bytes) -> Path:
         atexit.register(shutil.rmtree, cache.path / folder, True)
     folder, fd = found
     name = f"k_{key}.so"
-    with contextlib.suppress(FileExistsError):  # the same kernel loaded before: the same bytes
-        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O, 0o700, dir_fd=fd)
+    if not _exists(name, fd):  # else loaded before, or by another thread: the same bytes
+        # Written whole under a name of its own, then renamed: a thread that finds the name
+        # finds all of the file.
+        partial = f".{name}.{secrets.token_hex(4)}"
+        out = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O, 0o700, dir_fd=fd)
         with os.fdopen(out, "wb") as f:
             f.write(data)
+        os.replace(partial, name, src_dir_fd=fd, dst_dir_fd=fd)
     through = Path(f"/proc/self/fd/{fd}")
     return through / name if through.is_dir() else cache.path / folder / name
+
+
+def _exists(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _remove_stale(cache: _Cache) -> None:
