@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from bound.infer import infer_bound
-from schedule.checks import check_schedule
 from schedule.itervar import IterVar, Range
 from schedule.relations import Fuse, Rebase, Singleton, Split
-from schedule.schedule import Schedule
+from schedule.schedule import Schedule, check_schedule
 from schedule.stage import ATTACHED, AttachType, Stage
 
 #: Fill colours: leaves, outputs, thread-bound leaves.

@@ -19,9 +19,9 @@ from lower.fast_call import fast_call
 from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
 from lower.timing import time_evaluator
-from schedule.checks import check_flag, check_schedule
+from schedule.checks import check_flag
 from schedule.expr import Var
-from schedule.schedule import Schedule
+from schedule.schedule import Schedule, check_schedule
 from schedule.tensor import Tensor
 
 #: The environment variable that names the default target.

@@ -23,13 +23,13 @@ from lower.operation import Steps, lowering_of
 from lower.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq
 from lower.thread_attrs import merge_thread_extents
 from schedule import arith
-from schedule.checks import check_flag, check_schedule
+from schedule.checks import check_flag
 from schedule.expr import Expr
 from schedule.functor import free_vars, substitute
 from schedule.graph import attach_ivar, create_attach_path
 from schedule.itervar import IterVar, Range
 from schedule.recursion import drive
-from schedule.schedule import Schedule
+from schedule.schedule import Schedule, check_schedule
 from schedule.stage import ATTACHED, AttachType, Stage
 from schedule.tensor import Operation, Tensor
 

@@ -5,15 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 
-def check_schedule(where: str, s: Any) -> Any:
-    """*s* if it is a Schedule, else a TypeError saying what was expected."""
-    from schedule.schedule import Schedule
-
-    if not isinstance(s, Schedule):
-        raise TypeError(f"{where}: expected a Schedule (from te.create_schedule), got {type(s).__name__}")
-    return s
-
-
 def check_flag(where: str, name: str, value: Any) -> bool:
     """*value* if it is a bool (``exact=``, ``checks=`` ...), else a TypeError."""
     if not isinstance(value, bool):

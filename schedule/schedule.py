@@ -156,6 +156,13 @@ class Schedule:
         return cache_write(self, tensor, scope)
 
 
+def check_schedule(where: str, s: Any) -> Schedule:
+    """*s* if it is a Schedule, else a TypeError saying what was expected."""
+    if not isinstance(s, Schedule):
+        raise TypeError(f"{where}: expected a Schedule (from te.create_schedule), got {type(s).__name__}")
+    return s
+
+
 def create_schedule(ops: Any) -> Schedule:
     """A schedule for an operation, a tensor, or a list of them (the outputs)."""
     items = list(ops) if isinstance(ops, (list, tuple)) else [ops]
