@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from schedule.errors import ScheduleError, ScheduleTypeError
 from schedule.itervar import IterVar
-from schedule.stage import ATTACHED, AttachType, Stage
+from schedule.stage import ATTACHED, AttachType, Stage, check_same_group
 from schedule.tensor import Operation, Tensor
 
 if TYPE_CHECKING:
@@ -86,19 +86,6 @@ class Group:
         if self.attach_type == AttachType.ScanUpdate:
             raise ScheduleError(f"compute_root: {self!r} is the body of a scan, computed at each of its steps")
         self.attach_type, self.attach_stage, self.attach_ivar = AttachType.GroupRoot, None, None
-
-
-def check_same_group(where: str, stage: Stage | Group, parent: Stage) -> None:
-    """A member of a group is computed inside stages of the same group only (as TVM requires)."""
-    group = stage.group
-    if group is None:
-        return
-    g = parent.group
-    while g is not None and g is not group:
-        g = g.group
-    if g is not group:
-        raise ScheduleError(f"{where}: stage '{parent.name}' is outside {group!r}, which holds "
-                            f"'{stage.name}'; a member of a group is computed inside its group")
 
 
 def sub_graph(outputs: Sequence[Operation], inputs: Sequence[Operation], include_inputs: bool) -> list[Operation]:

@@ -280,8 +280,6 @@ class Stage:
         if self.is_output:
             raise self._error("compute_at", None, "is an output of the schedule; outputs are "
                                                   "computed at the root")
-        from schedule.group import check_same_group
-
         check_same_group(f"compute_at: stage '{self.name}'", self, parent)
         if not any(leaf is scope for leaf in parent.leaf_iter_vars):
             where = (parent._consumed_by(scope) if any(x is scope for x in parent.all_iter_vars)
@@ -559,3 +557,17 @@ class Stage:
 
 def _name(iv: Any) -> str:
     return iv.name if isinstance(iv, IterVar) else repr(iv)
+
+
+def check_same_group(where: str, stage: Any, parent: Stage) -> None:
+    """A member of a group (*stage*: a stage or a group) is computed inside stages of the same
+    group only (as TVM requires); groups are followed through their ``.group`` chains."""
+    group = stage.group
+    if group is None:
+        return
+    g = parent.group
+    while g is not None and g is not group:
+        g = g.group
+    if g is not group:
+        raise ScheduleError(f"{where}: stage '{parent.name}' is outside {group!r}, which holds "
+                            f"'{stage.name}'; a member of a group is computed inside its group")
