@@ -3,7 +3,8 @@
 ``LocalBuilder`` and ``LocalRunner``, logs, and ``apply_history_best``."""
 
 from tune.autotvm import callback, record, report, task, tuner
-from tune.autotvm.dispatch import ApplyConfig, ApplyHistoryBest, DispatchContext, FallbackContext, apply_history_best
+from tune.autotvm.dispatch import ApplyConfig, DispatchContext, FallbackContext
+from tune.autotvm.history import ApplyHistoryBest, apply_history_best
 from tune.autotvm.measure import (
     LocalBuilder,
     LocalRunner,
