@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lower import nd
+from lower import nd, printer  # the printer first: it gives statements their text
 from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
 from lower.build import BuiltFunc, build
 from lower.errors import LoweringError

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from lower import stmt as stmt_module
 from lower.stmt import (
     Allocate,
     AttrStmt,
@@ -140,4 +141,7 @@ def stmt_str(s: Stmt) -> str:
     p = _Printer()
     p(s)
     return "\n".join(p.lines) + "\n"
+
+
+stmt_module._impl.text = stmt_str  # what Stmt.__str__ calls
 

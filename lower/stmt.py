@@ -8,6 +8,7 @@ inside :class:`Realize` regions and read with ``ProducerLoad``; afterwards every
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -15,6 +16,16 @@ from schedule import arith
 from schedule.expr import Expr, Var
 from schedule.itervar import Range
 from schedule.tensor import Operation, Tensor
+
+
+class _Hooks:
+    """What statements' methods call in modules above this one, filled in by those modules when
+    they are imported (the ``lower`` face imports them): ``text`` by :mod:`lower.printer`."""
+
+    text: Callable[[Stmt], str] | None = None
+
+
+_impl = _Hooks()
 
 
 class Stmt:
@@ -29,9 +40,8 @@ class Stmt:
         cls.visit_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
 
     def __str__(self) -> str:
-        from lower.printer import stmt_str
-
-        return stmt_str(self)
+        assert _impl.text is not None, "lower.printer installs the statements' text"
+        return _impl.text(self)
 
 
 class ForKind(enum.Enum):
