@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bound.indexing.affine_expr import AffineExpr, Const, Dim, Symbol, evaluate, replace, walk
 from bound.indexing.intervals import Interval
+from bound.isl import relation_is_empty, same_relation
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +39,21 @@ class AffineMap:
     num_dims: int
     num_symbols: int
     results: tuple[AffineExpr, ...]
+
+
+class _Hooks:
+    """What maps' methods call in the modules above this one (their text, their parser and their
+    simplifier), filled in by those modules when they are imported; the ``bound.indexing``
+    face imports them."""
+
+    parse: Any = None  # text -> IndexingMap (bound.indexing.text)
+    text: Any = None  # IndexingMap -> its printed form (bound.indexing.text)
+    isl_text: Any = None  # IndexingMap -> an isl relation (bound.indexing.text)
+    simplified: Any = None  # bound.indexing.simplify
+    rescale_symbols: Any = None  # bound.indexing.simplify
+
+
+_impl = _Hooks()
 
 
 @dataclass(eq=False)
@@ -81,9 +98,7 @@ class IndexingMap:
     @staticmethod
     def parse(text: str) -> IndexingMap:
         """A map from its printed form (see :mod:`bound.indexing.text`)."""
-        from bound.indexing.text import parse_indexing_map
-
-        return parse_indexing_map(text)
+        return _impl.parse(text)
 
     def _copy(self) -> IndexingMap:
         return IndexingMap(self.affine_map, self.dims, self.ranges, self.rts, dict(self.constraints),
@@ -164,9 +179,7 @@ class IndexingMap:
 
     def rescale_symbols(self) -> IndexingMap:
         """Symbols constrained to one residue ``s mod c in [r, r]`` replaced by ``s*c + r``."""
-        from bound.indexing.simplify import rescale_symbols
-
-        return rescale_symbols(self)[0]
+        return _impl.rescale_symbols(self)[0]
 
     def evaluate(self, dims: Sequence[int], symbols: Sequence[int] = ()) -> list[int]:
         """The results at a point (the domain is not checked)."""
@@ -187,9 +200,7 @@ class IndexingMap:
                      frozenset(self.constraints.items()), self.is_known_empty))
 
     def __str__(self) -> str:
-        from bound.indexing.text import print_indexing_map
-
-        return print_indexing_map(self)
+        return _impl.text(self)
 
     def __repr__(self) -> str:
         return f"IndexingMap({str(self)!r})"
@@ -197,27 +208,19 @@ class IndexingMap:
     # -- operations ----------------------------------------------------------------------------
     def simplify(self) -> IndexingMap:
         """A simplified copy (XLA's ``Simplify`` with point dimensions replaced)."""
-        from bound.indexing.simplify import simplified
-
-        return simplified(self)
+        return _impl.simplified(self)
 
     def is_empty(self) -> bool:
         """Whether no point satisfies the domain, decided exactly with isl (XLA only notices
         empty intervals: ``d0 mod 8 in [45, 49]`` stays; here it is empty)."""
-        from bound.indexing.text import isl_text
-        from bound.isl import relation_is_empty
-
         if self.is_known_empty:
             return True
-        return relation_is_empty(isl_text(self))
+        return relation_is_empty(_impl.isl_text(self))
 
     def same_relation(self, other: IndexingMap) -> bool:
         """Whether both maps relate the same indices (names, constraint forms and variables
         aside), decided with isl."""
-        from bound.indexing.text import isl_text
-        from bound.isl import same_relation
-
-        return same_relation([isl_text(self)], [isl_text(other)])
+        return same_relation([_impl.isl_text(self)], [_impl.isl_text(other)])
 
     def simplify_exact(self) -> IndexingMap:
         """:meth:`simplify`, then known empty if isl proves the domain empty."""

@@ -11,6 +11,7 @@ import functools
 import math
 from collections.abc import Callable
 
+from bound.indexing import indexing_map as _indexing_map
 from bound.indexing.affine_expr import (
     AffineExpr,
     Binary,
@@ -497,3 +498,7 @@ def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
         _set_bounds(out, Symbol(k), Interval(_trunc_div(b.lower - r, c), _trunc_div(b.upper - r, c)))
         changed = True
     return out, changed
+
+
+_indexing_map._impl.simplified = simplified  # what IndexingMap.simplify and rescale_symbols call
+_indexing_map._impl.rescale_symbols = rescale_symbols
