@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedule import hybrid, ir_builder
+# First: arith, functor and printer give expressions their operators, hashing and text.
+from schedule import arith, functor, hybrid, ir_builder, printer  # noqa: F401, I001
 from schedule.arith import (  # noqa: A004
     all,
     any,

@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
+from schedule import expr as _expr
 from schedule.dtype import binary_result, check_dtype, int_range, is_bool, is_float, is_index
 from schedule.expr import (
     EQ,
@@ -432,3 +434,6 @@ def as_index(value: Any, what: str) -> Expr:
     if not is_index(e.dtype):
         raise TypeError(f"{what}: {e} has dtype {e.dtype}, not an integer type")
     return e
+
+
+_expr.install("arith", sys.modules[__name__])  # the node classes' operators, hashing and text call here

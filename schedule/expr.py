@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -23,8 +24,22 @@ from schedule.dtype import check_dtype, int_range, is_bool, is_float, is_index
 
 if TYPE_CHECKING:
     from schedule.itervar import IterVar
-    from schedule.reduce import CommReducer
     from schedule.tensor import Tensor
+
+# What the nodes' methods call in the modules built on them: arith (the builders, with their
+# constant folding), functor (structural hashing and equality) and printer (the text). Each of
+# those fills its name in when it is imported (install), and the schedule face imports them
+# before any user code runs, so the node classes import nothing above them.
+_arith: Any = None
+_functor: Any = None
+_printer: Any = None
+
+
+def install(name: str, module: Any) -> None:
+    """Give the node classes the module *name* (``arith``, ``functor`` or ``printer``)."""
+    if name not in ("arith", "functor", "printer"):
+        raise ValueError(f"expr.install: no slot for {name!r}")
+    globals()[f"_{name}"] = module
 
 
 def _defers(other: Any) -> bool:
@@ -401,6 +416,32 @@ class ProducerLoad(Expr):
         return self.producer.dtype
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class CommReducer:
+    """A commutative combiner ``result(lhs, rhs)`` with its identity element, one per value
+    (beside :class:`Reduce`, which holds one, as TVM's tir.CommReducer; built by
+    :func:`schedule.reduce.comm_reducer`)."""
+
+    lhs: tuple[Var, ...]
+    rhs: tuple[Var, ...]
+    result: tuple[Expr, ...]
+    identity_element: tuple[Expr, ...]
+
+    def combine(self, a: Sequence[Expr], b: Sequence[Expr]) -> tuple[Expr, ...]:
+        """The combined values for accumulators *a* and new values *b*."""
+        vmap = {**dict(zip(self.lhs, a)), **dict(zip(self.rhs, b))}
+        return tuple(_functor.substitute(r, vmap) for r in self.result)
+
+    def __hash__(self) -> int:
+        return hash(("CommReducer", len(self.lhs), self.identity_element))
+
+    def __repr__(self) -> str:
+        def join(xs: tuple[Expr, ...]) -> str:
+            return ", ".join(str(x) for x in xs)
+        return (f"comm_reducer(result=[{join(self.result)}], lhs=[{join(self.lhs)}], "
+                f"rhs=[{join(self.rhs)}], identity_element=[{join(self.identity_element)}])")
+
+
 @_node
 class Reduce(Expr):
     """A commutative reduction of *source* over *axis* (only at the top of a compute body).
@@ -429,7 +470,3 @@ class Reduce(Expr):
         return self._dtype  # type: ignore[attr-defined]
 
 
-# Late imports: these modules build on the node classes above.
-from schedule import arith as _arith  # noqa: E402
-from schedule import functor as _functor  # noqa: E402
-from schedule import printer as _printer  # noqa: E402

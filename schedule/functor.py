@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
+from schedule import expr as _expr
+from schedule.arith import convert
 from schedule.errors import InternalError
-from schedule.expr import Expr, FloatImm, Reduce, Var
+from schedule.expr import CommReducer, Expr, FloatImm, Reduce, Var
 from schedule.itervar import IterVar, Range
 
 R = TypeVar("R")
@@ -276,8 +279,6 @@ def substitute(e: Expr, vmap: Mapping[Any, Any]) -> Expr:
 
     Keys are Vars or IterVars (standing for their var); values are expressions or Python scalars.
     """
-    from schedule.arith import convert
-
     clean: dict[Var, Expr] = {}
     for k, v in vmap.items():
         key = k.var if isinstance(k, IterVar) else k
@@ -335,8 +336,6 @@ def _equal_nodes(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, i
         return [] if ok else None
     if isinstance(a, Expr):
         return [(getattr(a, name), getattr(b, name)) for name in field_names(a)]
-    from schedule.reduce import CommReducer
-
     if isinstance(a, CommReducer):
         if len(a.lhs) != len(b.lhs) or len(a.rhs) != len(b.rhs):
             return None
@@ -348,3 +347,6 @@ def _equal_nodes(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, i
         return [] if a == b else None
     # Tensors compare by (operation, output index); operations and anything else by identity.
     return [] if (hasattr(a, "value_index") and bool(a == b)) else None
+
+
+_expr.install("functor", sys.modules[__name__])  # the node classes' operators, hashing and text call here

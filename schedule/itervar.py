@@ -7,7 +7,9 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from schedule.arith import convert, sub
 from schedule.checks import check_name
+from schedule.dtype import is_index
 from schedule.errors import ScheduleError
 from schedule.expr import Expr, IntImm, Var
 from schedule.expr_like import ExprLike
@@ -40,8 +42,6 @@ class Range:
     extent: Expr
 
     def __init__(self, begin: Any, end: Any = None) -> None:
-        from schedule.arith import convert, sub
-
         if end is None:
             begin, end = 0, begin
         lo, hi = convert(begin), convert(end)
@@ -50,8 +50,6 @@ class Range:
 
     @classmethod
     def from_min_extent(cls, min_value: Any, extent: Any) -> Range:
-        from schedule.arith import convert
-
         r = cls.__new__(cls)
         object.__setattr__(r, "min", convert(min_value))
         object.__setattr__(r, "extent", convert(extent))
@@ -166,8 +164,6 @@ def thread_axis(dom: Any = None, tag: str = "", name: str = "") -> IterVar:
 
 
 def _check_index_dtype(r: Range, what: str) -> None:
-    from schedule.dtype import is_index
-
     for end in (r.min, r.extent):
         if not is_index(end.dtype):
             raise ScheduleError(f"{what}: range bound {end} is {end.dtype}, not an integer")

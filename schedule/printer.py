@@ -8,7 +8,9 @@ other integers as ``(int64)16``, float32 constants as ``2.000000f``.
 from __future__ import annotations
 
 import math
+import sys
 
+from schedule import expr as _expr
 from schedule.expr import (
     EQ,
     GE,
@@ -130,3 +132,6 @@ _PRINTER = ExprPrinter()
 def expr_str(e: Expr) -> str:
     """The legacy text of *e*."""
     return _PRINTER(e)
+
+
+_expr.install("printer", sys.modules[__name__])  # the node classes' operators, hashing and text call here

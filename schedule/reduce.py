@@ -3,42 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from schedule import arith
 from schedule.checks import check_name
 from schedule.errors import ScheduleError
-from schedule.expr import Expr, FloatImm, IntImm, ProducerLoad, Reduce, Var
-from schedule.functor import substitute
+from schedule.expr import CommReducer, Expr, FloatImm, IntImm, ProducerLoad, Reduce, Var
 from schedule.itervar import IterVar, IterVarType
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class CommReducer:
-    """A commutative combiner ``result(lhs, rhs)`` with its identity element, one per value."""
-
-    lhs: tuple[Var, ...]
-    rhs: tuple[Var, ...]
-    result: tuple[Expr, ...]
-    identity_element: tuple[Expr, ...]
-
-    def combine(self, a: Sequence[Expr], b: Sequence[Expr]) -> tuple[Expr, ...]:
-        """The combined values for accumulators *a* and new values *b*."""
-        vmap = {**dict(zip(self.lhs, a)), **dict(zip(self.rhs, b))}
-        return tuple(substitute(r, vmap) for r in self.result)
-
-    def __hash__(self) -> int:
-        return hash(("CommReducer", len(self.lhs), self.identity_element))
-
-    def __repr__(self) -> str:
-        from schedule.printer import expr_str
-
-        def join(xs: tuple[Expr, ...]) -> str:
-            return ", ".join(expr_str(x) for x in xs)
-        return (f"comm_reducer(result=[{join(self.result)}], lhs=[{join(self.lhs)}], "
-                f"rhs=[{join(self.rhs)}], identity_element=[{join(self.identity_element)}])")
 
 
 class Reducer:

@@ -110,3 +110,21 @@ def test_nesting_and_missing_fields_are_errors_not_crashes():
     doc["nodes"][0]["state"] = {}
     with pytest.raises(ValueError, match=r"node 0 \(Tensor\) lacks op, value_index"):
         te.load_json(json.dumps(doc))
+
+
+def test_text_and_pickles_saved_before_a_class_moved_still_load():
+    """CommReducer moved from schedule.reduce to schedule.expr (beside Reduce): what names the
+    old module still loads, through the name the old module keeps."""
+    A = te.placeholder((6, 7), name="A")
+    k = te.reduce_axis((0, 7), name="k")
+    S = te.compute((6,), lambda i: te.sum(A[i, k], axis=k), name="S")
+    text = te.save_json((A, S))
+    assert "schedule.expr:CommReducer" in text
+    A2, S2 = te.load_json(text.replace("schedule.expr:CommReducer", "schedule.reduce:CommReducer"))
+    new_pickle = pickle.dumps((A, S), protocol=2)  # classes named as "module\nname\n" text
+    assert b"cschedule.expr\nCommReducer\n" in new_pickle
+    old_pickle = new_pickle.replace(b"cschedule.expr\nCommReducer\n", b"cschedule.reduce\nCommReducer\n")
+    for a, s_ in ((A2, S2), pickle.loads(old_pickle)):
+        out = np.full(6, np.nan, "float32")
+        build(te.create_schedule(s_.op), [a, s_])(np.arange(42, dtype="float32").reshape(6, 7), out)
+        np.testing.assert_array_equal(out, np.arange(42).reshape(6, 7).sum(axis=1))
