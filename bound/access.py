@@ -11,9 +11,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from schedule import arith
-from schedule.expr import Call, Expr, ProducerLoad, Reduce
-from schedule.functor import children
-from schedule.tensor import Tensor
+from schedule.ir.expr import Call, Expr, ProducerLoad, Reduce
+from schedule.ir.functor import children
+from schedule.operation.tensor import Tensor
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from bound.access import Access
 from bound.const_bound import ConstBounds
 from bound.linear import Linear
 from schedule import arith
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars, substitute
-from schedule.itervar import Range
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import Range
 
 
 class _Box:

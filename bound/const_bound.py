@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from schedule.dtype import int_range, is_bool
-from schedule.expr import (
+from schedule.ir.dtype import int_range, is_bool
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedule.errors import TeError
+from schedule.base.errors import TeError
 
 
 class BoundError(TeError, ValueError):

@@ -18,12 +18,12 @@ from bound.errors import NonAffineError
 from bound.isl import Builder, IslNames, IslSet, dim_bounds, pw_aff_to_expr
 from bound.simplify import needed_ranges, simplify
 from schedule import arith
-from schedule.expr import Expr, Mul, Select, Var
-from schedule.functor import free_vars, substitute
-from schedule.itervar import IterVar, Range
-from schedule.relation_passing import pass_up_index
-from schedule.relations import Fuse, Rebase, Split
-from schedule.stage import ATTACHED, Stage
+from schedule.ir.expr import Expr, Mul, Select, Var
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import IterVar, Range
+from schedule.schedule.relation_passing import pass_up_index
+from schedule.schedule.relations import Fuse, Rebase, Split
+from schedule.schedule.stage import ATTACHED, Stage
 
 
 @dataclass

@@ -20,10 +20,10 @@ from bound.infer import GraphContext, NamedBounds, scope_rank_of
 from bound.nest_walk import NestWalk, walk
 from bound.thread_scope import need_relax
 from schedule import arith
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars, substitute
-from schedule.itervar import IterVar, Range
-from schedule.stage import Stage
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import IterVar, Range
+from schedule.schedule.stage import Stage
 
 
 @dataclass

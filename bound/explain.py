@@ -25,14 +25,14 @@ from bound.linear import Linear
 from bound.operation import bounds_of, reads
 from bound.vector_eval import evaluate_columns
 from schedule import arith
-from schedule.checks import check_flag
-from schedule.evaluate import evaluate
-from schedule.expr import IntImm, ProducerLoad, Var
-from schedule.functor import post_order_visit
-from schedule.itervar import Range
-from schedule.schedule import Schedule, check_schedule
-from schedule.stage import AttachType
-from schedule.tensor import Tensor
+from schedule.base.checks import check_flag
+from schedule.ir.evaluate import evaluate
+from schedule.ir.expr import IntImm, ProducerLoad, Var
+from schedule.ir.functor import post_order_visit
+from schedule.ir.itervar import Range
+from schedule.operation.tensor import Tensor
+from schedule.schedule.schedule import Schedule, check_schedule
+from schedule.schedule.stage import AttachType
 
 
 @dataclass(frozen=True)

@@ -38,16 +38,17 @@ from bound.simplify import Analyzer, node_count
 from bound.symbols import BoundSymbols
 from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from schedule import arith
-from schedule.checks import check_flag
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars
-from schedule.graph import create_attach_path, feed_graph, read_graph
-from schedule.itervar import IterVar, IterVarType, Range
-from schedule.relation_passing import pass_down_domain
-from schedule.relations import Rebase
-from schedule.schedule import Schedule, check_schedule
-from schedule.stage import AttachType, Stage
-from schedule.tensor import Operation, Tensor
+from schedule.base.checks import check_flag
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars
+from schedule.ir.itervar import IterVar, IterVarType, Range
+from schedule.operation.graph import feed_graph, read_graph
+from schedule.operation.tensor import Operation, Tensor
+from schedule.schedule.graph import create_attach_path
+from schedule.schedule.relation_passing import pass_down_domain
+from schedule.schedule.relations import Rebase
+from schedule.schedule.schedule import Schedule, check_schedule
+from schedule.schedule.stage import AttachType, Stage
 
 
 @dataclass

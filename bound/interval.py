@@ -17,8 +17,8 @@ from typing import Any
 from bound.intset import IntSet
 from bound.simplify import Analyzer, simplify
 from schedule import arith
-from schedule.dtype import is_int
-from schedule.expr import (
+from schedule.ir.dtype import is_int
+from schedule.ir.expr import (
     Add,
     Call,
     Cast,
@@ -39,8 +39,8 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprFunctor
-from schedule.itervar import Range
+from schedule.ir.functor import ExprFunctor
+from schedule.ir.itervar import Range
 
 
 class _Infinity:
@@ -222,7 +222,7 @@ def _tidy(e: End) -> End:
     """*e* simplified when a ``min``/``max`` was built (TVM simplifies every union)."""
     if not _finite(e):
         return e
-    from schedule.functor import post_order_visit
+    from schedule.ir.functor import post_order_visit
 
     found = []
     post_order_visit(e, lambda x: found.append(x) if isinstance(x, (Min, Max)) else None)

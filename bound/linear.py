@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bound.const_bound import Bound, ConstBounds
 from schedule import arith
-from schedule.expr import Add, Expr, IntImm, Mul, Sub
+from schedule.ir.expr import Add, Expr, IntImm, Mul, Sub
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """PassUpDomain: the sets a stage's leaves take, carried up to its roots (intervals).
 
 PassDownDomain, PassUpIndex and the bound-check flags live with the relations in
-:mod:`schedule.relation_passing`; this module adds the direction that needs integer sets.
+:mod:`schedule.schedule.relation_passing`; this module adds the direction that needs integer sets.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Mapping, MutableMapping
 from bound.interval import IntervalSet, Rules, eval_set
 from bound.simplify import Analyzer, simplify
 from schedule import arith
-from schedule.itervar import IterVar, Range
-from schedule.relations import Fuse, Rebase, Singleton, Split
-from schedule.stage import Stage
+from schedule.ir.itervar import IterVar, Range
+from schedule.schedule.relations import Fuse, Rebase, Singleton, Split
+from schedule.schedule.stage import Stage
 
 
 def pass_up_domain(stage: Stage, dom_map: Mapping[IterVar, Range], state: MutableMapping[IterVar, IntervalSet],

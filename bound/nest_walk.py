@@ -18,9 +18,9 @@ import numpy as np
 
 from bound.vector_eval import column, evaluate_node
 from schedule import arith
-from schedule.expr import Add, Expr, IntImm, Sub, Var
-from schedule.functor import ExprMutator, children, distinct_post_order, free_vars
-from schedule.itervar import Range
+from schedule.ir.expr import Add, Expr, IntImm, Sub, Var
+from schedule.ir.functor import ExprMutator, children, distinct_post_order, free_vars
+from schedule.ir.itervar import Range
 
 _SAFE = 2 ** 62  # above this, counts switch to Python integers
 

@@ -28,10 +28,11 @@ from bound.errors import NonAffineError
 from bound.isl import Builder, IslNames, IslSet, set_to_condition
 from bound.linear import Linear
 from schedule import arith
-from schedule.expr import Expr, IntImm, Var
-from schedule.functor import free_vars, substitute
-from schedule.itervar import IterVar
-from schedule.tensor import ComputeOp, Tensor
+from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import IterVar
+from schedule.operation.compute import ComputeOp
+from schedule.operation.tensor import Tensor
 
 Hull = list[tuple[int, int]]  # per dimension, the least and the largest index
 

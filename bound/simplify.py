@@ -23,8 +23,8 @@ from typing import Any
 from bound.const_bound import Bound, ConstBounds
 from bound.linear import Linear
 from schedule import arith
-from schedule.dtype import is_int
-from schedule.expr import (
+from schedule.ir.dtype import is_int
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -53,8 +53,8 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprMutator, free_vars, node_count
-from schedule.itervar import IterVar, Range
+from schedule.ir.functor import ExprMutator, free_vars, node_count
+from schedule.ir.itervar import IterVar, Range
 
 _MAX_PASSES = 4
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Set
 
 from bound.simplify import Analyzer
-from schedule.expr import Expr, IntImm, Var
-from schedule.functor import children, substitute
-from schedule.itervar import Range
+from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.functor import children, substitute
+from schedule.ir.itervar import Range
 
 
 class BoundSymbols:

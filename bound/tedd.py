@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from bound.infer import infer_bound
-from schedule.itervar import IterVar, Range
-from schedule.relations import Fuse, Rebase, Singleton, Split
-from schedule.schedule import Schedule, check_schedule
-from schedule.stage import ATTACHED, AttachType, Stage
+from schedule.ir.itervar import IterVar, Range
+from schedule.schedule.relations import Fuse, Rebase, Singleton, Split
+from schedule.schedule.schedule import Schedule, check_schedule
+from schedule.schedule.stage import ATTACHED, AttachType, Stage
 
 #: Fill colours: leaves, outputs, thread-bound leaves.
 LEAF, OUTPUT, THREAD = "lightgreen", "lightblue", "gold"

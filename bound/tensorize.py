@@ -20,12 +20,13 @@ from bound.interval import FAITHFUL, IntervalSet, eval_set, union
 from bound.message_passing import pass_up_domain
 from bound.simplify import Analyzer
 from schedule import arith
-from schedule.expr import Call, Expr, ProducerLoad, Reduce, Select, Var
-from schedule.functor import ExprMutator, structural_equal, substitute
-from schedule.itervar import IterVar, IterVarType, Range
-from schedule.stage import Stage
-from schedule.tensor import ComputeOp, Tensor
-from schedule.tensor_intrin import TensorIntrin
+from schedule.ir.expr import Call, Expr, ProducerLoad, Reduce, Select, Var
+from schedule.ir.functor import ExprMutator, structural_equal, substitute
+from schedule.ir.itervar import IterVar, IterVarType, Range
+from schedule.operation.compute import ComputeOp
+from schedule.operation.tensor import Tensor
+from schedule.operation.tensor_intrin import TensorIntrin
+from schedule.schedule.stage import Stage
 
 
 @dataclass

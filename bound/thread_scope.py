@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bound.errors import BoundError
-from schedule.errors import ScheduleError
-from schedule.storage_scope import scope_rank
+from schedule.base.errors import ScheduleError
+from schedule.base.storage_scope import scope_rank
 
 #: Storage ranks, as TVM numbers them.
 STORAGE_RANK = {"global": 0, "shared": 1, "shared.dyn": 1, "warp": 2, "local": 3}

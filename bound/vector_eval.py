@@ -1,9 +1,9 @@
 """Integer index expressions evaluated over NumPy arrays of variable values, one row per point.
 
 Counting the iterations of a loop nest evaluates the same bounds at many points; doing it a
-column at a time keeps the cost in NumPy. Semantics are those of :mod:`schedule.evaluate`
+column at a time keeps the cost in NumPy. Semantics are those of :mod:`schedule.ir.evaluate`
 (``Div``/``Mod`` truncate, ``floordiv``/``floormod`` floor); a node this module does not know
-is evaluated point by point with :func:`schedule.evaluate.evaluate`.
+is evaluated point by point with :func:`schedule.ir.evaluate.evaluate`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from schedule import arith
-from schedule.dtype import is_bool, is_float
-from schedule.evaluate import evaluate
-from schedule.expr import (
+from schedule.ir.dtype import is_bool, is_float
+from schedule.ir.evaluate import evaluate
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -43,7 +43,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import children
+from schedule.ir.functor import children
 
 
 def _safe(b: np.ndarray) -> np.ndarray:

@@ -28,4 +28,4 @@ from lower.stmt import (
     Stmt,
     Store,
 )
-from schedule.pass_context import PassContext
+from schedule.base.pass_context import PassContext

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 
 from lower.stmt import Provide, Realize, Stmt
 from lower.stmt_functor import StmtMutator
-from schedule.expr import Expr, ProducerLoad
-from schedule.functor import ExprMutator
-from schedule.tensor import Tensor
+from schedule.ir.expr import Expr, ProducerLoad
+from schedule.ir.functor import ExprMutator
+from schedule.operation.tensor import Tensor
 
 
 class _Loads(ExprMutator):

@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schedule.expr import Expr, Reduce, Var
-from schedule.functor import free_vars, post_order_visit
-from schedule.itervar import IterVar
-from schedule.schedule import Schedule
-from schedule.stage import AttachType, Stage
-from schedule.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
+from schedule.ir.expr import Expr, Reduce, Var
+from schedule.ir.functor import free_vars, post_order_visit
+from schedule.ir.itervar import IterVar
+from schedule.operation.compute import ComputeOp
+from schedule.operation.placeholder import PlaceholderOp
+from schedule.operation.tensor import Operation, Tensor
+from schedule.schedule.schedule import Schedule
+from schedule.schedule.stage import AttachType, Stage
 
 
 def argument_list(where: str, args: Any) -> list[Tensor | Var]:

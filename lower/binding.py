@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from bound.linear import Linear
-from schedule.dtype import is_float
-from schedule.evaluate import evaluate
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars
-from schedule.tensor import Tensor
+from schedule.ir.dtype import is_float
+from schedule.ir.evaluate import evaluate
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars
+from schedule.operation.tensor import Tensor
 
 _NUMERIC_KINDS = "biuf"
 

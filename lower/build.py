@@ -19,10 +19,10 @@ from lower.fast_call import fast_call
 from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
 from lower.timing import time_evaluator
-from schedule.checks import check_flag
-from schedule.expr import Var
-from schedule.schedule import Schedule, check_schedule
-from schedule.tensor import Tensor
+from schedule.base.checks import check_flag
+from schedule.ir.expr import Var
+from schedule.operation.tensor import Tensor
+from schedule.schedule.schedule import Schedule, check_schedule
 
 #: The environment variable that names the default target.
 TARGET_VARIABLE = "TEBOUND_TARGET"

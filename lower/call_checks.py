@@ -24,13 +24,13 @@ import numpy as np
 from bound.read_check import ReadCheck
 from lower.inplace import in_place
 from lower.lower import LoweredFunc
-from schedule.dtype import int_range, is_float
-from schedule.errors import ScheduleError
-from schedule.evaluate import evaluate
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars
-from schedule.relations import Split
-from schedule.tensor import Tensor
+from schedule.base.errors import ScheduleError
+from schedule.ir.dtype import int_range, is_float
+from schedule.ir.evaluate import evaluate
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars
+from schedule.operation.tensor import Tensor
+from schedule.schedule.relations import Split
 
 #: An exact overlap test that needs more work than this is taken as an overlap.
 OVERLAP_WORK = 100_000

@@ -22,9 +22,9 @@ from lower.backend.names import Names
 from lower.backend.python.expr import ExprSource
 from lower.backend.python.runtime import RUNTIME
 from lower.call_checks import CallChecks
-from schedule.expr import Expr, IntImm, Var
-from schedule.functor import free_vars
-from schedule.tensor import Tensor
+from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.functor import free_vars
+from schedule.operation.tensor import Tensor
 
 #: ``(data addresses, scalar values)`` of a call, or None for the general path.
 FastCall = Callable[..., "tuple[list[int], list[Any]] | None"]

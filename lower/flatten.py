@@ -36,13 +36,13 @@ from lower.stmt import (
 from lower.stmt_functor import StmtMutator, walk
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.buffer import BufferArg
-from schedule.expr import Call, Expr, IntImm, ProducerLoad, StringImm, Var
-from schedule.extern_stmt import ElemLoad
-from schedule.functor import ExprMutator, free_vars, substitute
-from schedule.itervar import IterVar, Range
-from schedule.schedule import Schedule
-from schedule.tensor import Tensor
+from schedule.ir.buffer import BufferArg
+from schedule.ir.expr import Call, Expr, IntImm, ProducerLoad, StringImm, Var
+from schedule.ir.extern_stmt import ElemLoad
+from schedule.ir.functor import ExprMutator, free_vars, substitute
+from schedule.ir.itervar import IterVar, Range
+from schedule.operation.tensor import Tensor
+from schedule.schedule.schedule import Schedule
 
 
 def buffer_name(t: Tensor) -> str:

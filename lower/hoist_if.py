@@ -18,7 +18,7 @@ from typing import Any
 from lower.stmt import For, IfThenElse, Load, Stmt
 from lower.stmt_functor import StmtMutator
 from lower.thread_sync import barrier_holders
-from schedule.functor import free_vars, post_order_visit
+from schedule.ir.functor import free_vars, post_order_visit
 
 
 def hoist_if_then_else(stmt: Stmt) -> Stmt:

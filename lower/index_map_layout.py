@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from schedule import arith
-from schedule.expr import Expr
-from schedule.functor import substitute
+from schedule.ir.expr import Expr
+from schedule.ir.functor import substitute
 
 
 class IndexMapLayout:

@@ -15,9 +15,9 @@ from bound.isl import one_to_one
 from lower.stmt import AttrStmt, Buffer, BufferView, For, Load, Stmt, Store
 from lower.stmt_functor import stmt_children, stmt_exprs
 from schedule import arith
-from schedule.expr import Expr, Var
-from schedule.functor import distinct_post_order, structural_equal
-from schedule.itervar import IterVar
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import distinct_post_order, structural_equal
+from schedule.ir.itervar import IterVar
 
 #: A loop (or a thread index) around a statement: its variable, first value and extent.
 Loop = tuple[Var, Expr, Expr]

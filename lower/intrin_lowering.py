@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from lower.stmt import Stmt
 from lower.stmt_functor import StmtMutator
-from schedule.expr import Call, Expr
-from schedule.extern_calls import check_rule_result, has_rules, lowering_rule
-from schedule.functor import ExprMutator
+from schedule.ir.expr import Call, Expr
+from schedule.ir.extern_calls import check_rule_result, has_rules, lowering_rule
+from schedule.ir.functor import ExprMutator
 
 
 class _Calls(ExprMutator):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from schedule.layout_spec import COMBINE, LayoutSpec, check_layout, parse_layout, parse_shape_layout, tile_text
+from schedule.schedule.layout_spec import COMBINE, LayoutSpec, check_layout, parse_layout, parse_shape_layout, tile_text
 
 
 @dataclass(frozen=True)

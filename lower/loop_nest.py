@@ -19,13 +19,13 @@ from bound.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
 from schedule import arith
-from schedule.expr import LT, Call, Expr, StringImm, Var
-from schedule.functor import free_vars, structural_equal, substitute
-from schedule.graph import attach_path
-from schedule.itervar import IterVar, IterVarType, Range
-from schedule.relation_passing import pass_up_index
-from schedule.relations import Fuse, Rebase, Split
-from schedule.stage import Stage
+from schedule.ir.expr import LT, Call, Expr, StringImm, Var
+from schedule.ir.functor import free_vars, structural_equal, substitute
+from schedule.ir.itervar import IterVar, IterVarType, Range
+from schedule.schedule.graph import attach_path
+from schedule.schedule.relation_passing import pass_up_index
+from schedule.schedule.relations import Fuse, Rebase, Split
+from schedule.schedule.stage import Stage
 
 Wrap = Callable[[Stmt], Stmt]
 

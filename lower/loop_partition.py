@@ -19,9 +19,9 @@ from bound.linear import Linear
 from lower.stmt import AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
 from lower.stmt_functor import StmtMutator, stmt_children
 from schedule import arith
-from schedule.expr import GE, GT, LE, LT, Call, Expr, Var
-from schedule.functor import free_vars
-from schedule.itervar import IterVar
+from schedule.ir.expr import GE, GT, LE, LT, Call, Expr, Var
+from schedule.ir.functor import free_vars
+from schedule.ir.itervar import IterVar
 
 Steps = Generator[Any, Any, Stmt]
 

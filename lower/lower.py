@@ -25,13 +25,13 @@ from lower.uniform_barriers import uniform_barriers
 from lower.unroll_loop import unroll_loop
 from lower.vectorize_check import check_vectorized
 from lower.virtual_thread import inject_virtual_thread
-from schedule.checks import check_flag
-from schedule.errors import ScheduleError
-from schedule.expr import Var
-from schedule.pass_context import enabled, options
-from schedule.schedule import Schedule, check_schedule
-from schedule.stage import AttachType
-from schedule.tensor import Tensor
+from schedule.base.checks import check_flag
+from schedule.base.errors import ScheduleError
+from schedule.base.pass_context import enabled, options
+from schedule.ir.expr import Var
+from schedule.operation.tensor import Tensor
+from schedule.schedule.schedule import Schedule, check_schedule
+from schedule.schedule.stage import AttachType
 
 
 class LoweredFunc:

@@ -18,9 +18,9 @@ from bound import Analyzer
 from lower.stmt import AttrStmt, For, LetStmt, Load, Stmt, Store
 from lower.stmt_functor import StmtMutator, StmtVisitor
 from schedule import arith
-from schedule.expr import Call, Cast, Expr, IntImm, ProducerLoad, Var
-from schedule.functor import distinct_post_order, field_names, free_vars
-from schedule.itervar import IterVar, Range
+from schedule.ir.expr import Call, Cast, Expr, IntImm, ProducerLoad, Var
+from schedule.ir.functor import distinct_post_order, field_names, free_vars
+from schedule.ir.itervar import IterVar, Range
 
 _LO, _HI = -(2**31), 2**31 - 1
 _WIDE = "int64"

@@ -17,11 +17,11 @@ from bound.interval import union
 from lower.stmt import AttrStmt, Evaluate, For, ForKind, Load, Prefetch, Stmt, seq
 from lower.stmt_functor import StmtMutator, StmtVisitor
 from schedule import arith
-from schedule.dtype import bits
-from schedule.expr import Call, Expr, ProducerLoad, Var
-from schedule.functor import post_order_visit, substitute
-from schedule.itervar import IterVar, Range
-from schedule.tensor import Tensor
+from schedule.ir.dtype import bits
+from schedule.ir.expr import Call, Expr, ProducerLoad, Var
+from schedule.ir.functor import post_order_visit, substitute
+from schedule.ir.itervar import IterVar, Range
+from schedule.operation.tensor import Tensor
 
 #: Bytes fetched by one prefetch (a cache line).
 CACHE_LINE = 64

@@ -24,10 +24,10 @@ from lower.stmt import (
     While,
 )
 from lower.stmt_functor import StmtFunctor
-from schedule.expr import Expr
-from schedule.itervar import IterVar
-from schedule.printer import expr_str
-from schedule.tensor import Operation
+from schedule.ir.expr import Expr
+from schedule.ir.itervar import IterVar
+from schedule.ir.printer import expr_str
+from schedule.operation.tensor import Operation
 
 
 def node_str(node: Any) -> str:

@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 
 from schedule import arith
-from schedule.evaluate import evaluate
-from schedule.graph import post_dfs_order, read_graph
-from schedule.tensor import ComputeOp, PlaceholderOp, Tensor
+from schedule.ir.evaluate import evaluate
+from schedule.operation.compute import ComputeOp
+from schedule.operation.graph import post_dfs_order, read_graph
+from schedule.operation.placeholder import PlaceholderOp
+from schedule.operation.tensor import Tensor
 
 
 def reference(outputs: Tensor | Sequence[Tensor], inputs: Mapping[Tensor, np.ndarray]) -> dict[Tensor, np.ndarray]:

@@ -23,15 +23,15 @@ from lower.operation import Steps, lowering_of
 from lower.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq
 from lower.thread_attrs import merge_thread_extents
 from schedule import arith
-from schedule.checks import check_flag
-from schedule.expr import Expr
-from schedule.functor import free_vars, substitute
-from schedule.graph import attach_ivar, create_attach_path
-from schedule.itervar import IterVar, Range
-from schedule.recursion import drive
-from schedule.schedule import Schedule, check_schedule
-from schedule.stage import ATTACHED, AttachType, Stage
-from schedule.tensor import Operation, Tensor
+from schedule.base.checks import check_flag
+from schedule.base.recursion import drive
+from schedule.ir.expr import Expr
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import IterVar, Range
+from schedule.operation.tensor import Operation, Tensor
+from schedule.schedule.graph import attach_ivar, create_attach_path
+from schedule.schedule.schedule import Schedule, check_schedule
+from schedule.schedule.stage import ATTACHED, AttachType, Stage
 
 
 def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
@@ -141,7 +141,7 @@ class _Builder:
         return body
 
     # Stages attached inside one another nest as deep as the pipeline is long: the builders are
-    # generators, run by schedule.recursion.drive, that yield where they would recurse.
+    # generators, run by schedule.base.recursion.drive, that yield where they would recurse.
     def pipelines(self, stages: list[Stage], rest: Stmt | None) -> Steps:
         """The pipelines of *stages* (stage order, first outermost) around *rest*."""
         body = rest

@@ -13,8 +13,8 @@ from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store,
 from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Call, Expr, IntImm
-from schedule.itervar import IterVar, Range
+from schedule.ir.expr import Call, Expr, IntImm
+from schedule.ir.itervar import IterVar, Range
 
 
 class _Simplify(StmtMutator):

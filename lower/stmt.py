@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from schedule import arith
-from schedule.expr import Expr, Var
-from schedule.itervar import Range
-from schedule.tensor import Operation, Tensor
+from schedule.ir.expr import Expr, Var
+from schedule.ir.itervar import Range
+from schedule.operation.tensor import Operation, Tensor
 
 
 class _Hooks:
@@ -193,7 +193,7 @@ class BufferBind:
     """A declared buffer standing for a region of a tensor: the node of a ``buffer_bind_scope``
     attribute, whose value is ``tvm_tuple(min0, extent0, min1, extent1, ...)``."""
 
-    buffer: Any  # a schedule.buffer.DeclBuffer
+    buffer: Any  # a schedule.ir.buffer.DeclBuffer
     tensor: Tensor
 
     @property
@@ -221,7 +221,7 @@ class DeclStore(Stmt):
     """``B[index] = value`` into a declared buffer of an extern, at a flat element index of its
     tensor's storage; storage flattening turns it into a :class:`Store`."""
 
-    buffer: Any  # a schedule.buffer.DeclBuffer
+    buffer: Any  # a schedule.ir.buffer.DeclBuffer
     value: Expr
     index: Expr
 
@@ -257,7 +257,7 @@ def seq(*stmts: Stmt | None) -> Stmt:
 
 def is_no_op(s: Stmt) -> bool:
     """An empty sequence or the evaluation of a constant."""
-    from schedule.expr import FloatImm, IntImm
+    from schedule.ir.expr import FloatImm, IntImm
 
     if isinstance(s, SeqStmt):
         return all(is_no_op(x) for x in s.seq)

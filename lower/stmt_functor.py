@@ -2,7 +2,7 @@
 
 Loop nests and pipelines may be thousands of statements deep, so traversals do not recurse
 on Python's stack: a ``visit_<name>`` method that needs a child's result is a generator that
-yields the child (``body = yield s.body``), and :func:`schedule.recursion.drive` visits it on an
+yields the child (``body = yield s.body``), and :func:`schedule.base.recursion.drive` visits it on an
 explicit stack. A visit method that needs no child may stay an ordinary function.
 """
 
@@ -13,11 +13,11 @@ from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from lower.stmt import Stmt
-from schedule.errors import InternalError
-from schedule.expr import Expr
-from schedule.functor import field_names
-from schedule.itervar import Range
-from schedule.recursion import run
+from schedule.base.errors import InternalError
+from schedule.base.recursion import run
+from schedule.ir.expr import Expr
+from schedule.ir.functor import field_names
+from schedule.ir.itervar import Range
 
 R = TypeVar("R")
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Stmt
 from lower.stmt_functor import StmtMutator
-from schedule.expr import StringImm
-from schedule.recursion import drive
+from schedule.base.recursion import drive
+from schedule.ir.expr import StringImm
 
 
 def allocation(s: Stmt) -> Buffer | None:

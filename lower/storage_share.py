@@ -22,11 +22,11 @@ from lower.stmt import AttrStmt, Buffer, For, Load, SeqStmt, Stmt, Store
 from lower.stmt_functor import StmtMutator, StmtVisitor, walk
 from lower.storage_rewrite import allocate, allocation
 from schedule import arith
-from schedule.dtype import bits
-from schedule.expr import Expr, Var
-from schedule.functor import ExprMutator, distinct_post_order, field_names, free_vars, structural_equal
-from schedule.itervar import IterVar
-from schedule.memory_info import memory_info
+from schedule.base.memory_info import memory_info
+from schedule.ir.dtype import bits
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import ExprMutator, distinct_post_order, field_names, free_vars, structural_equal
+from schedule.ir.itervar import IterVar
 
 #: Scopes whose buffers may share storage (warp buffers are laid out per warp).
 SHARED_SCOPES = ("global", "shared", "local")

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from lower.stmt import Stmt
 from lower.stmt_functor import StmtMutator
-from schedule.expr import Expr, Var
-from schedule.functor import substitute
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import substitute
 
 
 class _Substituted(StmtMutator):

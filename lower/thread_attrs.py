@@ -14,8 +14,8 @@ from bound import Analyzer
 from lower.stmt import AttrStmt, IfThenElse, Stmt
 from lower.stmt_functor import StmtMutator
 from schedule import arith
-from schedule.expr import Expr
-from schedule.itervar import IterVar
+from schedule.ir.expr import Expr
+from schedule.ir.itervar import IterVar
 
 THREAD_KEYS = ("thread_extent", "virtual_thread")
 

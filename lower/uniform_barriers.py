@@ -22,10 +22,10 @@ from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from lower.thread_sync import barrier_holders, holders_of, is_allreduce, is_barrier
 from schedule import arith
-from schedule.expr import Call, Expr, IntImm, Var
-from schedule.functor import free_vars, substitute
-from schedule.itervar import IterVar, Range
-from schedule.storage_scope import per_block
+from schedule.base.storage_scope import per_block
+from schedule.ir.expr import Call, Expr, IntImm, Var
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import IterVar, Range
 
 Steps = Generator[Any, Any, Stmt]
 

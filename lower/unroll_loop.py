@@ -19,10 +19,10 @@ from lower.stmt import AttrStmt, Evaluate, For, ForKind, Load, SeqStmt, Stmt, St
 from lower.stmt_functor import StmtMutator
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Var
-from schedule.functor import distinct_post_order, free_vars
-from schedule.pass_context import options
-from schedule.storage_scope import RANKS, scope_rank
+from schedule.base.pass_context import options
+from schedule.base.storage_scope import RANKS, scope_rank
+from schedule.ir.expr import Var
+from schedule.ir.functor import distinct_post_order, free_vars
 
 Steps = Generator[Any, Any, Stmt]
 

@@ -21,9 +21,9 @@ from lower.stmt import Allocate, AttrStmt, Buffer, Evaluate, For, ForKind, IfThe
 from lower.stmt_functor import StmtMutator, StmtVisitor
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Expr, IntImm, Var
-from schedule.functor import ExprMutator, post_order_visit
-from schedule.itervar import IterVar
+from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.functor import ExprMutator, post_order_visit
+from schedule.ir.itervar import IterVar
 
 Steps = Generator[Stmt, None, None]
 

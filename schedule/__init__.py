@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-# First: arith, functor and printer give expressions their operators, hashing and text.
-from schedule import arith, functor, hybrid, ir_builder, printer  # noqa: F401, I001
-from schedule.arith import (  # noqa: A004
+from schedule.base import moved
+from schedule.base.errors import InternalError, ScheduleError, ScheduleTypeError, TeError
+from schedule.base.memory_info import MemoryInfo
+from schedule.base.packed import get_global_func, register_func
+from schedule.base.serialize import load_json, save_json
+
+# The faces of schedule.ir and schedule.operation install the operators of expressions and
+# tensors when first imported (see their docstrings).
+from schedule.ir import arith, functor, ir_builder, printer  # noqa: F401
+from schedule.ir.arith import (  # noqa: A004
     all,
     any,
     const,
@@ -24,11 +31,9 @@ from schedule.arith import (  # noqa: A004
     select,
     truncmod,
 )
-from schedule.arith import div as truncdiv
-from schedule.autodiff import gradient
-from schedule.buffer import BufferArg, DeclBuffer, call_packed, decl_buffer
-from schedule.errors import InternalError, ScheduleError, ScheduleTypeError, TeError
-from schedule.expr import (
+from schedule.ir.arith import div as truncdiv
+from schedule.ir.buffer import BufferArg, DeclBuffer, call_packed, decl_buffer
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -58,8 +63,8 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.extern_calls import call_extern, call_intrin, call_pure_extern, register_intrin_lowering
-from schedule.functor import (
+from schedule.ir.extern_calls import call_extern, call_intrin, call_pure_extern, register_intrin_lowering
+from schedule.ir.functor import (
     ExprFunctor,
     ExprMutator,
     ExprVisitor,
@@ -67,15 +72,7 @@ from schedule.functor import (
     structural_equal,
     substitute,
 )
-from schedule.graph import (
-    attach_path,
-    create_attach_path,
-    feed_graph,
-    post_dfs_order,
-    read_graph,
-    stage_graph,
-)
-from schedule.intrinsics import (
+from schedule.ir.intrinsics import (
     abs,  # noqa: A004
     acos,
     asin,
@@ -109,31 +106,29 @@ from schedule.intrinsics import (
     tanh,
     trunc,
 )
-from schedule.itervar import IterVar, IterVarType, Range, reduce_axis, thread_axis
-from schedule.memory_info import MemoryInfo
-from schedule.packed import get_global_func, register_func
-from schedule.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
-from schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
-from schedule.scan import ScanOp, scan
-from schedule.schedule import Schedule, create_schedule
-from schedule.serialize import load_json, save_json
-from schedule.stage import AttachType, IterVarAttr, Stage
-from schedule.tag import TagScope, tag_scope
-from schedule.tensor import (
-    ComputeOp,
-    ExternOp,
-    Operation,
-    PlaceholderOp,
-    Tensor,
-    compute,
-    extern,
-    placeholder,
-)
-from schedule.tensor_intrin import TensorIntrin, decl_tensor_intrin
-from schedule.transform_layout import AXIS_SEPARATOR
+from schedule.ir.itervar import IterVar, IterVarType, Range, reduce_axis, thread_axis
+from schedule.ir.reduce import CommReducer, comm_reducer, max, min, sum  # noqa: A004
+from schedule.operation import hybrid  # noqa: F401
+from schedule.operation.autodiff import gradient
+from schedule.operation.compute import ComputeOp, compute
+from schedule.operation.extern import ExternOp, extern
+from schedule.operation.graph import feed_graph, post_dfs_order, read_graph
+from schedule.operation.placeholder import PlaceholderOp, placeholder
+from schedule.operation.scan import ScanOp, scan
+from schedule.operation.tag import TagScope, tag_scope
+from schedule.operation.tensor import Operation, Tensor
+from schedule.operation.tensor_intrin import TensorIntrin, decl_tensor_intrin
+from schedule.schedule.graph import attach_path, create_attach_path, stage_graph
+from schedule.schedule.relations import Fuse, IterVarRelation, Rebase, Singleton, Split
+from schedule.schedule.schedule import Schedule, create_schedule
+from schedule.schedule.stage import AttachType, IterVarAttr, Stage
+from schedule.schedule.transform_layout import AXIS_SEPARATOR
 
 indexdiv = floordiv
 indexmod = floormod
+
+
+moved.install()  # text and pickles saved before the split into layers name the old modules
 
 
 def var(name: str = "tindex", dtype: str = "int32") -> Var:

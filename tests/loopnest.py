@@ -11,9 +11,9 @@ import itertools
 from collections.abc import Iterator
 
 import schedule as te
-from schedule.evaluate import evaluate
-from schedule.graph import attach_path
-from schedule.relation_passing import pass_up_index
+from schedule.ir.evaluate import evaluate
+from schedule.schedule.graph import attach_path
+from schedule.schedule.relation_passing import pass_up_index
 
 
 def _range(bounds, iv, env):

@@ -10,7 +10,7 @@ from collections import Counter
 
 from lower.schedule_ops import build_pipeline, inferred
 from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, SeqStmt
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 
 def pipeline(s, exact: bool = True):

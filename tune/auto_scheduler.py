@@ -22,8 +22,8 @@ from typing import Any
 
 from bound.access import body_reads
 from schedule import PlaceholderOp, Tensor, arith, create_schedule
-from schedule.auto_inline import is_injective
-from schedule.tensor import ComputeOp
+from schedule.operation.compute import ComputeOp
+from schedule.schedule.auto_inline import is_injective
 from tune.autotvm.history import ApplyHistoryBest
 from tune.autotvm.space import InstantiationError
 from tune.autotvm.task import Task, _Using, get_config, template

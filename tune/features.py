@@ -25,8 +25,8 @@ from lower import lower
 from lower.stmt import Allocate, For, ForKind, Load, Stmt, Store
 from lower.stmt_functor import stmt_children, stmt_exprs
 from schedule import arith
-from schedule.dtype import bits
-from schedule.functor import distinct_post_order, free_vars
+from schedule.ir.dtype import bits
+from schedule.ir.functor import distinct_post_order, free_vars
 
 #: Loops described, from the innermost out.
 LEVELS = 6

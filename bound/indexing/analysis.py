@@ -19,7 +19,7 @@ from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 from bound.indexing.simplify import simplified
 from bound.operation import reads
 from schedule import arith
-from schedule.expr import (
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -38,7 +38,8 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.tensor import ComputeOp, Operation, Tensor
+from schedule.operation.compute import ComputeOp
+from schedule.operation.tensor import Operation, Tensor
 
 
 class _Converter:
@@ -148,8 +149,8 @@ def _fold_constant_loads(e: Expr, bounds: dict) -> Expr | None:
     disappears (XLA assumes offsets in range), except that a constant outside ``[lo, hi]`` is
     not folded. None if nothing was folded."""
     from bound.simplify import simplify
-    from schedule.expr import IntImm, Max, Min
-    from schedule.functor import ExprMutator, substitute
+    from schedule.ir.expr import IntImm, Max, Min
+    from schedule.ir.functor import ExprMutator, substitute
 
     folded_any = []
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from bound.indexing.analysis import output_to_inputs
 from bound.indexing.indexing_map import IndexingMap
 from bound.indexing.inverse import input_to_output
-from schedule.errors import TeError
+from schedule.base.errors import TeError
 from schedule.xla import hlo
 
 

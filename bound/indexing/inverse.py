@@ -21,7 +21,8 @@ from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 from bound.indexing.text import isl_text, relation_text
 from bound.isl import reversed_functions, set_constraints, single_valued_function
 from schedule import arith
-from schedule.tensor import ComputeOp, Tensor
+from schedule.operation.compute import ComputeOp
+from schedule.operation.tensor import Tensor
 
 
 def _linear_in_one_dim(e: AffineExpr) -> tuple[int, int, int] | None:
@@ -262,7 +263,8 @@ def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int],
     from bound.indexing.analysis import access_map
     from bound.indexing.simplify import simplified
     from schedule import ops
-    from schedule.tensor import compute, placeholder
+    from schedule.operation.compute import compute
+    from schedule.operation.placeholder import placeholder
 
     out_sizes = [int(arith.value_of(n)) for n in tensor.shape]  # type: ignore[arg-type]
     probe = placeholder(out_sizes, tensor.dtype, tensor.name)

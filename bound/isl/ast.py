@@ -12,8 +12,8 @@ from bound.isl.names import IslNames
 from bound.isl.sets import Builder, IslSet
 from bound.isl.to_expr import ast_to_expr
 from schedule import arith
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars, substitute
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars, substitute
 
 _DT = isl.dim_type
 

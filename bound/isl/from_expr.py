@@ -11,8 +11,8 @@ import islpy as isl
 
 from bound.errors import NonAffineError
 from bound.isl.names import IslNames
-from schedule.dtype import is_int
-from schedule.expr import (
+from schedule.ir.dtype import is_int
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -38,7 +38,7 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.functor import ExprFunctor
+from schedule.ir.functor import ExprFunctor
 
 _DT = isl.dim_type
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import islpy as isl
 
-from schedule.expr import Var
+from schedule.ir.expr import Var
 
 _DT = isl.dim_type
 

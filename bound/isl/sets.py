@@ -13,8 +13,8 @@ from bound.isl.from_expr import _ToPwAff, _ToSet
 from bound.isl.names import IslNames, make_space
 from bound.isl.to_expr import dim_bounds, pw_aff_to_expr
 from schedule import arith
-from schedule.expr import Expr, Var
-from schedule.functor import free_vars
+from schedule.ir.expr import Expr, Var
+from schedule.ir.functor import free_vars
 
 if TYPE_CHECKING:
     from bound.interval import IntervalSet

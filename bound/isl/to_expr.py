@@ -11,7 +11,7 @@ import islpy as isl
 from bound.errors import NonAffineError
 from bound.isl.names import IslNames
 from schedule import arith
-from schedule.expr import Expr
+from schedule.ir.expr import Expr
 
 _DT = isl.dim_type
 

@@ -10,9 +10,12 @@ from bound.operation.compute import ComputeBounds
 from bound.operation.extern import ExternBounds
 from bound.operation.placeholder import PlaceholderBounds
 from bound.operation.scan import ScanBounds
-from schedule.errors import InternalError
-from schedule.scan import ScanOp
-from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor
+from schedule.base.errors import InternalError
+from schedule.operation.compute import ComputeOp
+from schedule.operation.extern import ExternOp
+from schedule.operation.placeholder import PlaceholderOp
+from schedule.operation.scan import ScanOp
+from schedule.operation.tensor import Operation, Tensor
 
 _RULES: dict[type, OperationBounds] = {
     PlaceholderOp: PlaceholderBounds(),

@@ -12,8 +12,8 @@ from collections.abc import Collection, Mapping
 
 from bound.access import Access
 from schedule import arith
-from schedule.itervar import IterVar, Range
-from schedule.tensor import Operation, Tensor
+from schedule.ir.itervar import IterVar, Range
+from schedule.operation.tensor import Operation, Tensor
 
 
 class OperationBounds:

@@ -6,8 +6,9 @@ from collections.abc import Collection
 
 from bound.access import Access, body_reads
 from bound.operation.base import OperationBounds
-from schedule.itervar import IterVar
-from schedule.tensor import ComputeOp, Operation, Tensor
+from schedule.ir.itervar import IterVar
+from schedule.operation.compute import ComputeOp
+from schedule.operation.tensor import Operation, Tensor
 
 
 class ComputeBounds(OperationBounds):

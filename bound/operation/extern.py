@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bound.operation.base import OperationBounds
-from schedule.tensor import ExternOp, Operation, Tensor
+from schedule.operation.extern import ExternOp
+from schedule.operation.tensor import Operation, Tensor
 
 
 class ExternBounds(OperationBounds):

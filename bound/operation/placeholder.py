@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bound.operation.base import OperationBounds
-from schedule.tensor import Operation
+from schedule.operation.tensor import Operation
 
 
 class PlaceholderBounds(OperationBounds):

@@ -8,8 +8,8 @@ from collections.abc import Collection
 from bound.access import Access
 from bound.operation.base import OperationBounds
 from schedule import arith
-from schedule.scan import ScanOp
-from schedule.tensor import Operation, Tensor
+from schedule.operation.scan import ScanOp
+from schedule.operation.tensor import Operation, Tensor
 
 
 class ScanBounds(OperationBounds):

@@ -16,10 +16,10 @@ from lower.stmt_functor import walk
 from lower.storage_rewrite import allocation
 from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
-from schedule.expr import Expr
-from schedule.functor import free_vars, post_order_visit, structural_equal
-from schedule.itervar import IterVar
-from schedule.storage_scope import RANKS, per_block, per_thread, scope_rank
+from schedule.base.storage_scope import RANKS, per_block, per_thread, scope_rank
+from schedule.ir.expr import Expr
+from schedule.ir.functor import free_vars, post_order_visit, structural_equal
+from schedule.ir.itervar import IterVar
 
 #: The threads of a warp, as CUDA (and TVM's ``thread_warp_size``) counts them.
 WARP_SIZE = 32

@@ -7,9 +7,12 @@ from lower.operation.compute import ComputeLowering
 from lower.operation.extern import ExternLowering
 from lower.operation.placeholder import PlaceholderLowering
 from lower.operation.scan import ScanLowering
-from schedule.errors import InternalError
-from schedule.scan import ScanOp
-from schedule.tensor import ComputeOp, ExternOp, Operation, PlaceholderOp
+from schedule.base.errors import InternalError
+from schedule.operation.compute import ComputeOp
+from schedule.operation.extern import ExternOp
+from schedule.operation.placeholder import PlaceholderOp
+from schedule.operation.scan import ScanOp
+from schedule.operation.tensor import Operation
 
 _LOWERINGS: dict[type, OperationLowering] = {
     PlaceholderOp: PlaceholderLowering(),

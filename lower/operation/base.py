@@ -12,13 +12,13 @@ from typing import Any, Protocol
 from bound.exact import ExactRegion
 from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
 from lower.stmt import IfThenElse, Stmt
-from schedule.expr import Call, Expr
-from schedule.itervar import IterVar, Range
-from schedule.schedule import Schedule
-from schedule.stage import Stage
-from schedule.tensor import Operation
+from schedule.ir.expr import Call, Expr
+from schedule.ir.itervar import IterVar, Range
+from schedule.operation.tensor import Operation
+from schedule.schedule.schedule import Schedule
+from schedule.schedule.stage import Stage
 
-#: A builder step: a generator that yields where it would recurse (see schedule.recursion).
+#: A builder step: a generator that yields where it would recurse (see schedule.base.recursion).
 Steps = Generator[Any, Any, Stmt]
 
 

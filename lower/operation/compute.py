@@ -32,12 +32,12 @@ from lower.stmt import (
 )
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Call, Expr, ProducerLoad, Reduce, StringImm, Var
-from schedule.functor import free_vars, substitute
-from schedule.itervar import IterVar, IterVarType, Range
-from schedule.relations import Fuse, Rebase, Split
-from schedule.stage import Stage
-from schedule.tensor import ComputeOp
+from schedule.ir.expr import Call, Expr, ProducerLoad, Reduce, StringImm, Var
+from schedule.ir.functor import free_vars, substitute
+from schedule.ir.itervar import IterVar, IterVarType, Range
+from schedule.operation.compute import ComputeOp
+from schedule.schedule.relations import Fuse, Rebase, Split
+from schedule.schedule.stage import Stage
 
 
 class ComputeLowering(OperationLowering):

@@ -31,9 +31,10 @@ from lower.stmt import (
     While,
 )
 from schedule import arith
-from schedule.buffer import DeclBuffer
-from schedule.expr import Expr, StringImm
-from schedule.extern_stmt import (
+from schedule.base.recursion import run
+from schedule.ir.buffer import DeclBuffer
+from schedule.ir.expr import Expr, StringImm
+from schedule.ir.extern_stmt import (
     Alloc,
     Attr,
     Block,
@@ -46,10 +47,9 @@ from schedule.extern_stmt import (
     Loop,
     WhileLoop,
 )
-from schedule.functor import ExprMutator
-from schedule.recursion import run
-from schedule.stage import Stage
-from schedule.tensor import ExternOp
+from schedule.ir.functor import ExprMutator
+from schedule.operation.extern import ExternOp
+from schedule.schedule.stage import Stage
 
 _KINDS = {"serial": ForKind.SERIAL, "parallel": ForKind.PARALLEL, "vectorize": ForKind.VECTORIZED,
           "unroll": ForKind.UNROLLED}

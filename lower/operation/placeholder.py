@@ -5,7 +5,7 @@ from __future__ import annotations
 from lower.errors import LoweringError
 from lower.operation.base import OperationLowering, PipelineBuilder
 from lower.stmt import Stmt
-from schedule.stage import Stage
+from schedule.schedule.stage import Stage
 
 
 class PlaceholderLowering(OperationLowering):

@@ -6,9 +6,9 @@ from __future__ import annotations
 from lower.loop_nest import make_loop_nest
 from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
 from lower.stmt import NO_OP
-from schedule.scan import ScanOp
-from schedule.stage import Stage
-from schedule.tensor import Operation
+from schedule.operation.scan import ScanOp
+from schedule.operation.tensor import Operation
+from schedule.schedule.stage import Stage
 
 
 class ScanLowering(OperationLowering):

@@ -18,12 +18,12 @@ from lower.operation.base import PipelineBuilder, Steps, guard, init_nest
 from lower.stmt import AttrStmt, BufferBind, Evaluate, IfThenElse, Stmt, seq
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Call, Expr, Var
-from schedule.functor import free_vars
-from schedule.ir_builder import Emitted
-from schedule.itervar import IterVarType, Range
-from schedule.stage import Stage
-from schedule.tensor import ComputeOp
+from schedule.ir.expr import Call, Expr, Var
+from schedule.ir.functor import free_vars
+from schedule.ir.ir_builder import Emitted
+from schedule.ir.itervar import IterVarType, Range
+from schedule.operation.compute import ComputeOp
+from schedule.schedule.stage import Stage
 
 
 def tensorized(b: PipelineBuilder, st: Stage) -> Steps:

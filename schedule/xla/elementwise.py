@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedule import arith
-from schedule import intrinsics as intr
-from schedule.errors import TeError
-from schedule.expr import Expr
-from schedule.extern_calls import call_pure_extern
+from schedule.base.errors import TeError
+from schedule.ir import arith
+from schedule.ir import intrinsics as intr
+from schedule.ir.expr import Expr
+from schedule.ir.extern_calls import call_pure_extern
 
 UNARY = frozenset({
     "abs", "bitcast-convert", "cbrt", "ceil", "convert", "copy", "cosine", "count-leading-zeros", "erf",

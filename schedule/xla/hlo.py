@@ -18,11 +18,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from schedule import arith
-from schedule.errors import TeError
-from schedule.extern_calls import call_pure_extern
-from schedule.reduce import comm_reducer
-from schedule.tensor import Tensor, compute, extern, placeholder
+from schedule.base.errors import TeError
+from schedule.ir import arith
+from schedule.ir.extern_calls import call_pure_extern
+from schedule.ir.reduce import comm_reducer
+from schedule.operation.compute import compute
+from schedule.operation.extern import extern
+from schedule.operation.placeholder import placeholder
+from schedule.operation.tensor import Tensor
 from schedule.xla import elementwise as ew
 from schedule.xla import ops
 from schedule.xla.hlo_checks import check_module
@@ -210,7 +213,7 @@ class _Builder:
     def opaque(self, ins: Instruction, xs: list[Any]) -> Any:
         """An op whose reads are unknown: an extern over its operands' tensors (undefined maps),
         which calls the function registered as ``hlo.<opcode>`` if a user runs it."""
-        from schedule.buffer import call_packed
+        from schedule.ir.buffer import call_packed
 
         shape = _declared(ins)
         leaves = shape.leaves()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from schedule.errors import TeError
+from schedule.base.errors import TeError
 
 
 class HloParseError(TeError, ValueError):

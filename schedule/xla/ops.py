@@ -12,16 +12,17 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedule import arith
-from schedule import intrinsics as _intr
-from schedule.errors import ScheduleError
-from schedule.expr import Expr, Reduce
-from schedule.itervar import IterVar, IterVarType, Range
-from schedule.reduce import Reducer, comm_reducer
-from schedule.reduce import max as _max
-from schedule.reduce import min as _min
-from schedule.reduce import sum as _sum
-from schedule.tensor import ComputeOp, Tensor, compute
+from schedule.base.errors import ScheduleError
+from schedule.ir import arith
+from schedule.ir import intrinsics as _intr
+from schedule.ir.expr import Expr, Reduce
+from schedule.ir.itervar import IterVar, IterVarType, Range
+from schedule.ir.reduce import Reducer, comm_reducer
+from schedule.ir.reduce import max as _max
+from schedule.ir.reduce import min as _min
+from schedule.ir.reduce import sum as _sum
+from schedule.operation.compute import ComputeOp, compute
+from schedule.operation.tensor import Tensor
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -49,7 +50,7 @@ def _load(t: Tensor, index: Sequence[Any]) -> Expr:
 
 
 def _reduce_axes(sizes: Sequence[int], prefix: str) -> list[IterVar]:
-    from schedule.expr import Var
+    from schedule.ir.expr import Var
 
     return [IterVar(Range(0, n), Var(f"{prefix}{k}", "int32"), IterVarType.CommReduce) for k, n in enumerate(sizes)]
 

@@ -13,7 +13,7 @@ from bound import BoundError, explain
 from bound.exact import visits_exact_set
 from bound.infer import infer_normalized
 from bound.operation import reads
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 from ..loopnest import region_points, volumes
 from ..provides import pipeline, provide_counts

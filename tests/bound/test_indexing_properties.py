@@ -16,7 +16,7 @@ from bound.indexing.affine_expr import Const, Dim, Symbol, floordiv, mod
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
 from bound.indexing.intervals import Interval
 from schedule import ops
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 _leaf = st.sampled_from([Dim(0), Dim(1), Symbol(0)]) | st.integers(-5, 5).map(Const)
 
@@ -100,8 +100,8 @@ def test_maps_give_exactly_the_elements_read(data):
 
 def _reads_by_element(out, x):
     """For each element of *out*: the elements of *x* that computing it reads (by evaluation)."""
-    from schedule.graph import post_dfs_order, read_graph
-    from schedule.tensor import ComputeOp
+    from schedule.operation.compute import ComputeOp
+    from schedule.operation.graph import post_dfs_order, read_graph
 
     roots = [out.op]
     deps: dict = {}

@@ -6,7 +6,7 @@ import pytest
 
 import schedule as te
 from bound import BoundError, infer_bound
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 
 def extents(bounds, ivs):
@@ -15,7 +15,7 @@ def extents(bounds, ivs):
 
 def at(expr, **values):
     """*expr* evaluated with variables given by name."""
-    from schedule.functor import post_order_visit
+    from schedule.ir.functor import post_order_visit
 
     env = {}
     post_order_visit(expr, lambda x: env.setdefault(x, values[x.name]) if isinstance(x, te.Var) else None)

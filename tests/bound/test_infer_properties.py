@@ -18,8 +18,8 @@ import schedule as te
 from bound import BoundError
 from bound.infer import infer_normalized
 from bound.operation import reads
-from schedule.evaluate import evaluate
-from schedule.graph import attach_path
+from schedule.ir.evaluate import evaluate
+from schedule.schedule.graph import attach_path
 
 from ..loopnest import body_envs, box, outer_envs, volumes
 from ..strategies import describe, pipelines, schedules

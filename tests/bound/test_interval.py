@@ -12,7 +12,7 @@ import schedule as te
 from bound import Analyzer, IntervalSet, eval_set
 from bound.const_bound import _mul_bounds
 from bound.interval import FAITHFUL, NEG_INF, POS_INF, TIGHT
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 x, y = te.var("x"), te.var("y")
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 import schedule as te
 from bound.errors import NonAffineError
 from bound.isl import Builder, IslNames, pw_aff_to_expr
-from schedule.evaluate import evaluate
-from schedule.expr import Max, Min
+from schedule.ir.evaluate import evaluate
+from schedule.ir.expr import Max, Min
 
 x, y = te.var("x"), te.var("y")
 

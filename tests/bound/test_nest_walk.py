@@ -10,8 +10,8 @@ import pytest
 import schedule as te
 from bound.nest_walk import walk
 from schedule import arith
-from schedule.evaluate import evaluate
-from schedule.itervar import Range
+from schedule.ir.evaluate import evaluate
+from schedule.ir.itervar import Range
 
 
 def _r(lo, extent):

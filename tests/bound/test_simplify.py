@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import schedule as te
 from bound import Analyzer, simplify
 from bound.simplify import node_count
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 d0, d1, d2 = te.var("d0"), te.var("d1"), te.var("d2")
 

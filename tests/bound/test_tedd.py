@@ -11,7 +11,7 @@ import pytest
 
 import schedule as te
 from bound import tedd
-from schedule.relations import Fuse, Rebase, Split
+from schedule.schedule.relations import Fuse, Rebase, Split
 
 NODE = re.compile(r'^  "([^"]+)" \[label="((?:[^"\\]|\\.)*)"(.*)\];$')
 EDGE = re.compile(r'^  "([^"]+)"(?::(\w+))? -> "([^"]+)"(?::(\w+))?(?: \[label="((?:[^"\\]|\\.)*)"(.*)\])?;$')

@@ -15,8 +15,8 @@ import pytest
 import schedule as te
 from bound import infer_bound
 from lower import build
-from schedule.evaluate import evaluate
-from schedule.functor import post_order_visit
+from schedule.ir.evaluate import evaluate
+from schedule.ir.functor import post_order_visit
 
 from ..ports.run import random, run
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import schedule as te
-import schedule.packed as packed
+import schedule.base.packed as packed
 from lower import LoweringError, build
 from lower.backend import CKernel, compile_source, python_source
 from lower.backend.c import compile as c_compile

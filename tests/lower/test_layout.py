@@ -10,7 +10,7 @@ import pytest
 
 import schedule as te
 from lower import Layout
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 
 def brute_force_positions(dims, minor_to_major, tiles):

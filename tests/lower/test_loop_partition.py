@@ -11,7 +11,7 @@ import schedule as te
 from lower import build, lower
 from lower.stmt import For, IfThenElse, SeqStmt
 from lower.stmt_functor import walk
-from schedule.pass_context import PassContext
+from schedule.base.pass_context import PassContext
 
 from .test_hoist_if import _conv_tiled
 

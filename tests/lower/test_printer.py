@@ -16,7 +16,7 @@ from lower import (
     SeqStmt,
     Store,
 )
-from schedule.expr import StringImm
+from schedule.ir.expr import StringImm
 
 
 def test_allocate_attr_store_and_loops():

@@ -11,7 +11,7 @@ import schedule as te
 from lower import build, lower
 from lower.stmt import AttrStmt, Buffer, For, ForKind, Load, SeqStmt, Store
 from lower.unroll_loop import unroll_loop
-from schedule.pass_context import PassContext
+from schedule.base.pass_context import PassContext
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 

@@ -9,7 +9,7 @@ import numpy as np
 import schedule as te
 from lower import build
 from lower.binding import bind_shapes
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 
 def run(s: te.Schedule, args: Sequence[te.Tensor], arrays: Sequence[np.ndarray], exact: bool,

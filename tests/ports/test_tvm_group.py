@@ -10,7 +10,7 @@ import pytest
 import schedule as te
 from bound import infer_bound
 from lower import lower
-from schedule.arith import value_of
+from schedule.ir.arith import value_of
 
 from .run import random, run
 

@@ -9,7 +9,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from schedule.extern_stmt import Alloc, Attr, Block, ElemLoad, ElemStore, Loop
+from schedule.ir.extern_stmt import Alloc, Attr, Block, ElemLoad, ElemStore, Loop
 
 from .run import random, run
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import schedule as te
-import schedule.extern_calls as extern_calls
-import schedule.packed as packed
+import schedule.base.packed as packed
+import schedule.ir.extern_calls as extern_calls
 from lower import build, lower
 from lower.errors import LoweringError
 

@@ -11,8 +11,8 @@ from lower import lower
 from lower.prefetch import prefetch_calls
 from lower.stmt import Evaluate, For, Load, Prefetch
 from lower.stmt_functor import StmtVisitor
-from schedule.arith import value_of
-from schedule.itervar import Range
+from schedule.ir.arith import value_of
+from schedule.ir.itervar import Range
 
 from .run import random, run
 
@@ -43,7 +43,7 @@ def test_flatten_prefetch_fetches_cache_lines():
 
 
 def _eval(e, env):
-    from schedule.evaluate import evaluate
+    from schedule.ir.evaluate import evaluate
 
     return evaluate(e, env)
 

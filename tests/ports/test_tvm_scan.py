@@ -11,9 +11,9 @@ import pytest
 import schedule as te
 from bound import explain, infer_bound
 from lower import lower
-from schedule.errors import ScheduleError
-from schedule.evaluate import evaluate
-from schedule.functor import free_vars
+from schedule.base.errors import ScheduleError
+from schedule.ir.evaluate import evaluate
+from schedule.ir.functor import free_vars
 
 from .run import random, run
 

@@ -10,7 +10,7 @@ import schedule as te
 from bound import infer_bound
 from lower import lower
 from lower.flatten import element_strides
-from schedule.arith import value_of
+from schedule.ir.arith import value_of
 
 from .run import random, run
 

@@ -12,7 +12,7 @@ from bound import Analyzer, infer_bound
 from bound.tensorize import match_body, tensorize_region
 from lower import LoweringError, lower
 from lower.backend.python.runtime import OutOfBoundsError
-from schedule.functor import structural_equal
+from schedule.ir.functor import structural_equal
 
 from .run import random, run
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schedule as te
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedule as te
-from schedule.evaluate import evaluate
-from schedule.relation_passing import (
+from schedule.ir.evaluate import evaluate
+from schedule.schedule.relation_passing import (
     pass_down_domain,
     pass_down_index,
     pass_up_bound_check,

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 import schedule as te
-from schedule.evaluate import evaluate
-from schedule.relations import Rebase
+from schedule.ir.evaluate import evaluate
+from schedule.schedule.relations import Rebase
 
 from ..conftest import snapshot
 

@@ -6,7 +6,7 @@ import pytest
 
 import schedule as te
 from schedule import packed
-from schedule.relations import Fuse, Singleton, Split
+from schedule.schedule.relations import Fuse, Singleton, Split
 
 from ..conftest import snapshot
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedule as te
-from schedule.evaluate import evaluate
+from schedule.ir.evaluate import evaluate
 
 
 def test_compute_axes_take_the_lambda_parameter_names_and_the_shape():

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from schedule import IterVar, thread_axis
-from schedule.arith import value_of
+from schedule.ir.arith import value_of
 
 
 class InstantiationError(ValueError):

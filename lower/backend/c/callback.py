@@ -24,8 +24,8 @@ import numpy as np
 
 from lower.backend.c.runtime import CALLBACK, CallContext
 from lower.backend.python.runtime import OutOfBoundsError, call_result, check_signals
-from schedule.evaluate import extern_function
-from schedule.packed import get_global_func
+from schedule.base.packed import get_global_func
+from schedule.ir.evaluate import extern_function
 
 INT, FLOAT, STRING, BUFFER = 0, 1, 2, 3
 #: Buffer flags: the callee may write it; the pointer's extent stops at the end of its storage.

@@ -16,9 +16,10 @@ from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import Buffer, BufferView, Load, Store
 from schedule import arith
-from schedule.dtype import bits, is_bool, is_float
-from schedule.evaluate import MATH_FUNCS
-from schedule.expr import (
+from schedule.base.packed import get_global_func
+from schedule.ir.dtype import bits, is_bool, is_float
+from schedule.ir.evaluate import MATH_FUNCS
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -46,9 +47,8 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.extern_calls import EXTERN_CALLS
-from schedule.functor import ExprFunctor, distinct_post_order
-from schedule.packed import get_global_func
+from schedule.ir.extern_calls import EXTERN_CALLS
+from schedule.ir.functor import ExprFunctor, distinct_post_order
 
 _C_TYPES = {"float32": "float", "float64": "double", "float16": "_Float16", "bool": "bool",
             "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",

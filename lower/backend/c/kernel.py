@@ -15,8 +15,8 @@ from lower.backend.c.compile import compile_c
 from lower.backend.c.runtime import PYTHON, CallContext, failure
 from lower.backend.c.stmt import ENTRY, c_source
 from lower.stmt import Buffer, Stmt
-from schedule.dtype import is_float
-from schedule.expr import Var
+from schedule.ir.dtype import is_float
+from schedule.ir.expr import Var
 
 # OpenMP threads that spin while they wait cost a scheduler tick each time a busy machine
 # preempts one: a conv2d under two busy processes took 16 ms with libgomp's default spinning

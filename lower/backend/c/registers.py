@@ -21,8 +21,8 @@ from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Load, Stmt, Sto
 from lower.stmt_functor import StmtMutator, stmt_children, stmt_exprs, walk
 from lower.substitute import substitute_stmt
 from schedule import arith
-from schedule.expr import Expr
-from schedule.functor import distinct_post_order, field_names, free_vars, substitute
+from schedule.ir.expr import Expr
+from schedule.ir.functor import distinct_post_order, field_names, free_vars, substitute
 
 #: Buffers of at most this many elements may become variables.
 MAX_ELEMENTS = REGISTER_ELEMENTS

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from lower.backend.python.runtime import OutOfBoundsError, UnwrittenReadError, unwritten_message
 from lower.stmt import Load, Store
-from schedule.expr import Call, Expr
-from schedule.extern_calls import EXTERN_CALLS
-from schedule.functor import distinct_post_order
+from schedule.ir.expr import Call, Expr
+from schedule.ir.extern_calls import EXTERN_CALLS
+from schedule.ir.functor import distinct_post_order
 
 #: Error codes a context records (0: none).
 PYTHON, DIV_ZERO, DIV_OVERFLOW, ALLOC, INDEX, UNWRITTEN = 1, 2, 3, 4, 5, 6

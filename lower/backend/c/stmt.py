@@ -41,9 +41,9 @@ from lower.stmt_functor import StmtFunctor, stmt_exprs, walk
 from lower.substitute import substitute_stmt
 from lower.thread_sync import is_allreduce, is_barrier
 from schedule import arith
-from schedule.dtype import bits
-from schedule.expr import Expr, IntImm, Var
-from schedule.functor import distinct_post_order, free_vars
+from schedule.ir.dtype import bits
+from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.functor import distinct_post_order, free_vars
 
 #: Allocations of at most this many bytes, of a constant size, go on the stack.
 STACK_BYTES = 64 * 1024

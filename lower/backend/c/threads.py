@@ -34,11 +34,11 @@ from lower.stmt import (
 )
 from lower.thread_sync import barrier_holders, is_allreduce
 from schedule import arith
-from schedule.expr import LT, Call, Expr, Max, Not, Var
-from schedule.functor import post_order_visit
-from schedule.itervar import IterVar
-from schedule.reduce import CommReducer
-from schedule.storage_scope import per_thread
+from schedule.base.storage_scope import per_thread
+from schedule.ir.expr import LT, Call, Expr, Max, Not, Var
+from schedule.ir.functor import post_order_visit
+from schedule.ir.itervar import IterVar
+from schedule.ir.reduce import CommReducer
 
 Steps = Generator[Any, Any, None]
 

@@ -20,9 +20,9 @@ from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
 from lower.backend.c.runtime import needs_guard
 from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
 from schedule import arith
-from schedule.dtype import bits
-from schedule.expr import Add, Call, Div, Expr, Max, Min, Mul, Sub, Var
-from schedule.functor import children, distinct_post_order, free_vars, structural_equal, substitute
+from schedule.ir.dtype import bits
+from schedule.ir.expr import Add, Call, Div, Expr, Max, Min, Mul, Sub, Var
+from schedule.ir.functor import children, distinct_post_order, free_vars, structural_equal, substitute
 
 #: Bytes of one vector the generated code uses; None: the machine's (see native_vector_bytes).
 VECTOR_BYTES: int | None = None

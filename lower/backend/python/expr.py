@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.stmt import BufferView, Load
-from schedule.dtype import bits, is_bool, is_float
-from schedule.evaluate import MATH_FUNCS, extern_function
-from schedule.expr import (
+from schedule.base.packed import get_global_func
+from schedule.ir.dtype import bits, is_bool, is_float
+from schedule.ir.evaluate import MATH_FUNCS, extern_function
+from schedule.ir.expr import (
     EQ,
     GE,
     GT,
@@ -38,9 +39,8 @@ from schedule.expr import (
     Sub,
     Var,
 )
-from schedule.extern_calls import EXTERN_CALLS
-from schedule.functor import ExprFunctor
-from schedule.packed import get_global_func
+from schedule.ir.extern_calls import EXTERN_CALLS
+from schedule.ir.functor import ExprFunctor
 
 _INFIX = {Add: "+", Sub: "-", Mul: "*", EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from schedule.dtype import is_bool, is_float
-from schedule.evaluate import MATH_FUNCS, extern_function, float_div, floor_div, floor_mod, trunc_div, trunc_mod
-from schedule.packed import get_global_func
+from schedule.base.packed import get_global_func
+from schedule.ir.dtype import is_bool, is_float
+from schedule.ir.evaluate import MATH_FUNCS, extern_function, float_div, floor_div, floor_mod, trunc_div, trunc_mod
 
 _check_signals = ctypes.pythonapi.PyErr_CheckSignals
 _check_signals.restype = ctypes.c_int

@@ -37,10 +37,10 @@ from lower.stmt import (
 )
 from lower.stmt_functor import StmtFunctor
 from lower.thread_sync import contains_barrier, is_allreduce, is_barrier
-from schedule.dtype import bits
-from schedule.expr import Call, Var
-from schedule.itervar import IterVar
-from schedule.reduce import CommReducer
+from schedule.ir.dtype import bits
+from schedule.ir.expr import Call, Var
+from schedule.ir.itervar import IterVar
+from schedule.ir.reduce import CommReducer
 
 #: Python allows only 20 statically nested blocks; deeper nests continue in a helper function.
 _MAX_DEPTH = 16

@@ -1,0 +1,121 @@
+"""Declared buffers (``te.decl_buffer``): how an extern call sees a tensor's storage.
+
+A buffer has a shape, optional strides (compact row-major when none are given), an element
+offset and an offset factor, as TVM's ``tir.Buffer``. Passed to ``call_packed`` it becomes a
+:class:`BufferArg`; lowering binds it to the tensor it stands for, and a call receives the
+NumPy view the declaration describes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from schedule.base.checks import check_name
+from schedule.base.errors import ScheduleTypeError
+from schedule.ir import arith
+from schedule.ir.dtype import check_dtype
+from schedule.ir.expr import Call, Expr, StringImm, Var, _node
+
+_counter = [0]
+
+
+@dataclass(frozen=True, eq=False)
+class DeclBuffer:
+    """A buffer declaration; compared by identity."""
+
+    name: str
+    dtype: str
+    shape: tuple[Expr, ...]
+    strides: tuple[Expr, ...]  # empty: compact row-major
+    elem_offset: Expr
+    scope: str = ""
+    data_alignment: int = -1
+    offset_factor: int = 0
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def data(self) -> DeclBuffer:
+        """The buffer's data, as TVM's ``buf.data``: passed to a call, the same array."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"buffer({self.name})"
+
+    def access_ptr(self, access_mask: Any, ptr_type: str = "handle", content_lanes: int = 1,
+                   offset: Any = 0, extent: Any = None) -> Expr:
+        """A pointer to the buffer's data from element *offset* on, for an external call that
+        reads (``"r"``), writes (``"w"``) or both (``"rw"``); the call receives a flat array of
+        the *extent* elements the pointer reaches (by default, to the end of the buffer)."""
+        mask = _access_mask(self.name, access_mask)
+        start = arith.as_index(offset, f"access_ptr of buffer '{self.name}': offset")
+        if extent is None:
+            if self.strides:
+                whole = arith.mul(self.shape[0], self.strides[0]) if self.shape else arith.const(1)
+            else:
+                whole = arith.const(1)
+                for d in self.shape:
+                    whole = arith.mul(whole, d)
+            extent = arith.sub(whole, start)
+        size = arith.as_index(extent, f"access_ptr of buffer '{self.name}': extent")
+        return Call("handle", "tvm_access_ptr", (BufferArg(self), start, size, arith.const(mask)))
+
+
+@_node
+class BufferArg(Expr):
+    """A buffer passed to a call (``call_packed("f", A_buf)``)."""
+
+    buffer: DeclBuffer
+    dtype: str = "handle"
+
+
+def decl_buffer(shape: Any, dtype: str = "float32", name: str = "buffer", data: Any = None,
+                strides: Any = None, elem_offset: Any = None, scope: str = "", data_alignment: int = -1,
+                offset_factor: int = 0) -> DeclBuffer:
+    """A buffer of *shape*; ``elem_offset`` defaults to 0, or to a new variable when
+    ``offset_factor`` is given (the offset is then a multiple of it, known at call time)."""
+    check_name("decl_buffer", name)
+    if data is not None:
+        raise ScheduleTypeError(f"decl_buffer '{name}': data= (a buffer's own data pointer) is not "
+                                "supported; the buffer is bound to a tensor's storage")
+    dims = tuple(arith.as_index(s, f"decl_buffer '{name}': shape") for s in _as_tuple(shape))
+    steps = tuple(arith.as_index(s, f"decl_buffer '{name}': strides") for s in _as_tuple(strides or ()))
+    if steps and len(steps) != len(dims):
+        raise ScheduleTypeError(f"decl_buffer '{name}': {len(steps)} strides for {len(dims)} dimensions")
+    if elem_offset is None:
+        elem_offset = Var(f"{name}_elem_offset") if offset_factor else arith.const(0)
+    offset = arith.as_index(elem_offset, f"decl_buffer '{name}': elem_offset")
+    return DeclBuffer(name, check_dtype(dtype), dims, steps, offset, scope, data_alignment, offset_factor)
+
+
+def _access_mask(name: str, mask: Any) -> int:
+    """TVM's access mask: 1 reads, 2 writes."""
+    if isinstance(mask, str) and mask and set(mask) <= {"r", "w"}:
+        return ("r" in mask) * 1 + ("w" in mask) * 2
+    if isinstance(mask, int) and not isinstance(mask, bool) and 1 <= mask <= 3:
+        return mask
+    raise ScheduleTypeError(f"access_ptr of buffer '{name}': the access mask is 'r', 'w' or 'rw' "
+                            f"(or 1, 2, 3), not {mask!r}")
+
+
+def _as_tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def call_packed(name: str, *args: Any) -> Expr:
+    """A call of the function registered as *name* (``te.register_func``); buffers are passed
+    as NumPy arrays, other arguments as numbers."""
+    check_name("call_packed", name)
+    converted = []
+    for k, a in enumerate(args):
+        if isinstance(a, DeclBuffer):
+            converted.append(BufferArg(a))
+            continue
+        try:
+            converted.append(arith.convert(a))
+        except TypeError as err:
+            raise ScheduleTypeError(f"call_packed '{name}': argument {k}: {err}") from None
+    return Call("int32", "tvm_call_packed", (StringImm(name), *converted))

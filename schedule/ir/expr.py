@@ -1,0 +1,472 @@
+"""Immutable scalar expression nodes.
+
+Nodes are frozen dataclasses; building them through the operators (``a + b``, ``a < b``) or the
+functions of :mod:`schedule.ir.arith` matches dtypes and folds constants as TVM does, while the raw
+constructors only check invariants.
+
+Equality: ``a == b`` builds an :class:`EQ` node, as in TVM. ``bool()`` of that node is the
+structural equality of the two trees, with variables, IterVars, tensors and operations compared
+by identity; ``bool()`` of any other expression raises ``TypeError``. ``hash()`` is the matching
+structural hash, except for :class:`Var`, which hashes by identity (two ``var("n")`` are two
+variables).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from schedule.ir.dtype import check_dtype, int_range, is_bool, is_float, is_index
+
+if TYPE_CHECKING:
+    from schedule.ir.itervar import IterVar
+    from schedule.operation.tensor import Tensor
+
+# What the nodes' methods call in the modules built on them: arith (the builders, with their
+# constant folding), functor (structural hashing and equality) and printer (the text). Each of
+# those fills its name in when it is imported (install), and the schedule face imports them
+# before any user code runs, so the node classes import nothing above them.
+_arith: Any = None
+_functor: Any = None
+_printer: Any = None
+
+
+def install(name: str, module: Any) -> None:
+    """Give the node classes the module *name* (``arith``, ``functor`` or ``printer``)."""
+    if name not in ("arith", "functor", "printer"):
+        raise ValueError(f"expr.install: no slot for {name!r}")
+    globals()[f"_{name}"] = module
+
+
+def _defers(other: Any) -> bool:
+    """Whether *other*'s own reflected operator takes over (a whole tensor's)."""
+    return getattr(type(other), "defers_arithmetic", False)
+
+
+class Expr:
+    """Base of all scalar expressions; see the module docstring on equality."""
+
+    visit_name: ClassVar[str] = "expr"
+    dtype: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.visit_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
+
+    # -- arithmetic: every operator goes through schedule.ir.arith (type matching, folding); with
+    # a whole tensor the tensor's operator builds a compute (schedule.operation.tensor_ops) --
+    def __add__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.add(self, other)
+    def __radd__(self, other: Any) -> Expr: return _arith.add(other, self)
+    def __sub__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.sub(self, other)
+    def __rsub__(self, other: Any) -> Expr: return _arith.sub(other, self)
+    def __mul__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.mul(self, other)
+    def __rmul__(self, other: Any) -> Expr: return _arith.mul(other, self)
+    def __truediv__(self, other: Any) -> Expr:
+        return NotImplemented if _defers(other) else _arith.true_div(self, other)
+    def __rtruediv__(self, other: Any) -> Expr: return _arith.true_div(other, self)
+    def __floordiv__(self, other: Any) -> Expr:
+        return NotImplemented if _defers(other) else _arith.floordiv(self, other)
+    def __rfloordiv__(self, other: Any) -> Expr: return _arith.floordiv(other, self)
+    def __mod__(self, other: Any) -> Expr: return NotImplemented if _defers(other) else _arith.floormod(self, other)
+    def __rmod__(self, other: Any) -> Expr: return _arith.floormod(other, self)
+    def __neg__(self) -> Expr: return _arith.neg(self)
+    def __lt__(self, other: Any) -> Expr: return _arith.lt(self, other)
+    def __le__(self, other: Any) -> Expr: return _arith.le(self, other)
+    def __gt__(self, other: Any) -> Expr: return _arith.gt(self, other)
+    def __ge__(self, other: Any) -> Expr: return _arith.ge(self, other)
+    def __and__(self, other: Any) -> Expr: return _arith.and_op(self, other)
+    def __rand__(self, other: Any) -> Expr: return _arith.and_op(other, self)
+    def __or__(self, other: Any) -> Expr: return _arith.or_op(self, other)
+    def __ror__(self, other: Any) -> Expr: return _arith.or_op(other, self)
+    def __invert__(self) -> Expr: return _arith.invert_op(self)
+    def __xor__(self, other: Any) -> Expr: return _arith.bit_op("bitwise_xor", self, other)
+    def __rxor__(self, other: Any) -> Expr: return _arith.bit_op("bitwise_xor", other, self)
+    def __rshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_right", self, other)
+    def __rrshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_right", other, self)
+    def __lshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_left", self, other)
+    def __rlshift__(self, other: Any) -> Expr: return _arith.bit_op("shift_left", other, self)
+
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        if not _arith.is_expr_like(other):
+            return NotImplemented
+        return _arith.eq_node(self, other)
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        if not _arith.is_expr_like(other):
+            return NotImplemented
+        return _arith.ne_node(self, other)
+
+    def __hash__(self) -> int:
+        return self._structural_hash
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"cannot use expression {self} as a Python bool; "
+                        "use te.all / te.any to combine conditions")
+
+    def __int__(self) -> int:
+        raise TypeError(f"int() of the non-constant expression {self}")
+
+    def __float__(self) -> float:
+        raise TypeError(f"float() of the non-constant expression {self}")
+
+    def equal(self, other: Any) -> Expr:
+        """``self == other`` as a condition, as TVM's ``PrimExpr.equal``."""
+        return _arith.equal(self, other)
+
+    def astype(self, dtype: str) -> Expr:
+        """This expression cast to *dtype* (constants fold)."""
+        return _arith.cast(dtype, self)
+
+    def same_as(self, other: object) -> bool:
+        """Identity, as TVM's ``same_as``."""
+        return self is other
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Cached hashes come from variables' identities, which a copy does not keep.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_structural_hash", "_height")}
+
+    @cached_property
+    def _structural_hash(self) -> int:
+        _functor.prepare_hashes(self)  # children first, so deep trees hash without recursion
+        return hash((type(self).__name__, *(_hash_field(getattr(self, name)) for name in _functor.field_names(self))))
+
+    @cached_property
+    def _height(self) -> int:
+        return _functor.height(self)
+
+    def __str__(self) -> str:
+        return _printer.expr_str(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self})"
+
+
+#: Node decorator: immutable, identity-free ``__eq__`` (ours builds nodes), our own ``__repr__``.
+_node = dataclass(frozen=True, eq=False, repr=False)
+
+
+def _hash_field(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_hash_field(v) for v in value)
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    return hash(value)
+
+
+#: What a leaf knows of its size from the start.
+_LEAF = {"_height": 1, "_node_count": 1}
+
+
+def _check_expr(owner: str, name: str, value: object) -> None:
+    if not isinstance(value, Expr):
+        raise TypeError(f"{owner}: {name} must be an expression, not {type(value).__name__}")
+
+
+# ----------------------------------------------------------------------------- leaves
+
+@_node
+class IntImm(Expr):
+    """An integer or bool constant."""
+
+    dtype: str
+    value: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        if not (is_index(self.dtype) or is_bool(self.dtype)):
+            raise TypeError(f"IntImm: dtype must be an integer or bool, not {self.dtype}")
+        lo, hi = int_range(self.dtype)
+        if not lo <= self.value <= hi:
+            raise ValueError(f"IntImm: {self.value} does not fit in {self.dtype}")
+        object.__setattr__(self, "value", int(self.value))
+        self.__dict__.update(_LEAF)
+
+    def __int__(self) -> int: return self.value
+    def __index__(self) -> int: return self.value
+    def __float__(self) -> float: return float(self.value)
+
+
+@_node
+class FloatImm(Expr):
+    """A floating-point constant."""
+
+    dtype: str
+    value: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        if not is_float(self.dtype):
+            raise TypeError(f"FloatImm: dtype must be a float type, not {self.dtype}")
+        object.__setattr__(self, "value", float(self.value))
+        self.__dict__.update(_LEAF)
+
+    def __int__(self) -> int: return int(self.value)
+    def __float__(self) -> float: return self.value
+
+
+@_node
+class StringImm(Expr):
+    """A string constant (attribute values such as storage scopes)."""
+
+    value: str
+    dtype: str = "handle"
+
+
+@_node
+class Var(Expr):
+    """A symbolic variable; two variables are equal only if they are the same object."""
+
+    name: str
+    dtype: str = "int32"
+
+    __hash__ = object.__hash__
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise TypeError(f"Var: name must be a string, not {type(self.name).__name__}")
+        object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        self.__dict__.update(_LEAF)
+
+    @property
+    def name_hint(self) -> str:
+        return self.name
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+@_node
+class BinaryOp(Expr):
+    """Two operands of one dtype, which is also the result's."""
+
+    a: Expr
+    b: Expr
+
+    def __post_init__(self) -> None:
+        name = type(self).__name__
+        _check_expr(name, "a", self.a)
+        _check_expr(name, "b", self.b)
+        if self.a.dtype != self.b.dtype:
+            raise TypeError(f"{name}: operand dtypes differ ({self.a.dtype} vs {self.b.dtype})")
+        object.__setattr__(self, "_dtype", self.a.dtype)
+        # Sizes known at construction save the walks that would find them later.
+        d, da, db = self.__dict__, self.a.__dict__, self.b.__dict__
+        if "_height" in da and "_height" in db:
+            d["_height"] = 1 + max(da["_height"], db["_height"])
+        if "_node_count" in da and "_node_count" in db:
+            d["_node_count"] = 1 + da["_node_count"] + db["_node_count"]
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self._dtype  # type: ignore[attr-defined]
+
+
+class Add(BinaryOp): pass
+class Sub(BinaryOp): pass
+class Mul(BinaryOp): pass
+class Div(BinaryOp):
+    """Division: truncating on integers, true division on floats."""
+class Mod(BinaryOp):
+    """Truncating remainder (sign of the dividend)."""
+class FloorDiv(BinaryOp): pass
+class FloorMod(BinaryOp): pass
+class Min(BinaryOp): pass
+class Max(BinaryOp): pass
+
+
+
+
+@_node
+class CmpOp(Expr):
+    """A comparison: operands of one dtype, a bool result."""
+
+    a: Expr
+    b: Expr
+
+    def __post_init__(self) -> None:
+        BinaryOp.__post_init__(self)  # type: ignore[arg-type]
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return "bool"
+
+
+class EQ(CmpOp):
+    def __bool__(self) -> bool:
+        return _functor.structural_equal(self.a, self.b)
+
+
+class NE(CmpOp):
+    def __bool__(self) -> bool:
+        return not _functor.structural_equal(self.a, self.b)
+
+
+class LT(CmpOp): pass
+class LE(CmpOp): pass
+class GT(CmpOp): pass
+class GE(CmpOp): pass
+
+
+
+
+@_node
+class LogicalOp(Expr):
+    """``&&`` / ``||`` on two bool operands."""
+
+    a: Expr
+    b: Expr
+
+    def __post_init__(self) -> None:
+        for name in ("a", "b"):
+            value = getattr(self, name)
+            _check_expr(type(self).__name__, name, value)
+            if value.dtype != "bool":
+                raise TypeError(f"{type(self).__name__}: operand {value} is {value.dtype}, not bool")
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return "bool"
+
+
+class And(LogicalOp): pass
+class Or(LogicalOp): pass
+
+
+
+
+@_node
+class Not(Expr):
+    a: Expr
+
+    def __post_init__(self) -> None:
+        _check_expr("Not", "a", self.a)
+        if self.a.dtype != "bool":
+            raise TypeError(f"Not: operand {self.a} is {self.a.dtype}, not bool")
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return "bool"
+
+
+@_node
+class Select(Expr):
+    """``condition ? true_value : false_value``; both branches may be evaluated."""
+
+    condition: Expr
+    true_value: Expr
+    false_value: Expr
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check_expr("Select", f.name, getattr(self, f.name))
+        if self.condition.dtype != "bool":
+            raise TypeError(f"Select: condition {self.condition} is {self.condition.dtype}, not bool")
+        if self.true_value.dtype != self.false_value.dtype:
+            raise TypeError(f"Select: branch dtypes differ ({self.true_value.dtype} vs "
+                            f"{self.false_value.dtype})")
+        object.__setattr__(self, "_dtype", self.true_value.dtype)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self._dtype  # type: ignore[attr-defined]
+
+
+@_node
+class Cast(Expr):
+    dtype: str
+    value: Expr
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        _check_expr("Cast", "value", self.value)
+
+
+@_node
+class Call(Expr):
+    """A call of an intrinsic (``exp``, ``likely``, ``tvm_if_then_else`` ...) by name."""
+
+    dtype: str
+    name: str
+    args: tuple[Expr, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        object.__setattr__(self, "args", tuple(self.args))
+        for i, arg in enumerate(self.args):
+            _check_expr(f"Call {self.name}", f"argument {i}", arg)
+
+
+@_node
+class ProducerLoad(Expr):
+    """A read of one element of a tensor: ``A(i, j)``."""
+
+    producer: Tensor
+    indices: tuple[Expr, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "indices", tuple(self.indices))
+        for i, idx in enumerate(self.indices):
+            _check_expr(f"load of {self.producer.name}", f"index {i}", idx)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.producer.dtype
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CommReducer:
+    """A commutative combiner ``result(lhs, rhs)`` with its identity element, one per value
+    (beside :class:`Reduce`, which holds one, as TVM's tir.CommReducer; built by
+    :func:`schedule.ir.reduce.comm_reducer`)."""
+
+    lhs: tuple[Var, ...]
+    rhs: tuple[Var, ...]
+    result: tuple[Expr, ...]
+    identity_element: tuple[Expr, ...]
+
+    def combine(self, a: Sequence[Expr], b: Sequence[Expr]) -> tuple[Expr, ...]:
+        """The combined values for accumulators *a* and new values *b*."""
+        vmap = {**dict(zip(self.lhs, a)), **dict(zip(self.rhs, b))}
+        return tuple(_functor.substitute(r, vmap) for r in self.result)
+
+    def __hash__(self) -> int:
+        return hash(("CommReducer", len(self.lhs), self.identity_element))
+
+    def __repr__(self) -> str:
+        def join(xs: tuple[Expr, ...]) -> str:
+            return ", ".join(str(x) for x in xs)
+        return (f"comm_reducer(result=[{join(self.result)}], lhs=[{join(self.lhs)}], "
+                f"rhs=[{join(self.rhs)}], identity_element=[{join(self.identity_element)}])")
+
+
+@_node
+class Reduce(Expr):
+    """A commutative reduction of *source* over *axis* (only at the top of a compute body).
+
+    A multi-value reduction (argmax) has one Reduce per output, equal except for
+    *value_index*.
+    """
+
+    combiner: CommReducer
+    source: tuple[Expr, ...]
+    axis: tuple[IterVar, ...]
+    condition: Expr
+    value_index: int
+    init: tuple[Expr, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("source", "axis", "init"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        _check_expr("Reduce", "condition", self.condition)
+        if not 0 <= self.value_index < len(self.source):
+            raise ValueError(f"Reduce: value_index {self.value_index} out of range")
+        object.__setattr__(self, "_dtype", self.source[self.value_index].dtype)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self._dtype  # type: ignore[attr-defined]
+
+

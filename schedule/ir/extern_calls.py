@@ -1,0 +1,92 @@
+"""Calls by name: external functions (``call_pure_extern``, ``call_extern``), intrinsics
+(``call_intrin``), and the rules that lower an intrinsic for a target (``register_intrin_lowering``).
+
+An external function runs as the C library function of that name (``expf``, ``__expf`` and
+``exp`` are the libm exponential) or as a Python function registered under the name with
+``te.register_func``. An intrinsic without a built-in meaning needs a lowering rule for the
+target it is built for, as TVM's LowerIntrin requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from schedule.base.checks import check_name
+from schedule.base.errors import ScheduleError, ScheduleTypeError
+from schedule.ir import arith
+from schedule.ir.dtype import check_dtype
+from schedule.ir.expr import Call, Expr, StringImm
+
+#: Names of the calls whose first argument is the external function's name.
+EXTERN_CALLS = ("call_pure_extern", "call_extern")
+
+_RULES: dict[tuple[str, str], tuple[int, Callable[[Call], Expr]]] = {}
+
+
+def _args(what: str, args: tuple[Any, ...]) -> tuple[Expr, ...]:
+    out: list[Expr] = []
+    for k, a in enumerate(args):
+        if isinstance(a, str):  # a name, such as the scope of tvm_storage_sync
+            out.append(StringImm(a))
+            continue
+        try:
+            out.append(arith.convert(a))
+        except TypeError as err:
+            raise ScheduleTypeError(f"{what}: argument {k}: {err}") from None
+    return tuple(out)
+
+
+def call_pure_extern(dtype: str, func_name: str, *args: Any) -> Expr:
+    """A call of the external function *func_name*, without side effects, returning *dtype*."""
+    check_name("call_pure_extern", func_name)
+    return Call(check_dtype(dtype), "call_pure_extern", (StringImm(func_name), *_args(func_name, args)))
+
+
+def call_extern(dtype: str, func_name: str, *args: Any) -> Expr:
+    """A call of the external function *func_name*, returning *dtype*."""
+    check_name("call_extern", func_name)
+    return Call(check_dtype(dtype), "call_extern", (StringImm(func_name), *_args(func_name, args)))
+
+
+def call_intrin(dtype: str, op_name: str, *args: Any) -> Expr:
+    """A call of the intrinsic *op_name* (``"tir.exp"`` or ``"exp"``), returning *dtype*."""
+    check_name("call_intrin", op_name)
+    return Call(check_dtype(dtype), op_name.removeprefix("tir."), _args(op_name, args))
+
+
+def register_intrin_lowering(op_name: str, target: str = "default", f: Callable[[Call], Expr] | None = None,
+                             level: int = 10) -> Any:
+    """Lower the intrinsic *op_name* with *f(call)* when building for *target* (``"default"``
+    applies to every target); of two rules, the higher *level* wins. A decorator without *f*."""
+    check_name("register_intrin_lowering", op_name)
+    check_name("register_intrin_lowering", target)
+
+    def register(fn: Callable[[Call], Expr]) -> Callable[[Call], Expr]:
+        if not callable(fn):
+            raise ScheduleTypeError(f"register_intrin_lowering '{op_name}': {fn!r} is not callable")
+        key = (op_name.removeprefix("tir."), target)
+        if key in _RULES and _RULES[key][0] > level:
+            return fn
+        _RULES[key] = (level, fn)
+        return fn
+    return register(f) if f is not None else register
+
+
+def lowering_rule(name: str, target: str) -> Callable[[Call], Expr] | None:
+    """The rule for the intrinsic *name* on *target*, else its ``"default"`` rule."""
+    found = _RULES.get((name, target)) or _RULES.get((name, "default"))
+    return found[1] if found is not None else None
+
+
+def has_rules(target: str) -> bool:
+    """Whether any rule applies when building for *target*."""
+    return any(t in (target, "default") for _, t in _RULES)
+
+
+def check_rule_result(name: str, result: Any) -> Expr:
+    """What a rule returned, if it is an expression."""
+    if not isinstance(result, Expr):
+        raise ScheduleError(f"the lowering rule of intrinsic '{name}' returned {type(result).__name__}, "
+                            "not an expression")
+    return result

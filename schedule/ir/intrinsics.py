@@ -1,0 +1,90 @@
+"""Math calls (``te.exp``, ``te.sqrt`` ...) and ``likely``, as :class:`~schedule.ir.expr.Call` nodes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedule.ir import arith
+from schedule.ir.dtype import is_float
+from schedule.ir.expr import Call, Expr
+
+#: Unary float functions, by the name they print with; each has a NumPy counterpart of the same name
+#: except where :data:`NUMPY_NAMES` says otherwise.
+FLOAT_UNARY = ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+               "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "erf", "floor",
+               "ceil", "round", "trunc", "fabs")
+NUMPY_NAMES = {"fabs": "abs", "round": "rint"}
+
+
+def _float_call(name: str, x: Any) -> Expr:
+    x = arith.convert(x)
+    if not is_float(x.dtype):
+        raise TypeError(f"te.{name}: argument {x} is {x.dtype}; cast it to a float type first "
+                        "(x.astype('float32'))")
+    return Call(x.dtype, name, (x,))
+
+
+def _make_unary(name: str) -> Any:
+    def fn(x: Any) -> Expr:
+        return _float_call(name, x)
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}(x)`` of a float expression."
+    return fn
+
+
+exp, exp2, exp10 = _make_unary("exp"), _make_unary("exp2"), _make_unary("exp10")
+log, log2, log10, log1p = _make_unary("log"), _make_unary("log2"), _make_unary("log10"), _make_unary("log1p")
+sqrt, rsqrt = _make_unary("sqrt"), _make_unary("rsqrt")
+sin, cos, tan = _make_unary("sin"), _make_unary("cos"), _make_unary("tan")
+sinh, cosh, tanh = _make_unary("sinh"), _make_unary("cosh"), _make_unary("tanh")
+asin, acos, atan = _make_unary("asin"), _make_unary("acos"), _make_unary("atan")
+sigmoid, erf = _make_unary("sigmoid"), _make_unary("erf")
+floor, ceil, trunc = _make_unary("floor"), _make_unary("ceil"), _make_unary("trunc")
+round = _make_unary("round")  # noqa: A001 - te.round
+
+
+def _fast(name: str, doc: str) -> Any:
+    def fn(x: Any) -> Expr:
+        x = arith.convert(x)
+        if x.dtype != "float32":
+            return _float_call(name, x)
+        return Call("float32", f"fast_{name}", (x,))
+    fn.__name__ = f"fast_{name}"
+    fn.__doc__ = (f"``{name}(x)`` by a polynomial that vectorizes, for float32: {doc} (C target; the "
+                  f"Python target computes {name}). ``te.{name}`` stays libm's; other dtypes take it.")
+    return fn
+
+
+fast_exp = _fast("exp", "TVM's ``topi.fast_exp``, within 1 ulp of the correctly rounded result over "
+                        "the whole float range, inf and nan included")
+fast_log = _fast("log", "within 1 ulp, subnormals, zero, inf and nan included")
+fast_tanh = _fast("tanh", "TVM's ``topi.fast_tanh``, within 1 ulp")
+fast_sigmoid = _fast("sigmoid", "``1 / (1 + exp(-x))`` within 2 ulp, without overflow for large ``|x|``")
+fast_erf = _fast("erf", "TVM's ``topi.fast_erf``, within 1 ulp")
+
+
+def abs(x: Any) -> Expr:  # noqa: A001 - te.abs
+    """Absolute value of an integer or float expression."""
+    x = arith.convert(x)
+    if is_float(x.dtype):
+        return Call(x.dtype, "fabs", (x,))
+    v = arith.value_of(x)
+    if v is not None:
+        return arith.const(-v if v < 0 else v, x.dtype)
+    return arith.select(x < 0, -x, x)
+
+
+def power(x: Any, y: Any) -> Expr:
+    """``x ** y`` on floats."""
+    x, y = arith.match_types(x, y)
+    if not is_float(x.dtype):
+        raise TypeError(f"te.power: arguments are {x.dtype}; cast them to a float type first")
+    return Call(x.dtype, "pow", (x, y))
+
+
+def likely(cond: Any) -> Expr:
+    """Mark a condition as usually true (printed ``likely(...)`` around split-tail guards)."""
+    c = arith.convert(cond)
+    if c.dtype != "bool":
+        raise TypeError(f"likely: {c} is {c.dtype}, not bool")
+    return Call("bool", "likely", (c,))
