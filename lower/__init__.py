@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from lower import nd, printer  # the printer first: it gives statements their text
+# The face of lower.ir gives statements their text when first imported.
+from lower import nd
 from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
 from lower.build import BuiltFunc, build
 from lower.errors import LoweringError
-from lower.layout import Layout
-from lower.lower import LoweredFunc, lower
-from lower.nd import Device, NDArray, cpu
-from lower.reference import reference
-from lower.schedule_ops import schedule_ops
-from lower.stmt import (
+from lower.ir import printer  # noqa: F401
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
@@ -28,4 +25,9 @@ from lower.stmt import (
     Stmt,
     Store,
 )
+from lower.layout.layout import Layout
+from lower.lower import LoweredFunc, lower
+from lower.nd import Device, NDArray, cpu
+from lower.passes.schedule_ops import schedule_ops
+from lower.reference import reference
 from schedule.base.pass_context import PassContext

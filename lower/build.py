@@ -16,8 +16,8 @@ from lower.backend.c.compile import find_compiler
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
-from lower.intrin_lowering import lower_intrinsics
 from lower.lower import LoweredFunc, lower
+from lower.passes.intrin_lowering import lower_intrinsics
 from lower.timing import time_evaluator
 from schedule.base.checks import check_flag
 from schedule.ir.expr import Var

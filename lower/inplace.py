@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bound.isl import one_to_one
-from lower.stmt import AttrStmt, Buffer, BufferView, For, Load, Stmt, Store
-from lower.stmt_functor import stmt_children, stmt_exprs
+from lower.ir.stmt import AttrStmt, Buffer, BufferView, For, Load, Stmt, Store
+from lower.ir.stmt_functor import stmt_children, stmt_exprs
 from schedule import arith
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import distinct_post_order, structural_equal

@@ -9,22 +9,22 @@ from typing import Any
 
 from bound.read_check import ReadCheck
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
-from lower.flatten import arg_buffers, flatten, layout_of
-from lower.hoist_if import hoist_if_then_else
-from lower.loop_nest import has_virtual_threads
-from lower.loop_partition import loop_partition
-from lower.narrow_datatype import narrow_datatype
-from lower.prefetch import has_prefetch, inject_prefetch
-from lower.schedule_ops import build_pipeline, inferred
-from lower.simplify_stmt import simplify_stmt
-from lower.stmt import Buffer, Stmt
-from lower.storage_rewrite import place_allocations
-from lower.storage_share import check_memory_bounds, share_storage
-from lower.thread_sync import thread_sync
-from lower.uniform_barriers import uniform_barriers
-from lower.unroll_loop import unroll_loop
-from lower.vectorize_check import check_vectorized
-from lower.virtual_thread import inject_virtual_thread
+from lower.ir.stmt import Buffer, Stmt
+from lower.operation.loop_nest import has_virtual_threads
+from lower.passes.flatten import arg_buffers, flatten, layout_of
+from lower.passes.hoist_if import hoist_if_then_else
+from lower.passes.loop_partition import loop_partition
+from lower.passes.narrow_datatype import narrow_datatype
+from lower.passes.prefetch import has_prefetch, inject_prefetch
+from lower.passes.schedule_ops import build_pipeline, inferred
+from lower.passes.simplify_stmt import simplify_stmt
+from lower.passes.storage_rewrite import place_allocations
+from lower.passes.storage_share import check_memory_bounds, share_storage
+from lower.passes.thread_sync import thread_sync
+from lower.passes.uniform_barriers import uniform_barriers
+from lower.passes.unroll_loop import unroll_loop
+from lower.passes.vectorize_check import check_vectorized
+from lower.passes.virtual_thread import inject_virtual_thread
 from schedule.base.checks import check_flag
 from schedule.base.errors import ScheduleError
 from schedule.base.pass_context import enabled, options

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from lower.schedule_ops import build_pipeline, inferred
-from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, SeqStmt
+from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, ProducerConsumer, Provide, Realize, SeqStmt
+from lower.passes.schedule_ops import build_pipeline, inferred
 from schedule.ir.evaluate import evaluate
 
 

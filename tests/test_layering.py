@@ -42,7 +42,7 @@ def test_only_the_isl_package_imports_islpy():
 
 
 #: The passes that are generic over operations (DESIGN.md): they ask each operation's kind.
-GENERIC = ["bound/infer.py", "bound/explain.py", "bound/executions.py", "lower/schedule_ops.py"]
+GENERIC = ["bound/infer.py", "bound/explain.py", "bound/executions.py", "lower/passes/schedule_ops.py"]
 KINDS = {"PlaceholderOp", "ComputeOp", "ExternOp", "ScanOp", "TensorComputeOp"}
 
 
@@ -64,7 +64,7 @@ def test_no_two_modules_of_a_package_import_each_other_round_a_circle(pkg):
 
 
 def test_the_circle_test_sees_a_function_level_import_back():
-    # A mutation: lower.stmt importing its printer inside a method (as it did) is a circle.
+    # A mutation: lower.ir.stmt importing its printer inside a method (as it did) is a circle.
     g = import_graph()
-    g.add_edge("lower.stmt", "lower.printer", top=False, line=0)
-    assert circles(g, "lower") == [["lower.printer", "lower.stmt", "lower.stmt_functor"]]
+    g.add_edge("lower.ir.stmt", "lower.ir.printer", top=False, line=0)
+    assert circles(g, "lower") == [["lower.ir.printer", "lower.ir.stmt", "lower.ir.stmt_functor"]]

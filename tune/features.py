@@ -22,8 +22,8 @@ import numpy as np
 
 from bound import explain
 from lower import lower
-from lower.stmt import Allocate, For, ForKind, Load, Stmt, Store
-from lower.stmt_functor import stmt_children, stmt_exprs
+from lower.ir.stmt import Allocate, For, ForKind, Load, Stmt, Store
+from lower.ir.stmt_functor import stmt_children, stmt_exprs
 from schedule import arith
 from schedule.ir.dtype import bits
 from schedule.ir.functor import distinct_post_order, free_vars

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lower.errors import LoweringError
-from lower.stmt import AttrStmt, Buffer, Evaluate, LetStmt, Load, Stmt, Store
-from lower.stmt_functor import walk
-from lower.storage_rewrite import allocation
-from lower.thread_sync import is_allreduce, is_barrier
+from lower.ir.stmt import AttrStmt, Buffer, Evaluate, LetStmt, Load, Stmt, Store
+from lower.ir.stmt_functor import walk
+from lower.passes.storage_rewrite import allocation
+from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.base.storage_scope import RANKS, per_block, per_thread, scope_rank
 from schedule.ir.expr import Expr

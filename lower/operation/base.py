@@ -10,8 +10,8 @@ from collections.abc import Generator, Mapping, Sequence
 from typing import Any, Protocol
 
 from bound.exact import ExactRegion
-from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
-from lower.stmt import IfThenElse, Stmt
+from lower.ir.stmt import IfThenElse, Stmt
+from lower.operation.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
 from schedule.ir.expr import Call, Expr
 from schedule.ir.itervar import IterVar, Range
 from schedule.operation.tensor import Operation

@@ -10,10 +10,7 @@ from bound.exact import plain_axes, visits_exact_set
 from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
 from bound.tensorize import tensorized_leaf
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags
-from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard, init_nest
-from lower.operation.tensorize import tensorized
-from lower.stmt import (
+from lower.ir.stmt import (
     NO_OP,
     Allocate,
     AttrStmt,
@@ -30,7 +27,10 @@ from lower.stmt import (
     Store,
     seq,
 )
-from lower.substitute import substitute_stmt
+from lower.ir.substitute import substitute_stmt
+from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard, init_nest
+from lower.operation.loop_nest import LoopNest, make_loop_nest, reduction_flags
+from lower.operation.tensorize import tensorized
 from schedule import arith
 from schedule.ir.expr import Call, Expr, ProducerLoad, Reduce, StringImm, Var
 from schedule.ir.functor import free_vars, substitute

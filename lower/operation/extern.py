@@ -3,7 +3,7 @@ inside an ``extern_scope`` attribute.
 
 Body statements become loop-nest statements one for one. A buffer the body allocates becomes
 a flat buffer of its scope; loads and stores of an input's or output's declared buffer stay
-declared (:class:`~lower.stmt.DeclStore`, ``ElemLoad``) until storage flattening binds the
+declared (:class:`~lower.ir.stmt.DeclStore`, ``ElemLoad``) until storage flattening binds the
 buffer to its tensor's storage.
 """
 
@@ -13,8 +13,7 @@ from collections.abc import Generator
 from typing import Any
 
 from lower.errors import LoweringError
-from lower.operation.base import OperationLowering, PipelineBuilder
-from lower.stmt import (
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
@@ -30,6 +29,7 @@ from lower.stmt import (
     Store,
     While,
 )
+from lower.operation.base import OperationLowering, PipelineBuilder
 from schedule import arith
 from schedule.base.recursion import run
 from schedule.ir.buffer import DeclBuffer

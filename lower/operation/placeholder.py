@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lower.errors import LoweringError
+from lower.ir.stmt import Stmt
 from lower.operation.base import OperationLowering, PipelineBuilder
-from lower.stmt import Stmt
 from schedule.schedule.stage import Stage
 
 

@@ -3,9 +3,9 @@ inside it (they are attached there); every one of them writes the scan's own out
 
 from __future__ import annotations
 
-from lower.loop_nest import make_loop_nest
+from lower.ir.stmt import NO_OP
 from lower.operation.base import OperationLowering, PipelineBuilder, Steps, guard
-from lower.stmt import NO_OP
+from lower.operation.loop_nest import make_loop_nest
 from schedule.operation.scan import ScanOp
 from schedule.operation.tensor import Operation
 from schedule.schedule.stage import Stage

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from bound.errors import BoundError
 from bound.tensorize import TensorizeRegion, tensorize_region, verify_body
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, make_loop_nest, reduction_flags
+from lower.ir.stmt import AttrStmt, BufferBind, Evaluate, IfThenElse, Stmt, seq
+from lower.ir.substitute import substitute_stmt
 from lower.operation.base import PipelineBuilder, Steps, guard, init_nest
-from lower.stmt import AttrStmt, BufferBind, Evaluate, IfThenElse, Stmt, seq
-from lower.substitute import substitute_stmt
+from lower.operation.loop_nest import LoopNest, make_loop_nest, reduction_flags
 from schedule import arith
 from schedule.ir.expr import Call, Expr, Var
 from schedule.ir.functor import free_vars

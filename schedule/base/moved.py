@@ -34,6 +34,13 @@ MODULES.update(_table("schedule", "schedule.operation", "tag op_attrs scan scan_
 MODULES.update(_table("schedule", "schedule.schedule", "stage relations relation_passing group dataflow rfactor "
                                                        "normalize transform_layout layout_spec record auto_inline "
                                                        "te_schedule_api"))
+MODULES.update(_table("lower", "lower.ir", "stmt stmt_functor printer substitute"))
+MODULES.update(_table("lower", "lower.layout", "layout_plot index_map_layout"))
+MODULES.update(_table("lower", "lower.operation", "loop_nest"))
+MODULES.update(_table("lower", "lower.passes", "schedule_ops aliases thread_attrs flatten prefetch hoist_if "
+                                               "loop_partition narrow_datatype simplify_stmt storage_rewrite "
+                                               "storage_share thread_sync uniform_barriers unroll_loop "
+                                               "virtual_thread intrin_lowering vectorize_check"))
 
 
 def _split(old: str, homes: dict[str, str]) -> None:

@@ -12,8 +12,8 @@ from lower import LoweringError, build
 from lower.backend import CKernel, compile_source, python_source
 from lower.backend.c import compile as c_compile
 from lower.backend.c.stmt import c_source
-from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, IfThenElse, LetStmt, Load, SeqStmt, Store
-from lower.thread_sync import barrier
+from lower.ir.stmt import Allocate, AttrStmt, Buffer, For, ForKind, IfThenElse, LetStmt, Load, SeqStmt, Store
+from lower.passes.thread_sync import barrier
 from schedule import arith
 
 pytestmark = pytest.mark.skipif(c_compile.find_compiler() is None, reason="no C compiler")

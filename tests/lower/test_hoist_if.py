@@ -9,8 +9,8 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.hoist_if import hoist_if_then_else
-from lower.stmt import For, ForKind, IfThenElse, Load, Store
+from lower.ir.stmt import For, ForKind, IfThenElse, Load, Store
+from lower.passes.hoist_if import hoist_if_then_else
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 
@@ -75,7 +75,7 @@ def test_conv_tiling_guards(exact):
 
 
 def test_guards_that_read_memory_or_have_an_else_stay():
-    from lower.stmt import Buffer
+    from lower.ir.stmt import Buffer
 
     buf = Buffer("B", "float32", (te.const(4),))
     v, w = te.var("v"), te.var("w")

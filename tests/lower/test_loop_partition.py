@@ -9,8 +9,8 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.stmt import For, IfThenElse, SeqStmt
-from lower.stmt_functor import walk
+from lower.ir.stmt import For, IfThenElse, SeqStmt
+from lower.ir.stmt_functor import walk
 from schedule.base.pass_context import PassContext
 
 from .test_hoist_if import _conv_tiled

@@ -9,8 +9,8 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.narrow_datatype import narrow_datatype
-from lower.stmt import AttrStmt, Buffer, For, ForKind, Load, Store
+from lower.ir.stmt import AttrStmt, Buffer, For, ForKind, Load, Store
+from lower.passes.narrow_datatype import narrow_datatype
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 

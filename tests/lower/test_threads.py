@@ -11,10 +11,10 @@ import schedule as te
 from bound import infer_bound
 from lower import BarrierDivergenceError, LoweringError, UnwrittenReadError, build, lower
 from lower.backend import compile_source, python_source
+from lower.ir.stmt import AttrStmt, Evaluate, IfThenElse, SeqStmt, Stmt, Store
+from lower.ir.stmt_functor import StmtMutator, walk
 from lower.lower import LoweredFunc
-from lower.stmt import AttrStmt, Evaluate, IfThenElse, SeqStmt, Stmt, Store
-from lower.stmt_functor import StmtMutator, walk
-from lower.thread_sync import barrier, is_barrier
+from lower.passes.thread_sync import barrier, is_barrier
 
 from ..conftest import snapshot
 
@@ -363,8 +363,8 @@ def test_threads_that_skip_a_barrier_are_reported():
 
 
 def test_a_barrier_needed_inside_a_condition_is_refused():
-    from lower.stmt import Buffer, Load
-    from lower.thread_sync import thread_sync
+    from lower.ir.stmt import Buffer, Load
+    from lower.passes.thread_sync import thread_sync
     from schedule import arith
 
     tx = te.thread_axis("threadIdx.x")

@@ -8,9 +8,9 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.stmt import AttrStmt, Buffer, Evaluate, For, ForKind, Load, SeqStmt, Store
-from lower.thread_sync import barrier
-from lower.uniform_barriers import uniform_barriers
+from lower.ir.stmt import AttrStmt, Buffer, Evaluate, For, ForKind, Load, SeqStmt, Store
+from lower.passes.thread_sync import barrier
+from lower.passes.uniform_barriers import uniform_barriers
 from schedule import arith
 
 from ..ports.topi_ops import cuda_reduce

@@ -9,8 +9,8 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from lower.stmt import AttrStmt, Buffer, For, ForKind, Load, SeqStmt, Store
-from lower.unroll_loop import unroll_loop
+from lower.ir.stmt import AttrStmt, Buffer, For, ForKind, Load, SeqStmt, Store
+from lower.passes.unroll_loop import unroll_loop
 from schedule.base.pass_context import PassContext
 
 BOTH = pytest.mark.parametrize("exact", [False, True])

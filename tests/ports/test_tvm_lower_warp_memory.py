@@ -9,9 +9,9 @@ import pytest
 
 import schedule as te
 from lower import LoweringError, UnwrittenReadError, build, lower, schedule_ops
-from lower.stmt import Evaluate
-from lower.stmt_functor import StmtMutator
-from lower.thread_sync import is_barrier
+from lower.ir.stmt import Evaluate
+from lower.ir.stmt_functor import StmtMutator
+from lower.passes.thread_sync import is_barrier
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 DTYPES = pytest.mark.parametrize("dtype", ["float32", "float16"])

@@ -8,9 +8,9 @@ import pytest
 
 import schedule as te
 from lower import lower
-from lower.prefetch import prefetch_calls
-from lower.stmt import Evaluate, For, Load, Prefetch
-from lower.stmt_functor import StmtVisitor
+from lower.ir.stmt import Evaluate, For, Load, Prefetch
+from lower.ir.stmt_functor import StmtVisitor
+from lower.passes.prefetch import prefetch_calls
 from schedule.ir.arith import value_of
 from schedule.ir.itervar import Range
 

@@ -9,7 +9,7 @@ import pytest
 import schedule as te
 from bound import infer_bound
 from lower import lower
-from lower.flatten import element_strides
+from lower.passes.flatten import element_strides
 from schedule.ir.arith import value_of
 
 from .run import random, run

@@ -10,8 +10,8 @@ import pytest
 
 import schedule as te
 from lower import build, lower, schedule_ops
-from lower.stmt import For, Realize
-from lower.stmt_functor import walk
+from lower.ir.stmt import For, Realize
+from lower.ir.stmt_functor import walk
 
 from .run import random, run
 from .topi_ops import pool2d

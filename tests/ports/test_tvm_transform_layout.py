@@ -11,8 +11,8 @@ import pytest
 
 import schedule as te
 from lower import LoweringError, build, lower
-from lower.stmt import For
-from lower.stmt_functor import walk
+from lower.ir.stmt import For
+from lower.ir.stmt_functor import walk
 
 BOTH = pytest.mark.parametrize("exact", [False, True])
 

@@ -14,7 +14,7 @@ from lower.backend.c.registers import Registers
 from lower.backend.c.runtime import Site, checked_division, from_data, needs_guard
 from lower.backend.names import Names
 from lower.errors import LoweringError
-from lower.stmt import Buffer, BufferView, Load, Store
+from lower.ir.stmt import Buffer, BufferView, Load, Store
 from schedule import arith
 from schedule.base.packed import get_global_func
 from schedule.ir.dtype import bits, is_bool, is_float

@@ -14,7 +14,7 @@ from lower.backend.c.callback import Callbacks
 from lower.backend.c.compile import compile_c
 from lower.backend.c.runtime import PYTHON, CallContext, failure
 from lower.backend.c.stmt import ENTRY, c_source
-from lower.stmt import Buffer, Stmt
+from lower.ir.stmt import Buffer, Stmt
 from schedule.ir.dtype import is_float
 from schedule.ir.expr import Var
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from bound import simplify
 from lower.backend.c.vector import ELEMENTS, REGISTER_ELEMENTS, plan_vector_loop
-from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Load, Stmt, Store, seq
-from lower.stmt_functor import StmtMutator, stmt_children, stmt_exprs, walk
-from lower.substitute import substitute_stmt
+from lower.ir.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Load, Stmt, Store, seq
+from lower.ir.stmt_functor import StmtMutator, stmt_children, stmt_exprs, walk
+from lower.ir.substitute import substitute_stmt
 from schedule import arith
 from schedule.ir.expr import Expr
 from schedule.ir.functor import distinct_post_order, field_names, free_vars, substitute

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lower.backend.python.runtime import OutOfBoundsError, UnwrittenReadError, unwritten_message
-from lower.stmt import Load, Store
+from lower.ir.stmt import Load, Store
 from schedule.ir.expr import Call, Expr
 from schedule.ir.extern_calls import EXTERN_CALLS
 from schedule.ir.functor import distinct_post_order
@@ -136,7 +136,7 @@ def failure(ctx: CallContext, sites: Sequence[Site]) -> BaseException:
 
 def needs_guard(access: Load | Store) -> bool:
     """Whether an access is checked while the kernel runs: its index is computed from data, or
-    written by the user (see :class:`~lower.stmt.Load`)."""
+    written by the user (see :class:`~lower.ir.stmt.Load`)."""
     return (access.checked or access.buffer.scope in ("warp", "shared")
             or any(from_data(e) for e in (*access.checks, access.index)))
 

@@ -20,7 +20,7 @@ from lower.backend.c.threads import KernelSource
 from lower.backend.c.vector import plan_vector_loop, vector_statements, vector_type
 from lower.backend.names import Names
 from lower.errors import LoweringError
-from lower.stmt import (
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
@@ -37,9 +37,9 @@ from lower.stmt import (
     Store,
     While,
 )
-from lower.stmt_functor import StmtFunctor, stmt_exprs, walk
-from lower.substitute import substitute_stmt
-from lower.thread_sync import is_allreduce, is_barrier
+from lower.ir.stmt_functor import StmtFunctor, stmt_exprs, walk
+from lower.ir.substitute import substitute_stmt
+from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.ir.dtype import bits
 from schedule.ir.expr import Expr, IntImm, Var

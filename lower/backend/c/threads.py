@@ -17,7 +17,7 @@ from typing import Any
 from lower.backend.c.expr import c_type
 from lower.backend.gpu_kernel import Kernel, analyze_kernel, check_races
 from lower.errors import LoweringError
-from lower.stmt import (
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
@@ -32,7 +32,7 @@ from lower.stmt import (
     SeqStmt,
     Stmt,
 )
-from lower.thread_sync import barrier_holders, is_allreduce
+from lower.passes.thread_sync import barrier_holders, is_allreduce
 from schedule import arith
 from schedule.base.storage_scope import per_thread
 from schedule.ir.expr import LT, Call, Expr, Max, Not, Var

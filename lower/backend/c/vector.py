@@ -18,7 +18,7 @@ from bound.linear import Linear
 from lower.backend.c.compile import native_vector_bytes, splits_wide_vectors
 from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
 from lower.backend.c.runtime import needs_guard
-from lower.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
+from lower.ir.stmt import Buffer, For, Load, SeqStmt, Stmt, Store
 from schedule import arith
 from schedule.ir.dtype import bits
 from schedule.ir.expr import Add, Call, Div, Expr, Max, Min, Mul, Sub, Var

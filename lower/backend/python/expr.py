@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from lower.backend.names import Names
 from lower.errors import LoweringError
-from lower.stmt import BufferView, Load
+from lower.ir.stmt import BufferView, Load
 from schedule.base.packed import get_global_func
 from schedule.ir.dtype import bits, is_bool, is_float
 from schedule.ir.evaluate import MATH_FUNCS, extern_function

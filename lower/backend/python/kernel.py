@@ -9,7 +9,7 @@ import numpy as np
 
 from lower.backend.python.runtime import InputList
 from lower.backend.python.stmt import compile_source, python_source
-from lower.stmt import Buffer, Stmt
+from lower.ir.stmt import Buffer, Stmt
 from schedule.ir.expr import Var
 
 

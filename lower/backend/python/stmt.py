@@ -21,7 +21,7 @@ from lower.backend.names import Names
 from lower.backend.python.expr import ExprSource
 from lower.backend.python.runtime import RUNTIME, WRAPS
 from lower.errors import LoweringError
-from lower.stmt import (
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
@@ -35,8 +35,8 @@ from lower.stmt import (
     Store,
     While,
 )
-from lower.stmt_functor import StmtFunctor
-from lower.thread_sync import contains_barrier, is_allreduce, is_barrier
+from lower.ir.stmt_functor import StmtFunctor
+from lower.passes.thread_sync import contains_barrier, is_allreduce, is_barrier
 from schedule.ir.dtype import bits
 from schedule.ir.expr import Call, Var
 from schedule.ir.itervar import IterVar

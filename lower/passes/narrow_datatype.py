@@ -15,8 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from bound import Analyzer
-from lower.stmt import AttrStmt, For, LetStmt, Load, Stmt, Store
-from lower.stmt_functor import StmtMutator, StmtVisitor
+from lower.ir.stmt import AttrStmt, For, LetStmt, Load, Stmt, Store
+from lower.ir.stmt_functor import StmtMutator, StmtVisitor
 from schedule import arith
 from schedule.ir.expr import Call, Cast, Expr, IntImm, ProducerLoad, Var
 from schedule.ir.functor import distinct_post_order, field_names, free_vars

@@ -2,7 +2,7 @@
 
 Argument tensors bind to compact buffers of their full shape (their realize disappears);
 every other realize becomes ``// attr [T] storage_scope = "..."`` and ``allocate T[...]`` of
-the largest size its region takes, in place (:mod:`lower.storage_rewrite` moves it). Provides
+the largest size its region takes, in place (:mod:`lower.passes.storage_rewrite` moves it). Provides
 and reads become stores and loads at ``sum((index_k - min_k) * stride_k)``.
 """
 
@@ -15,10 +15,7 @@ from bound import Analyzer, IntervalSet, eval_set, simplify
 from bound.exact import largest_expr_over_loops, largest_over_loops
 from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
-from lower.index_map_layout import IndexMapLayout
-from lower.layout import Layout
-from lower.prefetch import prefetch_calls
-from lower.stmt import (
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
@@ -33,8 +30,11 @@ from lower.stmt import (
     Stmt,
     Store,
 )
-from lower.stmt_functor import StmtMutator, walk
-from lower.substitute import substitute_stmt
+from lower.ir.stmt_functor import StmtMutator, walk
+from lower.ir.substitute import substitute_stmt
+from lower.layout.index_map_layout import IndexMapLayout
+from lower.layout.layout import Layout
+from lower.passes.prefetch import prefetch_calls
 from schedule import arith
 from schedule.ir.buffer import BufferArg
 from schedule.ir.expr import Call, Expr, IntImm, ProducerLoad, StringImm, Var
@@ -449,7 +449,7 @@ def _aligns(stage: Any, op: Any) -> dict[int, tuple[int, int]]:
 
 
 def flatten(stmt: Stmt, s: Schedule, buffers: Mapping[Tensor, Buffer], box_strides: bool = False) -> Stmt:
-    """*stmt* with flat buffers, each allocated where it was realized (see :mod:`lower.storage_rewrite`).
+    """*stmt* with flat buffers, each allocated where it was realized (see :mod:`lower.passes.storage_rewrite`).
 
     With *box_strides* (exact mode), a buffer whose region varies with the loops is indexed
     with the strides of its allocated box rather than of each iteration's region: the same

@@ -17,8 +17,8 @@ from typing import Any
 
 from bound import IntervalSet, eval_set
 from lower.errors import LoweringError
-from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
-from lower.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor, stmt_children, walk
+from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
+from lower.ir.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor, stmt_children, walk
 from schedule.ir.expr import Call, Expr, StringImm, Var
 from schedule.ir.functor import free_vars, post_order_visit, structural_equal
 from schedule.ir.itervar import IterVar, Range

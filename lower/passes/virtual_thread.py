@@ -17,9 +17,22 @@ from dataclasses import replace
 from types import GeneratorType
 from typing import Any
 
-from lower.stmt import Allocate, AttrStmt, Buffer, Evaluate, For, ForKind, IfThenElse, LetStmt, Load, Stmt, Store, seq
-from lower.stmt_functor import StmtMutator, StmtVisitor
-from lower.substitute import substitute_stmt
+from lower.ir.stmt import (
+    Allocate,
+    AttrStmt,
+    Buffer,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    Load,
+    Stmt,
+    Store,
+    seq,
+)
+from lower.ir.stmt_functor import StmtMutator, StmtVisitor
+from lower.ir.substitute import substitute_stmt
 from schedule import arith
 from schedule.ir.expr import Expr, IntImm, Var
 from schedule.ir.functor import ExprMutator, post_order_visit

@@ -17,10 +17,10 @@ from collections.abc import Generator
 from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
-from lower.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
-from lower.stmt_functor import StmtMutator
-from lower.substitute import substitute_stmt
-from lower.thread_sync import barrier_holders, holders_of, is_allreduce, is_barrier
+from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
+from lower.ir.stmt_functor import StmtMutator
+from lower.ir.substitute import substitute_stmt
+from lower.passes.thread_sync import barrier_holders, holders_of, is_allreduce, is_barrier
 from schedule import arith
 from schedule.base.storage_scope import per_block
 from schedule.ir.expr import Call, Expr, IntImm, Var

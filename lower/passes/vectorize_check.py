@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from lower.errors import LoweringError
-from lower.stmt import For, ForKind, Stmt, While
-from lower.stmt_functor import stmt_children
+from lower.ir.stmt import For, ForKind, Stmt, While
+from lower.ir.stmt_functor import stmt_children
 
 
 def check_vectorized(body: Stmt) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
 from bound.interval import union
-from lower.stmt import AttrStmt, Evaluate, For, ForKind, Load, Prefetch, Stmt, seq
-from lower.stmt_functor import StmtMutator, StmtVisitor
+from lower.ir.stmt import AttrStmt, Evaluate, For, ForKind, Load, Prefetch, Stmt, seq
+from lower.ir.stmt_functor import StmtMutator, StmtVisitor
 from schedule import arith
 from schedule.ir.dtype import bits
 from schedule.ir.expr import Call, Expr, ProducerLoad, Var

@@ -15,9 +15,9 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
-from lower.stmt import AttrStmt, Evaluate, For, ForKind, Load, SeqStmt, Stmt, Store, seq
-from lower.stmt_functor import StmtMutator
-from lower.substitute import substitute_stmt
+from lower.ir.stmt import AttrStmt, Evaluate, For, ForKind, Load, SeqStmt, Stmt, Store, seq
+from lower.ir.stmt_functor import StmtMutator
+from lower.ir.substitute import substitute_stmt
 from schedule import arith
 from schedule.base.pass_context import options
 from schedule.base.storage_scope import RANKS, scope_rank

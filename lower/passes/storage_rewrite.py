@@ -13,8 +13,8 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
-from lower.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Stmt
-from lower.stmt_functor import StmtMutator
+from lower.ir.stmt import Allocate, AttrStmt, Buffer, For, ForKind, Stmt
+from lower.ir.stmt_functor import StmtMutator
 from schedule.base.recursion import drive
 from schedule.ir.expr import StringImm
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bound import Analyzer
-from lower.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
-from lower.stmt_functor import StmtMutator
-from lower.substitute import substitute_stmt
+from lower.ir.stmt import AttrStmt, For, IfThenElse, LetStmt, SeqStmt, Stmt, Store, is_no_op, seq
+from lower.ir.stmt_functor import StmtMutator
+from lower.ir.substitute import substitute_stmt
 from schedule import arith
 from schedule.ir.expr import Call, Expr, IntImm
 from schedule.ir.itervar import IterVar, Range

@@ -16,8 +16,8 @@ from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
 from bound.linear import Linear
-from lower.stmt import AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
-from lower.stmt_functor import StmtMutator, stmt_children
+from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
+from lower.ir.stmt_functor import StmtMutator, stmt_children
 from schedule import arith
 from schedule.ir.expr import GE, GT, LE, LT, Call, Expr, Var
 from schedule.ir.functor import free_vars

@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lower.errors import LoweringError
-from lower.stmt import AttrStmt, Buffer, For, Load, SeqStmt, Stmt, Store
-from lower.stmt_functor import StmtMutator, StmtVisitor, walk
-from lower.storage_rewrite import allocate, allocation
+from lower.ir.stmt import AttrStmt, Buffer, For, Load, SeqStmt, Stmt, Store
+from lower.ir.stmt_functor import StmtMutator, StmtVisitor, walk
+from lower.passes.storage_rewrite import allocate, allocation
 from schedule import arith
 from schedule.base.memory_info import memory_info
 from schedule.ir.dtype import bits

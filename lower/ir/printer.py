@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from lower import stmt as stmt_module
-from lower.stmt import (
+from lower.ir import stmt as stmt_module
+from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     DeclStore,
@@ -23,7 +23,7 @@ from lower.stmt import (
     Store,
     While,
 )
-from lower.stmt_functor import StmtFunctor
+from lower.ir.stmt_functor import StmtFunctor
 from schedule.ir.expr import Expr
 from schedule.ir.itervar import IterVar
 from schedule.ir.printer import expr_str

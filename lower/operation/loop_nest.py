@@ -17,7 +17,7 @@ from bound.linear import Linear
 from bound.simplify import needed_ranges, var_bounds_of
 from bound.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
-from lower.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
+from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
 from schedule import arith
 from schedule.ir.expr import LT, Call, Expr, StringImm, Var
 from schedule.ir.functor import free_vars, structural_equal, substitute

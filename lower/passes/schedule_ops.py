@@ -16,12 +16,12 @@ from bound import BoundError
 from bound.exact import ExactRegion, largest_over_loops
 from bound.infer import infer_normalized
 from bound.operation import bounds_of
-from lower.aliases import store_aliases
 from lower.errors import LoweringError
-from lower.loop_nest import LoopNest, bound_checks, thread_axes
+from lower.ir.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq
 from lower.operation import Steps, lowering_of
-from lower.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq
-from lower.thread_attrs import merge_thread_extents
+from lower.operation.loop_nest import LoopNest, bound_checks, thread_axes
+from lower.passes.aliases import store_aliases
+from lower.passes.thread_attrs import merge_thread_extents
 from schedule import arith
 from schedule.base.checks import check_flag
 from schedule.base.recursion import drive

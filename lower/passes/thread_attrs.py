@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bound import Analyzer
-from lower.stmt import AttrStmt, IfThenElse, Stmt
-from lower.stmt_functor import StmtMutator
+from lower.ir.stmt import AttrStmt, IfThenElse, Stmt
+from lower.ir.stmt_functor import StmtMutator
 from schedule import arith
 from schedule.ir.expr import Expr
 from schedule.ir.itervar import IterVar

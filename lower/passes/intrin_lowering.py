@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lower.stmt import Stmt
-from lower.stmt_functor import StmtMutator
+from lower.ir.stmt import Stmt
+from lower.ir.stmt_functor import StmtMutator
 from schedule.ir.expr import Call, Expr
 from schedule.ir.extern_calls import check_rule_result, has_rules, lowering_rule
 from schedule.ir.functor import ExprMutator

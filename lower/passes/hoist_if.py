@@ -15,9 +15,9 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
-from lower.stmt import For, IfThenElse, Load, Stmt
-from lower.stmt_functor import StmtMutator
-from lower.thread_sync import barrier_holders
+from lower.ir.stmt import For, IfThenElse, Load, Stmt
+from lower.ir.stmt_functor import StmtMutator
+from lower.passes.thread_sync import barrier_holders
 from schedule.ir.functor import free_vars, post_order_visit
 
 

@@ -17,6 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from bound.indexing.affine_expr import Dim
+from bound.indexing.indexing_map import IndexingMap
+from lower.layout.layout_plot import plot_layout
+from schedule.ir import arith
 from schedule.schedule.layout_spec import COMBINE, LayoutSpec, check_layout, parse_layout, parse_shape_layout, tile_text
 
 
@@ -96,16 +100,11 @@ class Layout:
 
     def linear_index_expr(self, index: Sequence[Any]) -> Any:
         """:meth:`linear_index` as an expression of index expressions (our IR)."""
-        from schedule import arith
-
         ops = _ExprOps(arith)
         return _row_major(self.tiled_index(index, ops), self.tiled_dims, ops)
 
     def indexing_map(self) -> Any:
         """Logical index -> physical offset as an XLA indexing map."""
-        from bound.indexing.affine_expr import Dim
-        from bound.indexing.indexing_map import IndexingMap
-
         ops = _AffineOps()
         dims = [Dim(k) for k in range(len(self.dims))]
         offset = _row_major(self.tiled_index(dims, ops), self.tiled_dims, ops)
@@ -141,8 +140,6 @@ class Layout:
     def plot(self, path: str, title: str | None = None) -> None:
         """Draw the logical array (each element labelled with its memory position, tiles
         outlined) beside the memory order, to a PNG; needs matplotlib."""
-        from lower.layout_plot import plot_layout
-
         plot_layout(self, path, title)
 
 

@@ -20,7 +20,7 @@ from schedule.operation.tensor import Operation, Tensor
 
 class _Hooks:
     """What statements' methods call in modules above this one, filled in by those modules when
-    they are imported (the ``lower`` face imports them): ``text`` by :mod:`lower.printer`."""
+    they are imported (the ``lower`` face imports them): ``text`` by :mod:`lower.ir.printer`."""
 
     text: Callable[[Stmt], str] | None = None
 
@@ -29,7 +29,7 @@ _impl = _Hooks()
 
 
 class Stmt:
-    """Base of all statements; ``str()`` is TVM's legacy text (see :mod:`lower.printer`)."""
+    """Base of all statements; ``str()`` is TVM's legacy text (see :mod:`lower.ir.printer`)."""
 
     visit_name = "stmt"
 
@@ -40,7 +40,7 @@ class Stmt:
         cls.visit_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
 
     def __str__(self) -> str:
-        assert _impl.text is not None, "lower.printer installs the statements' text"
+        assert _impl.text is not None, "lower.ir.printer installs the statements' text"
         return _impl.text(self)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lower.stmt import Provide, Realize, Stmt
-from lower.stmt_functor import StmtMutator
+from lower.ir.stmt import Provide, Realize, Stmt
+from lower.ir.stmt_functor import StmtMutator
 from schedule.ir.expr import Expr, ProducerLoad
 from schedule.ir.functor import ExprMutator
 from schedule.operation.tensor import Tensor

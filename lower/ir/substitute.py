@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lower.stmt import Stmt
-from lower.stmt_functor import StmtMutator
+from lower.ir.stmt import Stmt
+from lower.ir.stmt_functor import StmtMutator
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import substitute
 

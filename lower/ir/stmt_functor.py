@@ -12,7 +12,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
-from lower.stmt import Stmt
+from lower.ir.stmt import Stmt
 from schedule.base.errors import InternalError
 from schedule.base.recursion import run
 from schedule.ir.expr import Expr
