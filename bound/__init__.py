@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from bound.arith.interval import IntervalSet, eval_set
+from bound.arith.intset import IntSet
+from bound.arith.simplify import Analyzer, simplify
 from bound.errors import BoundError
-from bound.explain import BoundReport, StageReport, explain
 from bound.indexing.analysis import output_to_input, output_to_inputs
 from bound.indexing.indexing_map import IndexingMap, compose
 from bound.indexing.inverse import input_to_output
-from bound.infer import infer_bound
-from bound.interval import IntervalSet, eval_set
-from bound.intset import IntSet
-from bound.simplify import Analyzer, simplify
+from bound.inference.infer import infer_bound
+from bound.report import tedd
+from bound.report.explain import BoundReport, StageReport, explain

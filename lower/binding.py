@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bound.linear import Linear
+from bound.arith.linear import Linear
 from schedule.ir.dtype import is_float
 from schedule.ir.evaluate import evaluate
 from schedule.ir.expr import Expr, Var

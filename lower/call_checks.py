@@ -7,7 +7,7 @@
 - No array the function writes overlaps another argument's array, unless the two are the same
   array and the function is in place for them (:mod:`lower.inplace`).
 - Where the function's reads depend on its variables (symbolic shapes), none leaves its tensor
-  for these values (:mod:`bound.read_check`; checked once per set of values).
+  for these values (:mod:`bound.inference.read_check`; checked once per set of values).
 
 The same checks run on every target, so that C and the checked Python target raise the same
 errors for the same call.
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from bound.read_check import ReadCheck
+from bound.inference.read_check import ReadCheck
 from lower.inplace import in_place
 from lower.lower import LoweredFunc
 from schedule.base.errors import ScheduleError

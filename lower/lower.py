@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from bound.read_check import ReadCheck
+from bound.inference.read_check import ReadCheck
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.ir.stmt import Buffer, Stmt
 from lower.operation.loop_nest import has_virtual_threads

@@ -42,7 +42,7 @@ def test_only_the_isl_package_imports_islpy():
 
 
 #: The passes that are generic over operations (DESIGN.md): they ask each operation's kind.
-GENERIC = ["bound/infer.py", "bound/explain.py", "bound/executions.py", "lower/passes/schedule_ops.py"]
+GENERIC = ["bound/inference/infer.py", "bound/report/explain.py", "bound/report/executions.py", "lower/passes/schedule_ops.py"]
 KINDS = {"PlaceholderOp", "ComputeOp", "ExternOp", "ScanOp", "TensorComputeOp"}
 
 

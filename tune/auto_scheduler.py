@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from bound.access import body_reads
+from bound.operation.access import body_reads
 from schedule import PlaceholderOp, Tensor, arith, create_schedule
 from schedule.operation.compute import ComputeOp
 from schedule.schedule.auto_inline import is_injective

@@ -10,14 +10,15 @@ are composed along every path, simplified and deduplicated, as XLA does for fusi
 
 from __future__ import annotations
 
-from bound.access import Access
-from bound.const_bound import ConstBounds
+from bound.arith.const_bound import ConstBounds
+from bound.arith.simplify import simplify
 from bound.errors import NonAffineError
 from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable, compose
 from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 from bound.indexing.simplify import simplified
 from bound.operation import reads
+from bound.operation.access import Access
 from schedule import arith
 from schedule.ir.expr import (
     EQ,
@@ -32,12 +33,15 @@ from schedule.ir.expr import (
     FloorDiv,
     FloorMod,
     IntImm,
+    Max,
+    Min,
     Mul,
     Not,
     ProducerLoad,
     Sub,
     Var,
 )
+from schedule.ir.functor import ExprMutator, substitute
 from schedule.operation.compute import ComputeOp
 from schedule.operation.tensor import Operation, Tensor
 
@@ -148,10 +152,6 @@ def _fold_constant_loads(e: Expr, bounds: dict) -> Expr | None:
     as XLA folds such runtime values: a clamp ``min(max(v, lo), hi)`` around a folded value
     disappears (XLA assumes offsets in range), except that a constant outside ``[lo, hi]`` is
     not folded. None if nothing was folded."""
-    from bound.simplify import simplify
-    from schedule.ir.expr import IntImm, Max, Min
-    from schedule.ir.functor import ExprMutator, substitute
-
     folded_any = []
 
     class _Inline(ExprMutator):

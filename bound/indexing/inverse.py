@@ -15,13 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod, walk
-from bound.indexing.analysis import operand_maps
-from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
+from bound.indexing.analysis import access_map, operand_maps, upstream_order
+from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable, compose
 from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
+from bound.indexing.simplify import simplified
 from bound.indexing.text import isl_text, relation_text
 from bound.isl import reversed_functions, set_constraints, single_valued_function
-from schedule import arith
-from schedule.operation.compute import ComputeOp
+from bound.operation import reads
+from schedule import arith, ops
+from schedule.operation.compute import ComputeOp, compute
+from schedule.operation.placeholder import placeholder
 from schedule.operation.tensor import Tensor
 
 
@@ -205,10 +208,6 @@ def input_to_output(tensor: Tensor, operand: Tensor, stop_at: Sequence[Tensor] =
     as XLA's epilogue analysis does); sorted by their text. Each tensor in between is visited
     once, so chains and diamonds cost time linear in their size. Chains through a tensor of
     *stop_at* are left out (as :func:`output_to_inputs` stops at a fusion's other operands)."""
-    from bound.indexing.analysis import upstream_order
-    from bound.indexing.indexing_map import compose
-    from bound.indexing.simplify import simplified
-
     if not isinstance(tensor, Tensor) or not isinstance(operand, Tensor):
         raise TypeError("input_to_output: tensor and operand must be Tensors")
     if any(not isinstance(t, Tensor) for t in stop_at):
@@ -260,12 +259,6 @@ def _direct(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:
 def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int],
                      orders: tuple | None = None) -> list[IndexingMap]:
     """The reverse reshape (of a bitcast: through the physical orders of both tensors)."""
-    from bound.indexing.analysis import access_map
-    from bound.indexing.simplify import simplified
-    from schedule import ops
-    from schedule.operation.compute import compute
-    from schedule.operation.placeholder import placeholder
-
     out_sizes = [int(arith.value_of(n)) for n in tensor.shape]  # type: ignore[arg-type]
     probe = placeholder(out_sizes, tensor.dtype, tensor.name)
     if orders is None:
@@ -282,7 +275,6 @@ def _reverse_reshape(tensor: Tensor, operand: Tensor, in_sizes: list[int],
                 index[d] = physical[k]
             return probe[tuple(index)]
     back = compute(in_sizes, body, name=operand.name, tag="reshape")
-    from bound.operation import reads
 
     (acc,) = reads(back.op, [probe])
     return [simplified(access_map(back.op, acc), replace_points=False)]

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import islpy as isl
 
+from bound.arith.interval import IntervalSet
+from bound.arith.intset import IntSet
 from bound.errors import NonAffineError
-from bound.intset import IntSet
 from bound.isl.from_expr import _ToPwAff, _ToSet
 from bound.isl.names import IslNames, make_space
 from bound.isl.to_expr import dim_bounds, pw_aff_to_expr
@@ -17,7 +18,7 @@ from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import free_vars
 
 if TYPE_CHECKING:
-    from bound.interval import IntervalSet
+    from bound.arith.interval import IntervalSet
 
 _DT = isl.dim_type
 
@@ -167,8 +168,6 @@ class IslSet(IntSet):
         return None if v.is_nan() or v.is_infty() or v.is_neginfty() else int(v.to_python())
 
     def box(self) -> tuple[IntervalSet, ...]:
-        from bound.interval import IntervalSet
-
         out = []
         for name in self.dim_names:
             lo, hi = dim_bounds(self.isl, name)

@@ -8,6 +8,7 @@ from typing import Any
 
 import islpy as isl
 
+from bound.arith.linear import Linear
 from bound.errors import NonAffineError
 from bound.isl.names import IslNames
 from schedule import arith
@@ -68,8 +69,6 @@ def set_to_condition(s: isl.Set, names: IslNames) -> Expr:
 
 def _comparison(e: Expr, equality: bool) -> Expr:
     """``e == 0`` or ``e >= 0`` written as ``left op right`` with positive terms on each side."""
-    from bound.linear import Linear
-
     lin = Linear.of(e)
     left = Linear(lin.dtype, {x: k for x, k in lin.terms.items() if k > 0}, max(lin.const, 0))
     right = Linear(lin.dtype, {x: -k for x, k in lin.terms.items() if k < 0}, max(-lin.const, 0))

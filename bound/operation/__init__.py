@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from bound.access import Access
+from bound.operation.access import Access
 from bound.operation.base import OperationBounds
 from bound.operation.compute import ComputeBounds
 from bound.operation.extern import ExternBounds

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from bound.access import Access
+from bound.operation.access import Access
 from schedule import arith
 from schedule.ir.itervar import IterVar, Range
 from schedule.operation.tensor import Operation, Tensor

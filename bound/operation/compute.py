@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from bound.access import Access, body_reads
+from bound.operation.access import Access, body_reads
 from bound.operation.base import OperationBounds
 from schedule.ir.itervar import IterVar
 from schedule.operation.compute import ComputeOp

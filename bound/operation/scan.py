@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from bound.access import Access
+from bound.operation.access import Access
 from bound.operation.base import OperationBounds
 from schedule import arith
 from schedule.operation.scan import ScanOp

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any, Protocol
 
-from bound.exact import ExactRegion
+from bound.inference.exact import ExactRegion
 from lower.ir.stmt import IfThenElse, Stmt
 from lower.operation.loop_nest import LoopNest, make_loop_nest, reduction_flags, values_above
 from schedule.ir.expr import Call, Expr

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bound.errors import NonAffineError
-from bound.exact import plain_axes, visits_exact_set
+from bound.inference.exact import plain_axes, visits_exact_set
+from bound.inference.tensorize import tensorized_leaf
 from bound.isl import AstBlock, AstFor, AstIf, AstNode, AstPoint, scan_loops
-from bound.tensorize import tensorized_leaf
 from lower.errors import LoweringError
 from lower.ir.stmt import (
     NO_OP,

@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bound import Analyzer, IntervalSet, eval_set, simplify
-from bound.const_bound import ConstBounds
-from bound.linear import Linear
-from bound.simplify import needed_ranges, var_bounds_of
-from bound.thread_scope import storage_rank, thread_rank
+from bound.arith.const_bound import ConstBounds
+from bound.arith.linear import Linear
+from bound.arith.simplify import needed_ranges, var_bounds_of
+from bound.inference.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
 from schedule import arith

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bound.errors import BoundError
-from bound.tensorize import TensorizeRegion, tensorize_region, verify_body
+from bound.inference.tensorize import TensorizeRegion, tensorize_region, verify_body
 from lower.errors import LoweringError
 from lower.ir.stmt import AttrStmt, BufferBind, Evaluate, IfThenElse, Stmt, seq
 from lower.ir.substitute import substitute_stmt

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bound import Analyzer, IntervalSet, eval_set, simplify
-from bound.exact import largest_expr_over_loops, largest_over_loops
-from bound.thread_scope import RANK_NAME, default_storage_rank, thread_rank
+from bound.inference.exact import largest_expr_over_loops, largest_over_loops
+from bound.inference.thread_scope import RANK_NAME, default_storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.ir.stmt import (
     Allocate,

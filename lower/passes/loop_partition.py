@@ -15,7 +15,7 @@ from collections.abc import Generator
 from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
-from bound.linear import Linear
+from bound.arith.linear import Linear
 from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
 from lower.ir.stmt_functor import StmtMutator, stmt_children
 from schedule import arith

@@ -13,7 +13,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
-from bound.interval import union
+from bound.arith.interval import union
 from lower.ir.stmt import AttrStmt, Evaluate, For, ForKind, Load, Prefetch, Stmt, seq
 from lower.ir.stmt_functor import StmtMutator, StmtVisitor
 from schedule import arith

@@ -13,8 +13,8 @@ from types import GeneratorType
 from typing import Any
 
 from bound import BoundError
-from bound.exact import ExactRegion, largest_over_loops
-from bound.infer import infer_normalized
+from bound.inference.exact import ExactRegion, largest_over_loops
+from bound.inference.infer import infer_normalized
 from bound.operation import bounds_of
 from lower.errors import LoweringError
 from lower.ir.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq

@@ -41,6 +41,11 @@ MODULES.update(_table("lower", "lower.passes", "schedule_ops aliases thread_attr
                                                "loop_partition narrow_datatype simplify_stmt storage_rewrite "
                                                "storage_share thread_sync uniform_barriers unroll_loop "
                                                "virtual_thread intrin_lowering vectorize_check"))
+MODULES.update(_table("bound", "bound.arith", "linear const_bound simplify interval intset symbols"))
+MODULES.update(_table("bound", "bound.operation", "access"))
+MODULES.update(_table("bound", "bound.inference", "infer message_passing box_reads exact thread_scope tensorize "
+                                                  "read_check"))
+MODULES.update(_table("bound", "bound.report", "explain executions nest_walk vector_eval tedd"))
 
 
 def _split(old: str, homes: dict[str, str]) -> None:

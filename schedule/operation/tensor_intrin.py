@@ -2,7 +2,7 @@
 library routine performs, and the calls that perform it.
 
 ``s[C].tensorize(axis, intrin)`` replaces the loops from *axis* inward with those calls once
-lowering has checked that they compute the same thing (see :mod:`bound.tensorize`).
+lowering has checked that they compute the same thing (see :mod:`bound.inference.tensorize`).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from typing import Any
 
 from schedule.base.errors import TeError
 from schedule.ir import arith
+from schedule.ir.buffer import call_packed
 from schedule.ir.extern_calls import call_pure_extern
 from schedule.ir.reduce import comm_reducer
 from schedule.operation.compute import compute
@@ -213,8 +214,6 @@ class _Builder:
     def opaque(self, ins: Instruction, xs: list[Any]) -> Any:
         """An op whose reads are unknown: an extern over its operands' tensors (undefined maps),
         which calls the function registered as ``hlo.<opcode>`` if a user runs it."""
-        from schedule.ir.buffer import call_packed
-
         shape = _declared(ins)
         leaves = shape.leaves()
         if not leaves:

@@ -15,7 +15,7 @@ from typing import Any
 from schedule.base.errors import ScheduleError
 from schedule.ir import arith
 from schedule.ir import intrinsics as _intr
-from schedule.ir.expr import Expr, Reduce
+from schedule.ir.expr import Expr, Reduce, Var
 from schedule.ir.itervar import IterVar, IterVarType, Range
 from schedule.ir.reduce import Reducer, comm_reducer
 from schedule.ir.reduce import max as _max
@@ -23,6 +23,7 @@ from schedule.ir.reduce import min as _min
 from schedule.ir.reduce import sum as _sum
 from schedule.operation.compute import ComputeOp, compute
 from schedule.operation.tensor import Tensor
+from schedule.xla import elementwise as ew
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -50,8 +51,6 @@ def _load(t: Tensor, index: Sequence[Any]) -> Expr:
 
 
 def _reduce_axes(sizes: Sequence[int], prefix: str) -> list[IterVar]:
-    from schedule.ir.expr import Var
-
     return [IterVar(Range(0, n), Var(f"{prefix}{k}", "int32"), IterVarType.CommReduce) for k, n in enumerate(sizes)]
 
 
@@ -121,8 +120,6 @@ def elementwise(opcode: str, *xs: Tensor, dtype: str | None = None, attrs: dict[
     """Any of XLA's element-wise ops by its HLO opcode (``"and"``, ``"sine"``, ``"shift-left"``
     ...; see :mod:`schedule.xla.elementwise`), with its HLO attributes (a compare's
     ``direction``). *dtype* defaults to the first operand's (``bool`` for compare)."""
-    from schedule.xla import elementwise as ew
-
     arity = ew.ARITY.get(opcode)
     if arity is None:
         raise ScheduleError(f"ops.elementwise: {opcode!r} is not one of XLA's element-wise ops")

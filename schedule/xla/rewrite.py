@@ -20,7 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schedule.ir import arith
-from schedule.operation.compute import ComputeOp
+from schedule.ir.expr import Expr, ProducerLoad
+from schedule.ir.functor import ExprMutator
+from schedule.operation.compute import ComputeOp, compute
 from schedule.operation.graph import post_dfs_order, read_graph
 from schedule.operation.tensor import Operation, Tensor
 from schedule.xla import ops
@@ -172,9 +174,6 @@ def _reshape_of_elementwise(op: ComputeOp) -> tuple[Tensor, str] | None:
 
 def _elementwise_on(op: ComputeOp, mapping: dict[Tensor, Tensor], shape: list[int]) -> Tensor:
     """*op*'s elementwise body over *shape*, reading ``mapping[t]`` for each operand ``t``."""
-    from schedule.ir.expr import Expr, ProducerLoad
-    from schedule.ir.functor import ExprMutator
-    from schedule.operation.compute import compute
 
     def body(*index: Expr) -> Expr:
         class _Reads(ExprMutator):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import bound.infer as infer_module
+import bound.inference.infer as infer_module
 import schedule as te
-from bound.infer import infer_normalized
+from bound.inference.infer import infer_normalized
 from lower import build
 
 from ..loopnest import box, outer_envs

@@ -1,4 +1,4 @@
-"""bound.explain: hand-counted cases, and counts checked against enumerating the loop nests."""
+"""bound.report.explain: hand-counted cases, and counts checked against enumerating the loop nests."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import BoundError, explain
-from bound.exact import visits_exact_set
-from bound.infer import infer_normalized
+from bound.inference.exact import visits_exact_set
+from bound.inference.infer import infer_normalized
 from bound.operation import reads
 from schedule.ir.evaluate import evaluate
 
@@ -20,7 +20,7 @@ from ..provides import pipeline, provide_counts
 from ..strategies import describe, pipelines, schedules
 
 #: The module (its name in bound is the function).
-explain_module = importlib.import_module("bound.explain")
+explain_module = importlib.import_module("bound.report.explain")
 
 
 def _guarded(P, i, n):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import BoundError
-from bound.infer import infer_normalized
+from bound.inference.infer import infer_normalized
 from bound.operation import reads
 from schedule.ir.evaluate import evaluate
 from schedule.schedule.graph import attach_path

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import Analyzer, IntervalSet, eval_set
-from bound.const_bound import _mul_bounds
-from bound.interval import FAITHFUL, NEG_INF, POS_INF, TIGHT
+from bound.arith.const_bound import _mul_bounds
+from bound.arith.interval import FAITHFUL, NEG_INF, POS_INF, TIGHT
 from schedule.ir.evaluate import evaluate
 
 x, y = te.var("x"), te.var("y")

@@ -1,4 +1,4 @@
-"""Counting loop nests by weighted states (bound.nest_walk) and column evaluation (bound.vector_eval)."""
+"""Counting loop nests by weighted states (bound.report.nest_walk) and column evaluation (bound.report.vector_eval)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import schedule as te
-from bound.nest_walk import walk
+from bound.report.nest_walk import walk
 from schedule import arith
 from schedule.ir.evaluate import evaluate
 from schedule.ir.itervar import Range
@@ -25,7 +25,7 @@ def _r(lo, extent):
     lambda x, y: te.if_then_else(x < y, x + 1, y - 1), lambda x, y: te.all(x >= 0, te.any(y < 2, x == y)),
 ])
 def test_columns_agree_with_the_scalar_evaluator_on_negative_operands(make):
-    from bound.vector_eval import evaluate_columns
+    from bound.report.vector_eval import evaluate_columns
 
     x, y = te.var("x"), te.var("y")
     e = make(x, y)

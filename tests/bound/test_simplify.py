@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import schedule as te
 from bound import Analyzer, simplify
-from bound.simplify import node_count
+from bound.arith.simplify import node_count
 from schedule.ir.evaluate import evaluate
 
 d0, d1, d2 = te.var("d0"), te.var("d1"), te.var("d2")

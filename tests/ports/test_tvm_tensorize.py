@@ -9,7 +9,7 @@ import pytest
 
 import schedule as te
 from bound import Analyzer, infer_bound
-from bound.tensorize import match_body, tensorize_region
+from bound.inference.tensorize import match_body, tensorize_region
 from lower import LoweringError, lower
 from lower.backend.python.runtime import OutOfBoundsError
 from schedule.ir.functor import structural_equal

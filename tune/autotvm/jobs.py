@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from lower import build, nd
+from lower.timing import time_evaluator
+from schedule import PlaceholderOp, Tensor, create_schedule
+
 
 def build_job(payload: bytes, target: str) -> float:
     """Lowers and compiles the schedule in *payload*; the seconds it took."""
-    from lower import build
-
     start = time.perf_counter()
     s, args = pickle.loads(payload)
     build(s, args, target=target)
@@ -26,9 +28,6 @@ def build_job(payload: bytes, target: str) -> float:
 def _inputs(args: list[Any], ref_input: list[np.ndarray] | None, seed: int) -> list[Any]:
     """Aligned arrays for the tensors of *args*: *ref_input* if given, else random values
     (outputs start as NaN, or -1 for integers, so an unwritten output is seen)."""
-    from lower import nd
-    from schedule import Tensor
-
     tensors = [a for a in args if isinstance(a, Tensor)]
     if ref_input is not None:
         if len(ref_input) != len(tensors):
@@ -53,10 +52,6 @@ def run_job(payload: bytes, target: str, number: int, repeat: int, min_repeat_ms
     """Builds (a cache hit) and times the schedule in *payload*: ``{"costs": [seconds per call,
     one per repeat], "wrong": message or None}``. With *check_correctness*, the outputs are
     compared with those of the unscheduled computation built the same way."""
-    from lower import build
-    from lower.timing import time_evaluator
-    from schedule import create_schedule
-
     s, args = pickle.loads(payload)
     f = build(s, args, target=target)
     arrays = _inputs(args, ref_input, seed=0)
@@ -78,6 +73,4 @@ def run_job(payload: bytes, target: str, number: int, repeat: int, min_repeat_ms
 
 
 def _is_input(t: Any) -> bool:
-    from schedule import PlaceholderOp, Tensor
-
     return not isinstance(t, Tensor) or isinstance(t.op, PlaceholderOp)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bound import simplify
-from bound.linear import Linear
+from bound.arith.linear import Linear
 from lower.backend.c.compile import native_vector_bytes, splits_wide_vectors
 from lower.backend.c.fast_math import FAST_FUNCTIONS, fast_function
 from lower.backend.c.runtime import needs_guard

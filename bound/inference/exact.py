@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bound.access import Access
+from bound.arith.simplify import needed_ranges, simplify
 from bound.errors import NonAffineError
 from bound.isl import Builder, IslNames, IslSet, dim_bounds, pw_aff_to_expr
-from bound.simplify import needed_ranges, simplify
+from bound.operation.access import Access
 from schedule import arith
 from schedule.ir.expr import Expr, Mul, Select, Var
 from schedule.ir.functor import free_vars, substitute

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bound.infer import infer_bound
+from bound.inference.infer import infer_bound
 from schedule.ir.itervar import IterVar, Range
 from schedule.schedule.relations import Fuse, Rebase, Singleton, Split
 from schedule.schedule.schedule import Schedule, check_schedule

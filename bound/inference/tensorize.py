@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bound.access import body_reads
+from bound.arith.interval import FAITHFUL, IntervalSet, eval_set, union
+from bound.arith.simplify import Analyzer
 from bound.errors import BoundError
-from bound.infer import clamp_request
-from bound.interval import FAITHFUL, IntervalSet, eval_set, union
-from bound.message_passing import pass_up_domain
-from bound.simplify import Analyzer
+from bound.inference.infer import clamp_request
+from bound.inference.message_passing import pass_up_domain
+from bound.operation.access import body_reads
 from schedule import arith
 from schedule.ir.expr import Call, Expr, ProducerLoad, Reduce, Select, Var
 from schedule.ir.functor import ExprMutator, structural_equal, substitute

@@ -16,14 +16,14 @@ from itertools import product
 
 import numpy as np
 
-from bound.access import Access
+from bound.arith.linear import Linear
 from bound.errors import NonAffineError
-from bound.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
-from bound.infer import GraphContext, infer_named
+from bound.inference.infer import GraphContext, infer_named
 from bound.isl import Builder, IslNames, IslSet
-from bound.linear import Linear
 from bound.operation import bounds_of, reads
-from bound.vector_eval import evaluate_columns
+from bound.operation.access import Access
+from bound.report.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
+from bound.report.vector_eval import evaluate_columns
 from schedule import arith
 from schedule.base.checks import check_flag
 from schedule.ir.evaluate import evaluate

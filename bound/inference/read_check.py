@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bound.access import Access, body_reads
+from bound.arith.linear import Linear
 from bound.errors import NonAffineError
 from bound.isl import Builder, IslNames, IslSet, set_to_condition
-from bound.linear import Linear
+from bound.operation.access import Access, body_reads
 from schedule import arith
 from schedule.ir.expr import Expr, IntImm, Var
 from schedule.ir.functor import free_vars, substitute

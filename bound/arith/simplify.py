@@ -1,6 +1,6 @@
 """A range-aware simplifier for index expressions, and an analyzer that proves with it.
 
-Integer arithmetic is rewritten through linear sums (:mod:`bound.linear`). Knowing the
+Integer arithmetic is rewritten through linear sums (:mod:`bound.arith.linear`). Knowing the
 constant ranges of the variables, ``floordiv`` and ``floormod`` by constants lose the parts
 that are multiples of the divisor, disappear when the rest cannot wrap around, split over a
 common factor, and recombine (``(x % c)*k + (x // c)*(c*k) -> x*k``), which gives the
@@ -20,8 +20,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bound.const_bound import Bound, ConstBounds
-from bound.linear import Linear
+from bound.arith.const_bound import Bound, ConstBounds
+from bound.arith.linear import Linear
 from schedule import arith
 from schedule.ir.dtype import is_int
 from schedule.ir.expr import (

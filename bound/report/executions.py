@@ -1,7 +1,7 @@
 """A stage's executions: the loops around it, the region it realizes in each, counted.
 
 A stage deep in a compute_at chain runs a number of times exponential in the chain's depth;
-:mod:`bound.nest_walk` counts those runs by the distinct values its region depends on, so
+:mod:`bound.report.nest_walk` counts those runs by the distinct values its region depends on, so
 these counts cost what InferBound costs. Thread loops across which the stage's storage is
 shared do not multiply the work: those threads compute the region together.
 """
@@ -15,10 +15,10 @@ from itertools import product
 
 import numpy as np
 
-from bound.exact import visits_exact_set
-from bound.infer import GraphContext, NamedBounds, scope_rank_of
-from bound.nest_walk import NestWalk, walk
-from bound.thread_scope import need_relax
+from bound.inference.exact import visits_exact_set
+from bound.inference.infer import GraphContext, NamedBounds, scope_rank_of
+from bound.inference.thread_scope import need_relax
+from bound.report.nest_walk import NestWalk, walk
 from schedule import arith
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import free_vars, substitute

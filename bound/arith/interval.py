@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bound.intset import IntSet
-from bound.simplify import Analyzer, simplify
+from bound.arith.intset import IntSet
+from bound.arith.linear import Linear
+from bound.arith.simplify import Analyzer, simplify
 from schedule import arith
 from schedule.ir.dtype import is_int
 from schedule.ir.expr import (
@@ -39,7 +40,7 @@ from schedule.ir.expr import (
     Sub,
     Var,
 )
-from schedule.ir.functor import ExprFunctor
+from schedule.ir.functor import ExprFunctor, post_order_visit
 from schedule.ir.itervar import Range
 
 
@@ -208,8 +209,6 @@ def _constant_apart(a: End, b: End, pick: Any) -> End | None:
     """The smaller (larger) of two ends that differ by a constant, without a ``min``/``max``
     node; None if they do not (or are infinite). Deep attach nests make long sums that differ
     only in their constant term; comparing them this way keeps each union linear in size."""
-    from bound.linear import Linear
-
     if not (_finite(a) and _finite(b)) or not is_int(a.dtype):
         return None
     diff = Linear.of(arith.sub(a, b))
@@ -222,7 +221,6 @@ def _tidy(e: End) -> End:
     """*e* simplified when a ``min``/``max`` was built (TVM simplifies every union)."""
     if not _finite(e):
         return e
-    from schedule.ir.functor import post_order_visit
 
     found = []
     post_order_visit(e, lambda x: found.append(x) if isinstance(x, (Min, Max)) else None)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import product
 
-from bound.access import Access
-from bound.const_bound import ConstBounds
-from bound.linear import Linear
+from bound.arith.const_bound import ConstBounds
+from bound.arith.linear import Linear
+from bound.operation.access import Access
 from schedule import arith
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import free_vars, substitute

@@ -7,7 +7,7 @@ stage's split and fused IterVars.
 
 ``exact=False`` follows the TVM of the InferBound document rule for rule. ``exact=True``
 computes each consumer's region exactly: directly where its reads are translations of its
-iteration box (:mod:`bound.box_reads`), otherwise with isl (exact unions, fuse, split tails,
+iteration box (:mod:`bound.inference.box_reads`), otherwise with isl (exact unions, fuse, split tails,
 conditional reads). Where the arithmetic is not quasi-affine it falls back on TVM's later,
 tighter interval rules; it is never looser than ``exact=False``. What each kind of operation
 reads and which axes span its region come from :mod:`bound.operation`.
@@ -18,9 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bound.box_reads import translated_box
+from bound.arith.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
+from bound.arith.simplify import Analyzer, node_count
+from bound.arith.symbols import BoundSymbols
 from bound.errors import BoundError, NonAffineError
-from bound.exact import (
+from bound.inference.box_reads import translated_box
+from bound.inference.exact import (
     ExactRegion,
     LoopView,
     affine_loops,
@@ -30,13 +33,10 @@ from bound.exact import (
     region_guards,
     region_ranges,
 )
-from bound.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
+from bound.inference.message_passing import pass_up_domain
+from bound.inference.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from bound.isl import IslNames
-from bound.message_passing import pass_up_domain
 from bound.operation import bounds_of
-from bound.simplify import Analyzer, node_count
-from bound.symbols import BoundSymbols
-from bound.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from schedule import arith
 from schedule.base.checks import check_flag
 from schedule.ir.expr import Expr, Var
@@ -119,7 +119,7 @@ def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | 
 
 @dataclass
 class NamedBounds:
-    """InferBound's ranges with exact mode's named bounds kept (see :mod:`bound.symbols`).
+    """InferBound's ranges with exact mode's named bounds kept (see :mod:`bound.arith.symbols`).
 
     *definitions* gives each name its expression, itself in loop variables and other names;
     :meth:`restore` writes a name out. Counting with the names as isl dimensions costs time
@@ -420,7 +420,7 @@ def _interval_requests(consumer: Stage, op: Operation, view: LoopView, accesses:
 
 def clamp_request(s: IntervalSet, extent, analyzer: Analyzer, rules: Rules) -> IntervalSet:
     """Restrict a request to the tensor's extent, as *rules* say."""
-    from bound.interval import NEG_INF, POS_INF
+    from bound.arith.interval import NEG_INF, POS_INF
 
     zero, last = arith.const(0, extent.dtype), arith.sub(extent, 1)
     lo, hi = s.min_value, s.max_value

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bound.interval import IntervalSet
+    from bound.arith.interval import IntervalSet
 
 
 class IntSet(ABC):

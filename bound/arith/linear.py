@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bound.const_bound import Bound, ConstBounds
+from bound.arith.const_bound import Bound, ConstBounds
 from schedule import arith
 from schedule.ir.expr import Add, Expr, IntImm, Mul, Sub
 

@@ -2,7 +2,7 @@
 
 A stage deep in a compute_at chain runs a number of times exponential in the depth of the
 chain, yet its region depends on few values: the loops of its consumer and the bounds that
-stand for everything further out (exact mode's named bounds, :mod:`bound.symbols`; in
+stand for everything further out (exact mode's named bounds, :mod:`bound.arith.symbols`; in
 faithful mode, the sub-expressions that only outer loops determine). :class:`NestWalk` binds
 the loops outermost first and, after each, keeps only the distinct values of what is still
 needed, each with the number of iterations that reach it. The cost is the number of distinct
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bound.vector_eval import column, evaluate_node
+from bound.report.vector_eval import column, evaluate_node
 from schedule import arith
 from schedule.ir.expr import Add, Expr, IntImm, Sub, Var
 from schedule.ir.functor import ExprMutator, children, distinct_post_order, free_vars
