@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from bound.operation import bounds_of
+from bound.operation.registry import bounds_of
 from lower.arguments import check_bound_vars
-from lower.backend import TARGETS
 from lower.backend.c.compile import find_compiler
+from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call

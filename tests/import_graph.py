@@ -52,6 +52,12 @@ def _imports(tree: ast.AST) -> Iterator[tuple[ast.stmt, bool]]:
         stack.extend((child, inner) for child in ast.iter_child_nodes(node))
 
 
+def imports(tree: ast.AST) -> Iterator[tuple[ast.stmt, bool]]:
+    """The import statements of *tree* and whether each runs at module level (TYPE_CHECKING
+    blocks skipped)."""
+    return _imports(tree)
+
+
 def imported(node: ast.stmt, known: dict[str, Path]) -> list[str]:
     """The project modules an import statement names."""
     out = []

@@ -6,9 +6,12 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
-from .import_graph import circles, import_graph
+from schedule.base.moved import MODULES, SPLIT
+
+from .import_graph import circles, import_graph, imports, modules
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"schedule": set(), "bound": {"schedule"}, "lower": {"schedule", "bound"},
@@ -54,8 +57,131 @@ def test_generic_passes_never_name_an_operation_class(module):
     assert not named & KINDS, f"{module} names {sorted(named & KINDS)}; ask bound.operation / lower.operation"
 
 
-#: Packages whose modules import each other in no circle (schedule's three remain: issue 32).
-WITHOUT_CIRCLES = ["bound", "lower", "tune"]
+#: The rooms of each package, bottom up, and the rooms each may import (besides its own). A
+#: module at a package's root is a room of its own name: ``errors`` is the base, the other root
+#: modules of ``lower`` are its driver. The face (``__init__``) of a package may import anything.
+ROOMS = {
+    "schedule": {"base": set(), "ir": {"base"}, "operation": {"base", "ir"},
+                 "schedule": {"base", "ir", "operation"}, "xla": {"base", "ir", "operation"}},
+    "lower": {"errors": set(), "ir": {"errors"}, "layout": {"errors"}, "operation": {"errors", "ir", "layout"},
+              "passes": {"errors", "ir", "layout", "operation"},
+              "backend": {"errors", "ir", "layout", "operation", "passes"},
+              "driver": {"errors", "ir", "layout", "operation", "passes", "backend"}},
+    "bound": {"errors": set(), "arith": {"errors"}, "isl": {"errors", "arith"},
+              "operation": {"errors", "arith", "isl"}, "inference": {"errors", "arith", "isl", "operation"},
+              "indexing": {"errors", "arith", "isl", "operation"},
+              "report": {"errors", "arith", "isl", "operation", "inference"}},
+}
+
+
+def room(module: str) -> str | None:
+    """The room of a module of a layered package (None for the package's face)."""
+    pkg, *rest = module.split(".")
+    if not rest:
+        return None
+    if rest[0] in ROOMS[pkg]:
+        return rest[0]
+    return "driver" if pkg == "lower" else rest[0]
+
+
+def upward_imports(g: nx.DiGraph) -> list[tuple[str, str]]:
+    """The imports inside a layered package that point to a room its importer may not import."""
+    out = []
+    for a, b in g.edges:
+        pkg = a.split(".")[0]
+        if pkg not in ROOMS or b.split(".")[0] != pkg or room(a) is None:
+            continue
+        ra, rb = room(a), room(b)
+        if rb is None or (rb != ra and rb not in ROOMS[pkg].get(ra, set())):
+            out.append((a, b))
+    return sorted(out)
+
+
+def test_every_module_of_a_layered_package_has_a_room():
+    for name in modules():
+        pkg = name.split(".")[0]
+        if pkg in ROOMS and room(name) is not None:
+            assert room(name) in ROOMS[pkg], f"{name} is in no room of {pkg}; add it to ROOMS or move it"
+
+
+def test_imports_inside_a_package_only_go_down_its_rooms():
+    assert upward_imports(import_graph()) == []
+
+
+def test_the_room_test_sees_an_upward_import():
+    # Mutations: the IR reaching up to the schedule, a pass to the driver, a module to its own face.
+    g = import_graph()
+    g.add_edge("schedule.ir.expr", "schedule.schedule.stage", top=True, line=0)
+    g.add_edge("lower.passes.flatten", "lower.build", top=True, line=0)
+    g.add_edge("bound.arith.simplify", "bound", top=False, line=0)
+    assert upward_imports(g) == [("bound.arith.simplify", "bound"), ("lower.passes.flatten", "lower.build"),
+                                 ("schedule.ir.expr", "schedule.schedule.stage")]
+
+
+def late_imports(g: nx.DiGraph) -> list[tuple[str, str, int]]:
+    """The imports of project modules that run inside a function."""
+    return sorted((a, b, d["line"]) for a, b, d in g.edges(data=True) if not d["top"])
+
+
+def test_no_import_of_the_project_runs_inside_a_function():
+    """An import inside a function hides a dependency (or a circle) from the module's header;
+    only optional third-party libraries may be imported there."""
+    assert late_imports(import_graph()) == []
+
+
+def test_the_late_import_test_sees_one():
+    g = import_graph()
+    g.add_edge("lower.layout.layout", "lower.layout.layout_plot", top=False, line=7)
+    assert late_imports(g) == [("lower.layout.layout", "lower.layout.layout_plot", 7)]
+
+
+def not_re_exports(source: str) -> list[int]:
+    """The lines of a face's statements other than imports, its docstring and ``__all__``."""
+    out = []
+    for node in ast.parse(source).body:
+        plain = isinstance(node, (ast.Import, ast.ImportFrom)) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)) or (
+            isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"])
+        if not plain:
+            out.append(node.lineno)
+    return out
+
+
+def test_a_subpackage_face_only_re_exports():
+    for name, path in modules().items():
+        if path.name == "__init__.py" and "." in name:
+            assert not_re_exports(path.read_text()) == [], f"{path.relative_to(ROOT)}: a face holds only imports"
+
+
+def test_the_face_test_sees_code():
+    face = (ROOT / "bound" / "operation" / "__init__.py").read_text()
+    assert not_re_exports(face + "\n_RULES = {}\n\n\ndef register(kind, rules):\n    _RULES[kind] = rules\n") == [
+        len(face.splitlines()) + 2, len(face.splitlines()) + 5]
+
+
+def old_paths(source: str) -> list[str]:
+    """The modules named in *source*'s imports that moved (schedule.base.moved)."""
+    old = set(MODULES) | set(SPLIT)
+    found = []
+    for node, _ in imports(ast.parse(source)):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        found += old & set(names)
+    return sorted(found)
+
+
+def test_no_module_uses_an_old_module_path():
+    """The old paths are for saved text and pickles only; code names the modules where they are."""
+    for path in (p for d in (*ALLOWED, "tests", "tutorials", "benchmarks") for p in (ROOT / d).rglob("*.py")):
+        assert old_paths(path.read_text()) == [], path.relative_to(ROOT)
+
+
+def test_the_old_path_test_sees_one():
+    assert old_paths("import numpy\nfrom schedule.tensor import compute\nimport bound.infer\n") == [
+        "bound.infer", "schedule.tensor"]
+
+
+#: Packages whose modules import each other in no circle.
+WITHOUT_CIRCLES = ["schedule", "bound", "lower", "tune"]
 
 
 @pytest.mark.parametrize("pkg", WITHOUT_CIRCLES)

@@ -17,8 +17,8 @@ from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Sym
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable, compose
 from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 from bound.indexing.simplify import simplified
-from bound.operation import reads
 from bound.operation.access import Access
+from bound.operation.registry import reads
 from schedule import arith
 from schedule.ir.expr import (
     EQ,

@@ -21,7 +21,7 @@ from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 from bound.indexing.simplify import simplified
 from bound.indexing.text import isl_text, relation_text
 from bound.isl import reversed_functions, set_constraints, single_valued_function
-from bound.operation import reads
+from bound.operation.registry import reads
 from schedule import arith, ops
 from schedule.operation.compute import ComputeOp, compute
 from schedule.operation.placeholder import placeholder

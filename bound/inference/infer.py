@@ -36,7 +36,7 @@ from bound.inference.exact import (
 from bound.inference.message_passing import pass_up_domain
 from bound.inference.thread_scope import default_storage_rank, need_relax, storage_rank, thread_rank
 from bound.isl import IslNames
-from bound.operation import bounds_of
+from bound.operation.registry import bounds_of
 from schedule import arith
 from schedule.base.checks import check_flag
 from schedule.ir.expr import Expr, Var

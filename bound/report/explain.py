@@ -20,8 +20,8 @@ from bound.arith.linear import Linear
 from bound.errors import NonAffineError
 from bound.inference.infer import GraphContext, infer_named
 from bound.isl import Builder, IslNames, IslSet
-from bound.operation import bounds_of, reads
 from bound.operation.access import Access
+from bound.operation.registry import bounds_of, reads
 from bound.report.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
 from bound.report.vector_eval import evaluate_columns
 from schedule import arith

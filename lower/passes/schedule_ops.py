@@ -15,11 +15,12 @@ from typing import Any
 from bound import BoundError
 from bound.inference.exact import ExactRegion, largest_over_loops
 from bound.inference.infer import infer_normalized
-from bound.operation import bounds_of
+from bound.operation.registry import bounds_of
 from lower.errors import LoweringError
 from lower.ir.stmt import NO_OP, ProducerConsumer, Realize, Stmt, seq
-from lower.operation import Steps, lowering_of
+from lower.operation.base import Steps
 from lower.operation.loop_nest import LoopNest, bound_checks, thread_axes
+from lower.operation.registry import lowering_of
 from lower.passes.aliases import store_aliases
 from lower.passes.thread_attrs import merge_thread_extents
 from schedule import arith
