@@ -18,13 +18,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from schedule.ir.dtype import check_dtype, int_range, is_bool, is_float, is_index
 
 if TYPE_CHECKING:
     from schedule.ir.itervar import IterVar
-    from schedule.operation.tensor import Tensor
 
 # What the nodes' methods call in the modules built on them: arith (the builders, with their
 # constant folding), functor (structural hashing and equality) and printer (the text). Each of
@@ -399,11 +398,23 @@ class Call(Expr):
             _check_expr(f"Call {self.name}", f"argument {i}", arg)
 
 
+class DataProducer(Protocol):
+    """What a :class:`ProducerLoad` reads (TVM's tir.DataProducer): a tensor of the operation
+    layer, which sits above the IR and satisfies this."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def shape(self) -> tuple[Expr, ...]: ...
+
+
 @_node
 class ProducerLoad(Expr):
     """A read of one element of a tensor: ``A(i, j)``."""
 
-    producer: Tensor
+    producer: DataProducer
     indices: tuple[Expr, ...]
 
     def __post_init__(self) -> None:

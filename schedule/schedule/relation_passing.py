@@ -8,7 +8,7 @@ and the bound package passes a range-aware one.
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from schedule.base.errors import ScheduleError
 from schedule.ir import arith
@@ -16,9 +16,7 @@ from schedule.ir.expr import Expr
 from schedule.ir.functor import free_vars
 from schedule.ir.itervar import IterVar, Range
 from schedule.schedule.relations import Fuse, Rebase, Singleton, Split
-
-if TYPE_CHECKING:
-    from schedule.schedule.stage import Stage
+from schedule.schedule.stage import Stage
 
 
 class Prover(Protocol):
