@@ -18,16 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("schedule", "bound", "lower", "tune")
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def modules() -> dict[str, Path]:
-    """Every module of the packages, by dotted name."""
-    return {module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the packages (of the checkout at *root*), by dotted name."""
+    return {module_name(p, root): p for pkg in PACKAGES for p in sorted((root / pkg).rglob("*.py"))}
 
 
 def _type_checking(node: ast.If) -> bool:
@@ -78,9 +78,9 @@ def imported(node: ast.stmt, known: dict[str, Path]) -> list[str]:
     return out
 
 
-def import_graph(module_level_only: bool = False) -> nx.DiGraph:
+def import_graph(module_level_only: bool = False, root: Path = ROOT) -> nx.DiGraph:
     """Modules and their imports; each edge has ``top`` (True for a module-level import)."""
-    known = modules()
+    known = modules(root)
     g = nx.DiGraph()
     g.add_nodes_from(known)
     for name, path in known.items():

@@ -12,6 +12,8 @@ import pytest
 from schedule.base.moved import MODULES, SPLIT
 
 from .import_graph import circles, import_graph, imports, modules
+from .layering_report import renamed
+from .rooms import ROOMS, room, upward_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"schedule": set(), "bound": {"schedule"}, "lower": {"schedule", "bound"},
@@ -55,46 +57,6 @@ def test_generic_passes_never_name_an_operation_class(module):
     named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     named |= {alias.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for alias in n.names}
     assert not named & KINDS, f"{module} names {sorted(named & KINDS)}; ask bound.operation / lower.operation"
-
-
-#: The rooms of each package, bottom up, and the rooms each may import (besides its own). A
-#: module at a package's root is a room of its own name: ``errors`` is the base, the other root
-#: modules of ``lower`` are its driver. The face (``__init__``) of a package may import anything.
-ROOMS = {
-    "schedule": {"base": set(), "ir": {"base"}, "operation": {"base", "ir"},
-                 "schedule": {"base", "ir", "operation"}, "xla": {"base", "ir", "operation"}},
-    "lower": {"errors": set(), "ir": {"errors"}, "layout": {"errors"}, "operation": {"errors", "ir", "layout"},
-              "passes": {"errors", "ir", "layout", "operation"},
-              "backend": {"errors", "ir", "layout", "operation", "passes"},
-              "driver": {"errors", "ir", "layout", "operation", "passes", "backend"}},
-    "bound": {"errors": set(), "arith": {"errors"}, "isl": {"errors", "arith"},
-              "operation": {"errors", "arith", "isl"}, "inference": {"errors", "arith", "isl", "operation"},
-              "indexing": {"errors", "arith", "isl", "operation"},
-              "report": {"errors", "arith", "isl", "operation", "inference"}},
-}
-
-
-def room(module: str) -> str | None:
-    """The room of a module of a layered package (None for the package's face)."""
-    pkg, *rest = module.split(".")
-    if not rest:
-        return None
-    if rest[0] in ROOMS[pkg]:
-        return rest[0]
-    return "driver" if pkg == "lower" else rest[0]
-
-
-def upward_imports(g: nx.DiGraph) -> list[tuple[str, str]]:
-    """The imports inside a layered package that point to a room its importer may not import."""
-    out = []
-    for a, b in g.edges:
-        pkg = a.split(".")[0]
-        if pkg not in ROOMS or b.split(".")[0] != pkg or room(a) is None:
-            continue
-        ra, rb = room(a), room(b)
-        if rb is None or (rb != ra and rb not in ROOMS[pkg].get(ra, set())):
-            out.append((a, b))
-    return sorted(out)
 
 
 def test_every_module_of_a_layered_package_has_a_room():
@@ -194,3 +156,16 @@ def test_the_circle_test_sees_a_function_level_import_back():
     g = import_graph()
     g.add_edge("lower.ir.stmt", "lower.ir.printer", top=False, line=0)
     assert circles(g, "lower") == [["lower.ir.printer", "lower.ir.stmt", "lower.ir.stmt_functor"]]
+
+
+def test_a_checkout_before_the_rooms_is_judged_by_the_same_rooms():
+    """tests/layering_report renames a flat checkout's modules to where they went: the import that
+    tied the base to the top (checks -> schedule, C12) is then an upward one."""
+    g = nx.DiGraph()
+    g.add_edge("schedule.checks", "schedule.schedule", top=False, line=1)
+    g.add_edge("schedule.stage", "schedule.expr", top=True, line=2)
+    g.add_edge("lower.stmt", "lower.printer", top=False, line=3)
+    assert sorted(renamed(g).edges) == [("lower.ir.stmt", "lower.ir.printer"),
+                                        ("schedule.base.checks", "schedule.schedule.schedule"),
+                                        ("schedule.schedule.stage", "schedule.ir.expr")]
+    assert upward_imports(renamed(g)) == [("schedule.base.checks", "schedule.schedule.schedule")]
