@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bound.arith.interval import IntervalSet, eval_set
 from bound.arith.intset import IntSet
 from bound.arith.simplify import Analyzer, simplify
@@ -12,3 +14,9 @@ from bound.indexing.inverse import input_to_output
 from bound.inference.infer import infer_bound
 from bound.report import tedd
 from bound.report.explain import BoundReport, StageReport, explain
+from schedule.base import moved
+
+
+def __getattr__(name: str) -> Any:
+    """The modules that moved into rooms, under their old names (``bound.infer`` ...)."""
+    return moved.old_submodule("bound", name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # The face of lower.ir gives statements their text when first imported.
 from lower import nd
 from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
@@ -30,4 +32,10 @@ from lower.lower import LoweredFunc, lower
 from lower.nd import Device, NDArray, cpu
 from lower.passes.schedule_ops import schedule_ops
 from lower.reference import reference
+from schedule.base import moved
 from schedule.base.pass_context import PassContext
+
+
+def __getattr__(name: str) -> Any:
+    """The modules that moved into rooms, under their old names (``lower.stmt`` ...)."""
+    return moved.old_submodule("lower", name)

@@ -7,6 +7,7 @@ into those ops) and ``rewrite`` (reshape/broadcast rewrites), also reachable as
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from schedule.base import moved
@@ -141,9 +142,8 @@ size_var = var
 
 def __getattr__(name: str) -> Any:
     """``schedule.ops``, ``schedule.hlo`` and ``schedule.rewrite``: the XLA modules, loaded when
-    first asked for (they build on this package)."""
+    first asked for (they build on this package); and the modules that moved into rooms, under
+    their old names (``te.tensor``, ``te.expr`` ...)."""
     if name in ("ops", "hlo", "rewrite"):
-        import importlib
-
         return importlib.import_module(f"schedule.xla.{name}")
-    raise AttributeError(f"module 'schedule' has no attribute '{name}'")
+    return moved.old_submodule("schedule", name)

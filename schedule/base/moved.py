@@ -105,6 +105,19 @@ class _OldModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             module.__spec__ = own
 
 
+def old_submodule(package: str, name: str) -> types.ModuleType:
+    """``package.name`` when that is a module that moved (``te.tensor``, ``bound.infer`` ...):
+    what a package's ``__getattr__`` gives for the attribute its submodule used to be.
+
+    :raises AttributeError: for any other name, as a missing attribute does.
+    """
+    full = f"{package}.{name}"
+    if full not in MODULES and full not in SPLIT:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    install()
+    return importlib.import_module(full)
+
+
 def install() -> None:
     """Let the import system find the old module names (once)."""
     if not any(isinstance(f, _OldModules) for f in sys.meta_path):

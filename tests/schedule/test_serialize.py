@@ -133,12 +133,19 @@ def test_text_and_pickles_saved_before_the_split_into_layers_still_load():
 
 
 def test_an_old_module_name_is_the_module_that_now_holds_the_code():
-    """A patch through an old name reaches the code (no copy); a split module finds each name."""
+    """A patch through an old name reaches the code (no copy); a split module finds each name;
+    the packages give old submodules as attributes (``te.tensor``), as they did."""
     import importlib
 
+    import bound
+    import lower
     from schedule.ir import expr
 
     assert importlib.import_module("schedule.expr") is expr
+    assert te.expr is expr and te.tensor.ComputeOp is te.ComputeOp
+    assert bound.infer.infer_bound is bound.infer_bound and lower.stmt.For is lower.For
+    with pytest.raises(AttributeError, match="module 'lower' has no attribute 'nothing'"):
+        _ = lower.nothing
     assert importlib.import_module("schedule.tensor").ComputeOp is te.ComputeOp
     with pytest.raises(AttributeError, match="moved"):
         _ = importlib.import_module("schedule.tensor").nothing
