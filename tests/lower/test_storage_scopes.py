@@ -7,7 +7,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from schedule import packed
+from schedule.base import packed
 
 
 @pytest.mark.parametrize("exact", [False, True])

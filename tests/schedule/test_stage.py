@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedule as te
-from schedule import packed
+from schedule.base import packed
 from schedule.schedule.relations import Fuse, Singleton, Split
 
 from ..conftest import snapshot
