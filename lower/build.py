@@ -20,6 +20,7 @@ from lower.lower import LoweredFunc, lower
 from lower.passes.intrin_lowering import lower_intrinsics
 from lower.timing import time_evaluator
 from schedule.base.checks import check_flag
+from schedule.base.pass_context import default_exact
 from schedule.ir.expr import Var
 from schedule.operation.tensor import Tensor
 from schedule.schedule.schedule import Schedule, check_schedule
@@ -131,7 +132,7 @@ class BuiltFunc:
         self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
 
 
-def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool = True,
+def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool | None = None,
           checks: bool | None = None, name: str = "default_function", fast_math: bool = False) -> BuiltFunc:
     """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
     system compiler (``target="c"``, the default when a compiler is found; ``"llvm"``, TVM's CPU
@@ -156,7 +157,7 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
         binds (naming it and the stage that uses it).
     """
     check_schedule("build", s)
-    check_flag("build", "exact", exact)
+    exact = default_exact("build", exact)
     check_flag("build", "fast_math", fast_math)
     if isinstance(target, str) and "-fast-math" in target.split()[1:]:
         fast_math = True

@@ -27,7 +27,7 @@ from lower.passes.vectorize_check import check_vectorized
 from lower.passes.virtual_thread import inject_virtual_thread
 from schedule.base.checks import check_flag
 from schedule.base.errors import ScheduleError
-from schedule.base.pass_context import enabled, options
+from schedule.base.pass_context import default_exact, enabled, options
 from schedule.ir.expr import Var
 from schedule.operation.tensor import Tensor
 from schedule.schedule.schedule import Schedule, check_schedule
@@ -63,7 +63,7 @@ class LoweredFunc:
         return str(self.body)
 
 
-def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: bool = True,
+def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: bool | None = None,
           debug_keep_trivial_loop: bool = False) -> LoweredFunc:
     """The flattened, simplified loop nests of *s*, reading and writing the tensors in *args*.
 
@@ -76,7 +76,7 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     :raises LoweringError: if the schedule cannot be lowered (naming the stage or tensor).
     """
     check_schedule("lower", s)
-    check_flag("lower", "exact", exact)
+    exact = default_exact("lower", exact)
     check_flag("lower", "debug_keep_trivial_loop", debug_keep_trivial_loop)
     arg_list = argument_list("lower", args)
     stages = argument_stages("lower", s, arg_list)

@@ -38,7 +38,7 @@ from bound.inference.thread_scope import default_storage_rank, need_relax, stora
 from bound.isl import IslNames
 from bound.operation.registry import bounds_of
 from schedule import arith
-from schedule.base.checks import check_flag
+from schedule.base.pass_context import default_exact
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import free_vars
 from schedule.ir.itervar import IterVar, IterVarType, Range
@@ -81,7 +81,7 @@ class GraphContext:
         return thread.thread_tag if thread is not None else iv.thread_tag
 
 
-def infer_bound(sch: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
+def infer_bound(sch: Schedule, *, exact: bool | None = None) -> dict[IterVar, Range]:
     """The range of every IterVar of every stage of *sch* (normalized first, not changed).
 
     :arg exact: use isl where the index arithmetic is quasi-affine (see the module docstring).
@@ -90,7 +90,7 @@ def infer_bound(sch: Schedule, *, exact: bool = True) -> dict[IterVar, Range]:
     :raises TypeError: if *sch* is not a Schedule or *exact* not a bool.
     """
     check_schedule("infer_bound", sch)
-    check_flag("infer_bound", "exact", exact)
+    exact = default_exact("infer_bound", exact)
     return infer_normalized(sch.normalize(), exact=exact)
 
 

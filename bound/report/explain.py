@@ -25,7 +25,7 @@ from bound.operation.registry import bounds_of, reads
 from bound.report.executions import Executions, StageNest, count_shared, max_extents_shared, stage_nest
 from bound.report.vector_eval import evaluate_columns
 from schedule import arith
-from schedule.base.checks import check_flag
+from schedule.base.pass_context import default_exact
 from schedule.ir.evaluate import evaluate
 from schedule.ir.expr import IntImm, ProducerLoad, Var
 from schedule.ir.functor import post_order_visit
@@ -86,7 +86,7 @@ class BoundReport(Mapping[Tensor, StageReport]):
         return "\n".join(lines)
 
 
-def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
+def explain(sch: Schedule, *, exact: bool | None = None) -> BoundReport:
     """Elements allocated, computed and needed for every computed tensor of *sch*.
 
     ``allocated`` is the buffer a tight allocation needs: the product of each dimension's
@@ -100,7 +100,7 @@ def explain(sch: Schedule, *, exact: bool = True) -> BoundReport:
     :raises TypeError: if *sch* is not a Schedule or *exact* not a bool.
     """
     check_schedule("explain", sch)
-    check_flag("explain", "exact", exact)
+    exact = default_exact("explain", exact)
     s = sch.normalize()
     bounds = infer_named(s, exact=exact)
     ctx = GraphContext.of(s)

@@ -25,6 +25,7 @@ from lower.passes.aliases import store_aliases
 from lower.passes.thread_attrs import merge_thread_extents
 from schedule import arith
 from schedule.base.checks import check_flag
+from schedule.base.pass_context import default_exact
 from schedule.base.recursion import drive
 from schedule.ir.expr import Expr
 from schedule.ir.functor import free_vars, substitute
@@ -36,7 +37,7 @@ from schedule.schedule.stage import ATTACHED, AttachType, Stage
 
 
 def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
-                 debug_keep_trivial_loop: bool = False, exact: bool = True) -> Stmt:
+                 debug_keep_trivial_loop: bool = False, exact: bool | None = None) -> Stmt:
     """The loop nests of *s* in realize/produce form.
 
     :arg bounds: from :func:`bound.infer_bound` (computed with *exact* if not given).
@@ -44,7 +45,7 @@ def schedule_ops(s: Schedule, bounds: Mapping[IterVar, Range] | None = None, *,
     :raises TypeError: for arguments of the wrong kind.
     """
     check_schedule("schedule_ops", s)
-    check_flag("schedule_ops", "exact", exact)
+    exact = default_exact("schedule_ops", exact)
     check_flag("schedule_ops", "debug_keep_trivial_loop", debug_keep_trivial_loop)
     if bounds is not None and not isinstance(bounds, Mapping):
         raise TypeError(f"schedule_ops: bounds must be the mapping infer_bound returns, not {type(bounds).__name__}")

@@ -10,6 +10,7 @@ Each pass reads its own key; options not given keep TVM's defaults.
 from __future__ import annotations
 
 import contextvars
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,13 @@ DEFAULTS: dict[str, Any] = {
                        "unroll_local_access": False},
     # Given at all, it turns the pass on (TVM runs it by default; here it is optional).
     "tir.LoopPartition": {"partition_const_loop": False},
+    # The bounds of infer_bound, explain, lower and build when a call passes no exact=: exact
+    # (True) or TVM's (False). Unset, $TEBOUND_EXACT decides, else the entry point's default.
+    "tebound.exact": True,
 }
+
+#: The environment variable for the default bound mode ("1" exact, "0" TVM's), below a context.
+EXACT_VARIABLE = "TEBOUND_EXACT"
 
 _CURRENT: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pass_context", default=None)
 
@@ -69,6 +76,30 @@ def options(key: str) -> Any:
     if isinstance(DEFAULTS[key], bool):
         return ctx.config.get(key, DEFAULTS[key]) if ctx is not None else DEFAULTS[key]
     return {**DEFAULTS[key], **(ctx.config.get(key, {}) if ctx is not None else {})}
+
+
+def default_exact(where: str, exact: Any, fallback: bool = True) -> bool:
+    """The bound mode of a call: *exact* when given (True or False); else the enclosing
+    context's ``"tebound.exact"``; else ``$TEBOUND_EXACT``; else *fallback* (True in our
+    packages, False in ``tebound.tvm``, which prints TVM's IR).
+
+    :raises TypeError: for an *exact* that is not a bool or None.
+    :raises ValueError: for a ``$TEBOUND_EXACT`` other than "0" or "1".
+    """
+    if exact is not None:
+        if not isinstance(exact, bool):
+            raise TypeError(f"{where}: exact= must be True or False, not {exact!r} (or None, the default mode: "
+                            f"PassContext key 'tebound.exact', then ${EXACT_VARIABLE})")
+        return exact
+    ctx = _CURRENT.get()
+    if ctx is not None and "tebound.exact" in ctx.config:
+        return bool(ctx.config["tebound.exact"])
+    value = os.environ.get(EXACT_VARIABLE)
+    if value is None or value == "":
+        return fallback
+    if value not in ("0", "1"):
+        raise ValueError(f"{where}: ${EXACT_VARIABLE} is {value!r}; set it to 1 (exact bounds) or 0 (TVM's)")
+    return value == "1"
 
 
 def enabled(key: str) -> bool:
