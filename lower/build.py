@@ -18,6 +18,7 @@ from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
 from lower.lower import LoweredFunc, lower
 from lower.passes.intrin_lowering import lower_intrinsics
+from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
 from lower.timing import time_evaluator
 from schedule.base.checks import check_flag
 from schedule.base.pass_context import default_exact
@@ -28,37 +29,58 @@ from schedule.schedule.schedule import Schedule, check_schedule
 #: The environment variable that names the default target.
 TARGET_VARIABLE = "TEBOUND_TARGET"
 
-#: TVM's names of the CPU target, which mean the C target here.
-CPU_ALIASES = ("llvm",)
-
-
 class CompilerWarning(UserWarning):
     """The C target was asked for or preferred, but no C compiler was found."""
 
 
-def choose_target(target: str | None, checks: bool | None) -> str:
-    """The target a build runs on: *target* if given; else ``$TEBOUND_TARGET``; else the checked
-    Python target when *checks* is True, and C otherwise. C without a compiler falls back to
-    Python with a :class:`CompilerWarning`.
+def as_target(target: Any) -> Target | str | None:
+    """*target* as our target name (``"c"``, ``"python"``) or a TVM :class:`Target` (text naming
+    a TVM kind, case-insensitive, becomes one); None stays None.
+
+    :raises ValueError: for text naming no target, listing those there are.
     """
+    if target is None or isinstance(target, Target):
+        return target
+    if isinstance(target, dict):
+        return Target(target)
+    if not isinstance(target, str):
+        raise TypeError(f"build: target is text such as 'llvm' or 'c', or a Target, not {target!r}")
+    first = target.split(" ")[0].lower() if target.strip() else ""
+    if first == "python" and target.strip() == "python":
+        return "python"
+    if first in CPU_KINDS or first in GPU_KINDS:
+        return Target(target)
+    known = ", ".join(map(repr, ["python", *CPU_KINDS, *GPU_KINDS]))
+    raise ValueError(f"build: no target {target!r}; the targets are {known}")
+
+
+def choose_target(target: Any, checks: bool | None) -> str:
+    """The target a build runs on: *target* if given; else the enclosing ``with Target(...)``;
+    else ``$TEBOUND_TARGET``; else the checked Python target when *checks* is True, and C
+    otherwise. A TVM target runs on C (a GPU kind with a GPU's semantics, warned once). C
+    without a compiler falls back to Python with a :class:`CompilerWarning`.
+    """
+    where = "target"
+    if target is None and not checks:
+        target = Target.current()
     if target is None:
         target = "python" if checks else os.environ.get(TARGET_VARIABLE) or "c"
         where = f"${TARGET_VARIABLE}"
-    else:
-        where = "target"
-    if isinstance(target, str) and target.split(" ")[0] in (*CPU_ALIASES, "c"):
-        target = "c"  # TVM's CPU target; of its options, -fast-math counts (see build)
-    if target not in TARGETS:
-        raise ValueError(f"build: {where} must be one of {', '.join(map(repr, [*TARGETS, *CPU_ALIASES]))}, "
-                         f"not {target!r} (GPU schedules run on 'c' with the semantics a GPU gives them)")
-    if target == "c" and checks:
+    try:
+        chosen = as_target(target)
+    except ValueError as err:
+        raise ValueError(str(err).replace("build: ", f"build: {where}: ", 1)) from None
+    if isinstance(chosen, Target):
+        warn_gpu_semantics(chosen)
+        chosen = "c"
+    if chosen == "c" and checks:
         raise ValueError("build: checks=True asks for the checked execution, which target='python' runs; "
                          "pass target='python', or checks=False for C")
-    if target == "c" and find_compiler() is None:
+    if chosen == "c" and find_compiler() is None:
         warnings.warn("build: no C compiler found (set CC, or install cc or gcc); running on the slower "
                       "Python target instead", CompilerWarning, stacklevel=3)
         return "python"
-    return target
+    return str(chosen)
 
 
 class BuiltFunc:
@@ -98,9 +120,30 @@ class BuiltFunc:
             raise ValueError(f"time_evaluator: this function is '{self.entry_name}', not {func_name!r}")
         return time_evaluator(self, number, repeat, min_repeat_ms, cooldown_interval_ms)
 
-    def get_source(self) -> str:
+    def get_source(self, fmt: str = "") -> str:
         """The generated source: C for target ``"c"``, Python for ``"python"``."""
         return self.source
+
+    #: The TVM target the build was asked for (None for ours: "c", "python").
+    tvm_target: Target | None = None
+
+    def get_function(self, name: str, query_imports: bool = False) -> BuiltFunc:
+        """This function, by its name (TVM's ``mod.get_function(mod.entry_name)``).
+
+        :raises AttributeError: for another name, as TVM's module does.
+        """
+        if name != self.entry_name:
+            raise AttributeError(f"Module has no function {name!r}; its function is {self.entry_name!r}")
+        return self
+
+    __getitem__ = get_function
+
+    @property
+    def imported_modules(self) -> list[DeviceModule]:
+        """TVM's device modules: none for a CPU target; for a GPU target, one whose source says
+        that no GPU code exists (the kernel is this module's C)."""
+        target = self.tvm_target
+        return [DeviceModule(target.kind.name)] if target is not None and target.is_gpu else []
 
     def __call__(self, *arrays: Any) -> None:
         if self._fast is not None:
@@ -132,6 +175,18 @@ class BuiltFunc:
         self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
 
 
+class DeviceModule:
+    """What stands for a GPU target's device module: the schedule ran on the CPU, so there is no
+    device code to show."""
+
+    def __init__(self, kind: str) -> None:
+        self.type_key = kind
+
+    def get_source(self, fmt: str = "") -> str:
+        return (f"// no {self.type_key} source: this build runs the schedule on the CPU with a GPU's semantics; "
+                "the host module's get_source() is its C code\n")
+
+
 def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool | None = None,
           checks: bool | None = None, name: str = "default_function", fast_math: bool = False) -> BuiltFunc:
     """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
@@ -159,11 +214,20 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     check_schedule("build", s)
     exact = default_exact("build", exact)
     check_flag("build", "fast_math", fast_math)
-    if isinstance(target, str) and "-fast-math" in target.split()[1:]:
+    if target is None and not checks:
+        target = Target.current()
+    try:
+        tvm_target = as_target(target)
+    except ValueError as err:
+        raise ValueError(str(err).replace("build: ", "build: target: ", 1)) from None
+    if isinstance(tvm_target, Target) and tvm_target.fast_math:
         fast_math = True
     if checks is not None:
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
     chosen = choose_target(target, checks)
-    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math)
+    built = BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math)
+    if isinstance(tvm_target, Target):
+        built.tvm_target = tvm_target
+    return built
