@@ -3,6 +3,9 @@ unless fast math is asked for."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -76,3 +79,19 @@ def test_floats_give_ieee_results_on_both_targets(op):
                     "floormod": a - np.floor(a / b) * b, "power": np.power(a - 2, 0.5), "floor": np.floor(a / b),
                     "exp": np.exp(a * 1000), "truncmod": np.fmod(a, b)}[op]
     np.testing.assert_array_equal(got["c"], expected.astype("float32"))
+
+
+def test_loading_a_fast_math_kernel_keeps_the_processes_subnormals():
+    """GCC links crtfastmath.o into a library linked with -ffast-math; its constructor would set
+    flush-to-zero for the whole process when the kernel loads (NumPy's 1e-40 then reads as 0).
+    In a fresh interpreter: build and run a fast-math kernel, then compute a subnormal."""
+    script = (
+        "import numpy as np, lower, schedule as te\n"
+        "A = te.placeholder((8,), name='A'); B = te.compute((8,), lambda i: A[i] * 2, name='B')\n"
+        "f = lower.build(te.create_schedule(B.op), [A, B], target='llvm -fast-math')\n"
+        "b = np.zeros(8, 'float32'); f(np.ones(8, 'float32'), b); assert (b == 2).all()\n"
+        "tiny = np.float32(1e-40) * np.float32(1.0)\n"
+        "print(repr(float(tiny)))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) != 0.0

@@ -101,14 +101,27 @@ def compile_c(source: str, fast_math: bool = False) -> Path:
     if cc is None:
         raise LoweringError("build: no C compiler found (set CC, or install cc); use target='python'")
     flags = (*FLAGS, *FAST_MATH) if fast_math else FLAGS
-    key = hashlib.sha256("\0".join([cc, *flags, native_target(), source]).encode()).hexdigest()[:32]
+    # Fast-math kernels are linked without crtfastmath (see build); the marker keeps those once
+    # linked with it out of the key.
+    link = ("linked-without-crtfastmath",) if fast_math else ()
+    key = hashlib.sha256("\0".join([cc, *flags, *link, native_target(), source]).encode()).hexdigest()[:32]
 
     def build(out: Path) -> None:
         src = out.with_name("kernel.c")
         src.write_text(source)
+        if fast_math:
+            # Linking with -ffast-math adds GCC's crtfastmath.o, whose constructor sets the CPU's
+            # flush-to-zero modes for the whole process when the kernel is loaded (NumPy's
+            # subnormals then read as 0): compile with it, link without it.
+            obj = out.with_name("kernel.o")
+            run([cc, *(f for f in flags if f != "-shared"), "-c", "-o", str(obj), str(src)])
+            run([cc, "-shared", "-fopenmp", "-o", str(out), str(obj), "-lm"])
+        else:
+            run([cc, *flags, "-o", str(out), str(src), "-lm"])
+
+    def run(command: list[str]) -> None:
         try:
-            done = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"], capture_output=True, text=True,
-                                  timeout=COMPILE_TIMEOUT)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise LoweringError(f"build: the C compiler ({cc}) did not finish within {COMPILE_TIMEOUT:g} s; "
                                 "a smaller kernel (fewer unrolled loops) compiles faster, or use "
