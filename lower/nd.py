@@ -18,9 +18,16 @@ import numpy as np
 ALIGNMENT = 64
 
 
+#: TVM's device names and the device each means here: the CPU, or a GPU kind whose programs
+#: run on the CPU with a GPU's semantics (its arrays are host arrays).
+DEVICE_NAMES = {"cpu": "cpu", "llvm": "cpu", "c": "cpu", "cuda": "cuda", "gpu": "cuda", "nvptx": "cuda",
+                "rocm": "rocm", "vulkan": "vulkan", "metal": "metal", "opencl": "opencl", "cl": "opencl"}
+
+
 @dataclass(frozen=True)
 class Device:
-    """Where an array lives: only the host CPU here (TVM's ``tvm.cpu(0)``)."""
+    """Where an array lives (TVM's ``tvm.cpu(0)``, ``tvm.cuda(0)``): always host memory here; a
+    GPU device stands for programs that run with a GPU's semantics on the CPU."""
 
     device_type: str = "cpu"
     device_id: int = 0
@@ -28,12 +35,41 @@ class Device:
     def __str__(self) -> str:
         return f"{self.device_type}({self.device_id})"
 
+    @property
+    def exist(self) -> bool:
+        """Whether such a device is here: the CPU is; no GPU is (its programs run on the CPU)."""
+        return self.device_type == "cpu"
+
+    def sync(self) -> None:
+        """Nothing to wait for: every call has finished when it returns."""
+
+
+def device(name: str, dev_id: int = 0) -> Device:
+    """The device TVM names *name* (``"cpu"``, ``"llvm"``, ``"cuda"`` ...; case-insensitive).
+
+    :raises ValueError: for a name no device has, listing those there are.
+    """
+    kind = DEVICE_NAMES.get(str(name).split(" ")[0].lower()) if isinstance(name, str) else None
+    if kind is None:
+        raise ValueError(f"device: no device {name!r}; the devices are {', '.join(map(repr, DEVICE_NAMES))}")
+    return Device(kind, _dev_id("device", dev_id))
+
 
 def cpu(dev_id: int = 0) -> Device:
     """The host CPU (TVM's ``tvm.cpu()``)."""
+    return Device("cpu", _dev_id("cpu", dev_id))
+
+
+def cuda(dev_id: int = 0) -> Device:
+    """TVM's ``tvm.cuda()``: host memory, for programs run with a GPU's semantics (``exist`` is
+    False)."""
+    return Device("cuda", _dev_id("cuda", dev_id))
+
+
+def _dev_id(where: str, dev_id: Any) -> int:
     if not isinstance(dev_id, int) or isinstance(dev_id, bool) or dev_id < 0:
-        raise ValueError(f"cpu: dev_id is a non-negative int, got {dev_id!r}")
-    return Device("cpu", dev_id)
+        raise ValueError(f"{where}: dev_id is a non-negative int, got {dev_id!r}")
+    return dev_id
 
 
 class NDArray(np.ndarray):
@@ -42,7 +78,7 @@ class NDArray(np.ndarray):
 
     @property
     def device(self) -> Device:
-        return cpu()
+        return getattr(self, "_device", None) or cpu()
 
     def numpy(self) -> np.ndarray:
         """A plain NumPy copy (TVM's ``.numpy()``)."""
@@ -69,7 +105,10 @@ def empty(shape: Any, dtype: Any = "float32", device: Device | None = None) -> N
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
     start = -raw.ctypes.data % ALIGNMENT
-    return raw[start:start + nbytes].view(dtype).reshape(shape).view(NDArray)
+    out = raw[start:start + nbytes].view(dtype).reshape(shape).view(NDArray)
+    if device is not None:
+        out._device = device  # type: ignore[attr-defined]
+    return out
 
 
 def array(source: Any, device: Device | None = None, dtype: Any = None) -> NDArray:
@@ -82,4 +121,4 @@ def array(source: Any, device: Device | None = None, dtype: Any = None) -> NDArr
 
 def _check_device(device: Any) -> None:
     if device is not None and not isinstance(device, Device):
-        raise TypeError(f"nd: the device is lower.cpu(), got {device!r}")
+        raise TypeError(f"nd: the device is a Device such as lower.nd.cpu(), got {device!r}")

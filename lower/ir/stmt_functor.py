@@ -17,6 +17,7 @@ from schedule.base.errors import InternalError
 from schedule.base.recursion import run
 from schedule.ir.expr import Expr
 from schedule.ir.functor import field_names
+from schedule.ir.functor import post_order_visit as expr_post_order_visit
 from schedule.ir.itervar import Range
 
 R = TypeVar("R")
@@ -111,3 +112,19 @@ def walk(s: Stmt) -> Iterator[Stmt]:
         x = stack.pop()
         yield x
         stack.extend(reversed(stmt_children(x)))
+
+
+def post_order_visit(s: Stmt, fvisit: Any) -> None:
+    """Call *fvisit* on every statement and expression node under *s*, each after the nodes
+    inside it (TVM's ``tir.stmt_functor.post_order_visit``): a statement's own expressions,
+    then its statements, then the statement itself. Explicit stacks: any depth."""
+    stack: list[tuple[Stmt, bool]] = [(s, False)]
+    while stack:
+        x, expanded = stack.pop()
+        if expanded:
+            fvisit(x)
+            continue
+        for e in stmt_exprs(x):
+            expr_post_order_visit(e, fvisit)
+        stack.append((x, True))
+        stack.extend((c, False) for c in reversed(stmt_children(x)))

@@ -1,0 +1,3 @@
+"""TVM's ``tvm.autotvm.measure``: ``tune.autotvm.measure``."""
+
+from tune.autotvm.measure import *  # noqa: F403

@@ -1,0 +1,5 @@
+"""TVM's ``tvm.contrib``: ``utils.tempdir()``."""
+
+from tebound.tvm.contrib import utils
+
+__all__ = ["utils"]

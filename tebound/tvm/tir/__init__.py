@@ -1,0 +1,115 @@
+"""TVM's ``tvm.tir``: expressions and their constructors, index arithmetic, math intrinsics,
+calls, buffers, the IR builder, the statements (ours are flat: ``BufferStore``/``BufferLoad``
+name our ``Store``/``Load``) and ``stmt_functor``."""
+
+from lower.ir.stmt import (
+    Allocate,
+    AttrStmt,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    Load,
+    ProducerConsumer,
+    Provide,
+    Realize,
+    SeqStmt,
+    Stmt,
+    Store,
+)
+from lower.ir.stmt import Load as BufferLoad
+from lower.ir.stmt import Store as BufferStore
+from schedule import (
+    abs,  # noqa: A004
+    all,  # noqa: A004
+    any,  # noqa: A004
+    call_extern,
+    call_intrin,
+    call_packed,
+    call_pure_extern,
+    const,
+    decl_buffer,
+    div,
+    exp,
+    floordiv,
+    floormod,
+    if_then_else,
+    indexdiv,
+    indexmod,
+    ir_builder,
+    log,
+    max_value,
+    min_value,
+    power,
+    sigmoid,
+    sqrt,
+    tanh,
+    truncdiv,
+    truncmod,
+)
+from schedule.ir.expr import (
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Call,
+    Cast,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    ProducerLoad,
+    Reduce,
+    Select,
+    StringImm,
+    Sub,
+    Var,
+)
+from schedule.ir.expr import Expr as PrimExpr
+from schedule.ir.intrinsics import (
+    acos,
+    asin,
+    atan,
+    ceil,
+    cos,
+    cosh,
+    erf,
+    exp2,
+    exp10,
+    floor,
+    likely,
+    log1p,
+    log2,
+    log10,
+    round,  # noqa: A004
+    rsqrt,
+    sin,
+    sinh,
+    tan,
+    trunc,
+)
+from tebound.tvm.tir import stmt_functor
+
+__all__ = [
+    "EQ", "GE", "GT", "LE", "LT", "NE", "Add", "Allocate", "And", "AttrStmt", "BufferLoad", "BufferStore", "Call",
+    "Cast", "Div", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "IfThenElse", "IntImm",
+    "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "Not", "Or", "PrimExpr", "ProducerConsumer", "ProducerLoad",
+    "Provide", "Realize", "Reduce", "Select", "SeqStmt", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos",
+    "all", "any", "asin", "atan", "call_extern", "call_intrin", "call_packed", "call_pure_extern", "ceil", "const",
+    "cos", "cosh", "decl_buffer", "div", "erf", "exp", "exp2", "exp10", "floor", "floordiv", "floormod",
+    "if_then_else", "indexdiv", "indexmod", "ir_builder", "likely", "log", "log1p", "log2", "log10", "max_value",
+    "min_value", "power", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "stmt_functor", "tan", "tanh",
+    "trunc", "truncdiv", "truncmod",
+]

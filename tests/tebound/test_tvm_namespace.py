@@ -1,0 +1,85 @@
+"""tebound.tvm re-exports our objects under TVM's names (no wrappers), and its lower and
+build default to TVM's bounds."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import lower as ours
+import schedule
+import tebound.tvm as tvm
+from lower import PassContext
+from tebound.tvm import te, tir
+
+from ..lower.test_exact_default import example6
+
+
+def test_the_names_are_our_objects():
+    assert te.compute is schedule.compute and te.create_schedule is schedule.create_schedule
+    assert te.hybrid is schedule.hybrid and te.schedule.AutoInlineInjective is schedule.schedule.AutoInlineInjective
+    assert tir.Var is schedule.Var and tir.indexmod is schedule.floormod and tir.ir_builder is schedule.ir_builder
+    assert tvm.nd.array is ours.nd.array and tvm.runtime.tensor is ours.nd.array
+    assert tvm.target.Target is ours.target.Target and tvm.autotvm.template is __import__("tune").autotvm.template
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1, name="B")
+    assert isinstance(B, schedule.Tensor) and isinstance(A[0], tir.PrimExpr)
+
+
+def test_lower_and_build_default_to_tvms_bounds(monkeypatch):
+    monkeypatch.delenv("TEBOUND_EXACT", raising=False)
+    s, args = example6()
+    faithful, exact = str(ours.lower(s, args, exact=False)), str(ours.lower(s, args, exact=True))
+    f = tvm.lower(s, args, name="fused", simple_mode=True)
+    assert str(f) == faithful and f.name == "fused"
+    with PassContext(config={"tebound.exact": True}):
+        assert str(tvm.lower(s, args)) == exact
+    monkeypatch.setenv("TEBOUND_EXACT", "1")
+    assert str(tvm.lower(s, args)) == exact
+    built = tvm.build(s, args, "llvm", name="fused")
+    assert built.lowered.exact is True and built.entry_name == "fused"
+    a = np.arange(16, dtype="float32").reshape(4, 4)
+    out = tvm.nd.empty((4, 4), "float32", tvm.cpu(0))
+    built(a, out)
+    np.testing.assert_array_equal(out.numpy(), (a + 2) * 3)
+    with pytest.raises(ValueError, match="binds= is not supported"):
+        tvm.lower(s, args, binds={args[0]: None})
+
+
+def test_devices_and_testing():
+    assert tvm.device("CUDA", 1).device_type == "cuda" and tvm.device("llvm").device_type == "cpu"
+    assert not tvm.cuda().exist and tvm.cpu().exist
+    with pytest.raises(ValueError, match="no device 'tpu'"):
+        tvm.device("tpu")
+    assert tvm.nd.array(np.ones(3), tvm.cuda(0)).device == tvm.cuda(0)
+    tvm.testing.assert_allclose(np.float32([1, 2]), [1, 2 + 1e-8])
+    with pytest.raises(AssertionError):
+        tvm.testing.assert_allclose([1.0, 2.0], [1.0, 2.0001])
+    with pytest.raises(AssertionError):
+        tvm.testing.assert_allclose([1.0, 2.0], [[1.0, 2.0]])  # shapes differ
+    tmp = tvm.contrib.utils.tempdir()
+    path = tmp.relpath("x.txt")
+    with open(path, "w") as fh:
+        fh.write("x")
+    assert tmp.listdir() == ["x.txt"]
+    folder = tmp.temp_dir
+    tmp.remove()
+    assert not os.path.exists(folder)
+
+
+def test_post_order_visit_sees_every_node_after_its_children():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=4)
+    body = tvm.lower(s, [A, B]).body
+    seen = []
+    tir.stmt_functor.post_order_visit(body, seen.append)
+    kinds = [type(x).__name__ for x in seen]
+    assert kinds[-1] == type(body).__name__ and kinds.count("For") == 2
+    fors = [x for x in seen if isinstance(x, tir.For)]
+    assert fors[0].loop_var.name.endswith("inner") and fors[1].loop_var.name.endswith("outer")
+    assert any(isinstance(x, tir.Mul) for x in seen) and seen.index(fors[0]) > max(
+        k for k, x in enumerate(seen) if isinstance(x, tir.Mul))
