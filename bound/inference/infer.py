@@ -22,6 +22,7 @@ from bound.arith.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, 
 from bound.arith.simplify import Analyzer, node_count
 from bound.arith.symbols import BoundSymbols
 from bound.errors import BoundError, NonAffineError
+from bound.inference.bound_map import BoundMap
 from bound.inference.box_reads import translated_box
 from bound.inference.exact import (
     ExactRegion,
@@ -81,8 +82,9 @@ class GraphContext:
         return thread.thread_tag if thread is not None else iv.thread_tag
 
 
-def infer_bound(sch: Schedule, *, exact: bool | None = None) -> dict[IterVar, Range]:
-    """The range of every IterVar of every stage of *sch* (normalized first, not changed).
+def infer_bound(sch: Schedule, *, exact: bool | None = None) -> BoundMap:
+    """The range of every IterVar of every stage of *sch* (normalized first, not changed): a
+    dict that prints as a table of stage, iter var, min and extent.
 
     :arg exact: use isl where the index arithmetic is quasi-affine (see the module docstring).
     :raises BoundError: for a schedule no loop nest can realize (a consumer outside the loops
@@ -91,7 +93,11 @@ def infer_bound(sch: Schedule, *, exact: bool | None = None) -> dict[IterVar, Ra
     """
     check_schedule("infer_bound", sch)
     exact = default_exact("infer_bound", exact)
-    return infer_normalized(sch.normalize(), exact=exact)
+    normalized = sch.normalize()
+    stages = {iv: stage.name for s in (sch, normalized) for stage in s.stages for iv in stage.all_iter_vars}
+    rebased = {new: stage.name for s in (sch, normalized) for stage in s.stages
+               for new in stage.rebased_iter_vars.values()}
+    return BoundMap(infer_normalized(normalized, exact=exact), stages, rebased)
 
 
 def infer_normalized(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None = None,

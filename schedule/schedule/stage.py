@@ -101,6 +101,11 @@ class Stage:
             tensorize_at_creation(self)
 
     @property
+    def rebased_iter_vars(self) -> dict[IterVar, IterVar]:
+        """Each root IterVar normalize rebased to start at 0, and the IterVar it was rebased to."""
+        return dict(self._rebased)
+
+    @property
     def name(self) -> str:
         return self.origin_op.name
 

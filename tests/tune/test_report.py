@@ -4,11 +4,13 @@ progress bar callback."""
 from __future__ import annotations
 
 import io
+import sys
 
 import numpy as np
 import pytest
 
 from tune import autotvm
+from tune.autotvm.callback import progress_bar
 from tune.autotvm.measure import MeasureInput, MeasureResult
 from tune.autotvm.space import ConfigEntity, OtherOptionEntity
 from tune.autotvm.task import Task
@@ -78,3 +80,9 @@ def test_callbacks_refuse_what_would_fail_mid_tuning(tmp_path):
         autotvm.callback.progress_bar(-1)
     with pytest.raises(TypeError, match="decorates a function"):
         autotvm.template("test_report/not_a_function")(3)
+
+
+def test_the_progress_bar_without_tqdm_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if it were not installed
+    with pytest.raises(ImportError, match=r"progress_bar needs tqdm: pip install 'tebound\[tune\]'"):
+        progress_bar(10)

@@ -41,7 +41,10 @@ def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", file: Any =
     its flops) and the time left (tqdm)."""
     if isinstance(total, bool) or not isinstance(total, int) or total < 0:
         raise ValueError(f"progress_bar: total is the number of trials, an int >= 0, got {total!r}")
-    from tqdm import tqdm
+    try:
+        from tqdm import tqdm  # optional: the [tune] extra
+    except ImportError:
+        raise ImportError("progress_bar needs tqdm: pip install 'tebound[tune]' (or tqdm)") from None
 
     scale = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[si_prefix]
     state: dict[str, Any] = {}
