@@ -7,7 +7,7 @@ from typing import Any
 # The face of lower.ir gives statements their text when first imported.
 from lower import nd
 from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
-from lower.build import BuiltFunc, build
+from lower.build import BuiltFunc, build, load_module
 from lower.errors import LoweringError
 from lower.ir import printer  # noqa: F401
 from lower.ir.stmt import (

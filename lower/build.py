@@ -16,12 +16,14 @@ from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
+from lower.library import read_library, write_library
 from lower.lower import LoweredFunc, lower
 from lower.passes.intrin_lowering import lower_intrinsics
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
 from lower.timing import time_evaluator
 from schedule.base.checks import check_flag
 from schedule.base.pass_context import default_exact
+from schedule.base.serialize import load_json, save_json
 from schedule.ir.expr import Var
 from schedule.operation.tensor import Tensor
 from schedule.schedule.schedule import Schedule, check_schedule
@@ -92,15 +94,17 @@ class BuiltFunc:
     """
 
     def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function",
-                 fast_math: bool = False) -> None:
+                 fast_math: bool = False, library: str | None = None) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.target = target
         self.entry_name = name
+        self.checks, self.fast_math = checks, fast_math
         body = lower_intrinsics(func.body, target)
+        loaded = {"library": library} if library is not None else {}
         self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
-                                       fast_math=fast_math)
+                                       fast_math=fast_math, **loaded)
         self.source = self._kernel.source
         self._writes = [not bounds_of(t.op).is_input(t.op) for t in func.tensors]
         self._checks = CallChecks.of(func, self._writes) if checks else CallChecks.none()
@@ -138,6 +142,19 @@ class BuiltFunc:
 
     __getitem__ = get_function
 
+    def export_library(self, path: str, fcompile: Any = None, **options: Any) -> None:
+        """Write this function as a shared object at *path*, which :func:`load_module` loads in
+        any process (TVM's ``mod.export_library``); *fcompile* and *options* are accepted.
+
+        :raises ValueError: for a build for the Python target, which has no shared object.
+        """
+        if self.target != "c":
+            raise ValueError(f"export_library: only a build for the C target ('llvm', 'c') is a shared object; "
+                             f"this one runs on {self.target!r}")
+        metadata = {"name": self.entry_name, "checks": self.checks, "fast_math": self.fast_math,
+                    "lowered": save_json(self.lowered)}
+        write_library(self.source, self.fast_math, metadata, os.fspath(path))
+
     @property
     def imported_modules(self) -> list[DeviceModule]:
         """TVM's device modules: none for a CPU target; for a GPU target, one whose source says
@@ -173,6 +190,17 @@ class BuiltFunc:
         self._checks.check_values(env)
         self._checks.check_overlap(tensors, values, self._writes)
         self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
+
+
+def load_module(path: str) -> BuiltFunc:
+    """The function a :meth:`BuiltFunc.export_library` wrote at *path*, its code loaded from
+    that library (TVM's ``tvm.runtime.load_module``).
+
+    :raises ValueError: for a file that is not such a library.
+    """
+    metadata, where = read_library(path)
+    return BuiltFunc(load_json(metadata["lowered"]), metadata["checks"], "c", metadata["name"],
+                     metadata["fast_math"], library=where)
 
 
 class DeviceModule:

@@ -38,10 +38,11 @@ class CKernel:
     """
 
     def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
-                 fast_math: bool = False) -> None:
+                 fast_math: bool = False, library: str | None = None) -> None:
         program = c_source(body, buffers, params, checked=checks)
         self.source = program.source
-        self._lib = ctypes.CDLL(str(compile_c(self.source, fast_math)))
+        # *library*: a shared object export_library wrote from this same source.
+        self._lib = ctypes.CDLL(library if library is not None else str(compile_c(self.source, fast_math)))
         self._fn = getattr(self._lib, ENTRY)
         self._fn.restype = ctypes.c_int32
         self._scalars = [_scalar_type(v.dtype) for v in params]

@@ -1,0 +1,49 @@
+"""Shared objects a built function is exported to (TVM's ``export_library``): the kernel's C and,
+in the same library, the metadata that loading it in another process needs (``read_library``):
+the entry name, the checks, fast math and the lowered function as ``save_json`` text, from which
+the arguments, their dtypes and shapes follow."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+from typing import Any
+
+from lower.backend.c.compile import compile_c
+
+#: The symbols the metadata is stored under, and the format it is written in.
+SYMBOL = "tebound_module_metadata"
+FORMAT = "tebound-module"
+VERSION = 1
+
+
+def write_library(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
+    """Compile *source* with *metadata* beside it into the shared object *path*."""
+    data = json.dumps({"format": FORMAT, "version": VERSION, **metadata}).encode()
+    rows = ",\n".join(", ".join(str(b) for b in data[k:k + 32]) for k in range(0, len(data), 32))
+    tail = (f"\nconst unsigned long long {SYMBOL}_size = {len(data)}ULL;\n"
+            f"const unsigned char {SYMBOL}[{max(len(data), 1)}] = {{\n{rows}\n}};\n")
+    shutil.copyfile(compile_c(source + tail, fast_math), path)
+
+
+def read_library(path: str) -> tuple[dict[str, Any], str]:
+    """The metadata of the library at *path*, and its absolute path.
+
+    :raises ValueError: for a file that is not a library ``export_library`` wrote, naming it.
+    """
+    where = os.path.abspath(os.fspath(path))
+    try:
+        lib = ctypes.CDLL(where)
+        size = ctypes.c_ulonglong.in_dll(lib, f"{SYMBOL}_size").value
+        data = bytes((ctypes.c_ubyte * size).in_dll(lib, SYMBOL))
+        metadata = json.loads(data.decode())
+    except OSError as err:
+        raise ValueError(f"load_module: cannot load {where}: {err}") from None
+    except (ValueError, UnicodeDecodeError):
+        raise ValueError(f"load_module: {where} is not a library export_library wrote (no readable metadata)") \
+            from None
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
+        raise ValueError(f"load_module: {where} holds metadata of another format or version")
+    return metadata, where
