@@ -94,14 +94,16 @@ class BuiltFunc:
     """
 
     def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function",
-                 fast_math: bool = False, library: str | None = None) -> None:
+                 fast_math: bool = False, library: str | None = None, tvm_target: Target | None = None) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.target = target
         self.entry_name = name
         self.checks, self.fast_math = checks, fast_math
-        body = lower_intrinsics(func.body, target)
+        self.tvm_target = tvm_target
+        # A TVM target's rules (registered for "llvm", "cuda" ...) first, then our target's.
+        body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
         loaded = {"library": library} if library is not None else {}
         self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
                                        fast_math=fast_math, **loaded)
@@ -255,7 +257,5 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
     chosen = choose_target(target, checks)
-    built = BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math)
-    if isinstance(tvm_target, Target):
-        built.tvm_target = tvm_target
-    return built
+    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math,
+                     tvm_target=tvm_target if isinstance(tvm_target, Target) else None)

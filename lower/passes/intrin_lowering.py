@@ -12,7 +12,7 @@ from schedule.ir.functor import ExprMutator
 class _Calls(ExprMutator):
     """Arguments first: a rule sees its call with the arguments already lowered."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str | tuple[str, ...]) -> None:
         self.target = target
 
     def visit_call(self, e: Call) -> Expr:
@@ -23,15 +23,16 @@ class _Calls(ExprMutator):
 
 
 class _Lower(StmtMutator):
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str | tuple[str, ...]) -> None:
         self.calls = _Calls(target)
 
     def mutate_expr(self, e: Expr) -> Expr:
         return self.calls(e)
 
 
-def lower_intrinsics(stmt: Stmt, target: str) -> Stmt:
-    """*stmt* with every intrinsic that has a rule for *target* (or a default rule) rewritten."""
+def lower_intrinsics(stmt: Stmt, target: str | tuple[str, ...]) -> Stmt:
+    """*stmt* with every intrinsic that has a rule for *target* (the first of several names with
+    one), or a default rule, rewritten."""
     if not has_rules(target):
         return stmt
     return _Lower(target)(stmt)

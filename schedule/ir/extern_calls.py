@@ -73,15 +73,24 @@ def register_intrin_lowering(op_name: str, target: str = "default", f: Callable[
     return register(f) if f is not None else register
 
 
-def lowering_rule(name: str, target: str) -> Callable[[Call], Expr] | None:
-    """The rule for the intrinsic *name* on *target*, else its ``"default"`` rule."""
-    found = _RULES.get((name, target)) or _RULES.get((name, "default"))
-    return found[1] if found is not None else None
+def lowering_rule(name: str, target: str | tuple[str, ...]) -> Callable[[Call], Expr] | None:
+    """The rule for the intrinsic *name* on *target* (the first of several names that has one:
+    a TVM target's kind, then ours), else its ``"default"`` rule."""
+    for t in (*_names(target), "default"):
+        found = _RULES.get((name, t))
+        if found is not None:
+            return found[1]
+    return None
 
 
-def has_rules(target: str) -> bool:
-    """Whether any rule applies when building for *target*."""
-    return any(t in (target, "default") for _, t in _RULES)
+def has_rules(target: str | tuple[str, ...]) -> bool:
+    """Whether any rule applies when building for *target* (one name or several)."""
+    names = (*_names(target), "default")
+    return any(t in names for _, t in _RULES)
+
+
+def _names(target: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (target,) if isinstance(target, str) else tuple(target)
 
 
 def check_rule_result(name: str, result: Any) -> Expr:

@@ -5,10 +5,10 @@ not wrappers: ``tvm.te.compute`` is ``schedule.compute``. ``lower`` and ``build`
 to TVM's bounds, so that programs print the IR TVM's tutorials show (see ``tvm.driver``)."""
 
 from schedule import get_global_func, register_func
-from tebound.tvm import autotvm, contrib, nd, runtime, target, te, testing, tir
+from tebound.tvm import autotvm, contrib, ir, nd, runtime, target, te, testing, tir
 from tebound.tvm.driver import build, lower
 from tebound.tvm.runtime import cpu, cuda, device
 from tebound.tvm.target import Target
 
-__all__ = ["Target", "autotvm", "build", "contrib", "cpu", "cuda", "device", "get_global_func", "lower", "nd",
+__all__ = ["Target", "autotvm", "build", "contrib", "cpu", "cuda", "device", "get_global_func", "ir", "lower", "nd",
            "register_func", "runtime", "target", "te", "testing", "tir"]

@@ -83,3 +83,13 @@ def test_post_order_visit_sees_every_node_after_its_children():
     assert fors[0].loop_var.name.endswith("inner") and fors[1].loop_var.name.endswith("outer")
     assert any(isinstance(x, tir.Mul) for x in seen) and seen.index(fors[0]) > max(
         k for k, x in enumerate(seen) if isinstance(x, tir.Mul))
+
+
+def test_cblas_matmul_refuses_operands_that_do_not_multiply():
+    A = te.placeholder((4, 5), name="A")
+    with pytest.raises(ValueError, match=r"the inner dimensions differ \(5 and 4\)"):
+        tvm.contrib.cblas.matmul(A, te.placeholder((4, 3), name="B"))
+    with pytest.raises(ValueError, match="operands are matrices"):
+        tvm.contrib.cblas.matmul(A, te.placeholder((5,), name="v"))
+    C = tvm.contrib.cblas.matmul(A, te.placeholder((3, 5), name="B"), transb=True)
+    assert [int(d.value) for d in C.shape] == [4, 3]

@@ -1,5 +1,5 @@
-"""TVM's ``tvm.contrib``: ``utils.tempdir()``."""
+"""TVM's ``tvm.contrib``: ``utils.tempdir()`` and ``cblas.matmul``."""
 
-from tebound.tvm.contrib import utils
+from tebound.tvm.contrib import cblas, utils
 
-__all__ = ["utils"]
+__all__ = ["cblas", "utils"]
