@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tune.autotvm.dispatch import DispatchContext
+from tune.autotvm.flop import compute_flop
 from tune.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
 
 #: Registered templates by task name.
@@ -97,6 +98,8 @@ class Task:
         self.args = workload_args(args)
         self.target = target
         self._space: ConfigSpace | None = None
+        self._flop: float | None = None
+        self._space_schedule: Any = None
 
     @property
     def func(self) -> Callable[..., Any]:
@@ -115,13 +118,23 @@ class Task:
         if self._space is None:
             space = ConfigSpace()
             with _Using(space):
-                self.func(*self.args)
+                result = self.func(*self.args)
             self._space = space
+            self._space_schedule = result[0] if isinstance(result, (tuple, list)) and result else None
         return self._space
 
     @property
     def flop(self) -> float:
-        return self.config_space.flop
+        """The task's floating-point operations: what the template gave with ``cfg.add_flop``,
+        else counted from its computes as TVM counts them (0 when they cannot be counted, such
+        as over symbolic shapes)."""
+        if self._flop is None:
+            space = self.config_space
+            try:
+                self._flop = space.flop or (compute_flop(self._space_schedule) if self._space_schedule else 0.0)
+            except ValueError:
+                self._flop = 0.0
+        return self._flop
 
     def instantiate(self, config: ConfigEntity) -> tuple[Any, list[Any]]:
         """The schedule and argument tensors of *config*.

@@ -1,0 +1,90 @@
+"""The floating-point operations a schedule's computes perform, counted from their bodies as
+TVM's ``autotvm.task.task.compute_flop`` counts them (see :func:`_count`); a compute's count
+is multiplied by the size of its domain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedule.ir import arith
+from schedule.ir.expr import (
+    And,
+    BinaryOp,
+    Call,
+    CmpOp,
+    Expr,
+    Not,
+    Or,
+    Reduce,
+    Select,
+)
+from schedule.ir.functor import children
+from schedule.operation.compute import ComputeOp
+
+
+def _extent(iv: Any, what: str) -> int:
+    value = arith.value_of(iv.dom.extent) if iv.dom is not None else None
+    if value is None:
+        raise ValueError(f"compute_flop: the extent of {what} '{iv.var.name}' is not a constant; "
+                         "count the flops yourself with cfg.add_flop(...)")
+    return int(value)
+
+
+def _count(e: Expr) -> int:
+    """TVM's count of *e*, bottom up with an explicit stack (any depth): one per arithmetic,
+    comparison, min/max or logical node; a select counts its condition and its costlier branch;
+    a call its arguments; a reduction its steps times its combiner's and source's counts."""
+    done: dict[int, int] = {}
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        x, expanded = stack.pop()
+        if id(x) in done:
+            continue
+        parts = _parts(x)
+        if not expanded:
+            stack.append((x, True))
+            stack += [(c, False) for c in parts if id(c) not in done]
+            continue
+        counts = [done[id(c)] for c in parts]
+        if isinstance(x, Reduce):
+            steps = 1
+            for iv in x.axis:
+                steps *= _extent(iv, "reduction axis")
+            done[id(x)] = steps * sum(counts)
+        elif isinstance(x, Select):
+            done[id(x)] = counts[0] + max(counts[1], counts[2])
+        elif isinstance(x, (BinaryOp, CmpOp, And, Or, Not)):
+            done[id(x)] = 1 + sum(counts)
+        else:  # calls, casts, reads, variables and constants: what is inside them
+            done[id(x)] = sum(counts)
+    return done[id(e)]
+
+
+def _parts(x: Expr) -> list[Expr]:
+    """What :func:`_count` counts inside *x*: a reduction's first combiner result and source."""
+    if isinstance(x, Reduce):
+        return [x.combiner.result[0], x.source[0]]
+    if isinstance(x, Select):
+        return [x.condition, x.true_value, x.false_value]
+    return list(children(x)) if not isinstance(x, Call) else list(x.args)
+
+
+def compute_flop(s: Any) -> float:
+    """The operations of every compute stage of schedule *s*.
+
+    :raises ValueError: when a domain is not constant, or no compute performs any operation
+        (TVM raises then too: give the count with ``cfg.add_flop``).
+    """
+    total = 0
+    for stage in s.stages:
+        op = stage.op
+        if not isinstance(op, ComputeOp):
+            continue
+        size = 1
+        for iv in op.axis:
+            size *= _extent(iv, "axis")
+        bodies = op.body[:1] if isinstance(op.body[0], Reduce) else op.body
+        total += size * sum(_count(b) for b in bodies)
+    if total == 0:
+        raise ValueError("compute_flop: no floating-point operation found; count them with cfg.add_flop(...)")
+    return float(total)
