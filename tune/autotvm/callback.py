@@ -37,8 +37,8 @@ def log_to_file(path: str) -> Callback:
 
 
 def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", file: Any = None) -> Callback:
-    """A bar of trials done out of *total*, with the best cost (and GFLOPS when the task counts
-    its flops) and the time left (tqdm)."""
+    """A bar of trials done out of *total* (tqdm) with the best cost and, when the task counts
+    its flops, TVM's "Current/Best: x/y GFLOPS" (this batch's best and the best so far)."""
     if isinstance(total, bool) or not isinstance(total, int) or total < 0:
         raise ValueError(f"progress_bar: total is the number of trials, an int >= 0, got {total!r}")
     try:
@@ -57,11 +57,15 @@ def progress_bar(total: int, prefix: str = "", si_prefix: str = "G", file: Any =
             state["start"] = time.time()
         bar.update(len(results))
         best = tuner.best_cost
-        text = {"best": f"{best * 1e3:.3f} ms" if best < float("inf") else "-"}
         flop = tuner.task.flop
-        if flop and best < float("inf"):
-            text[f"{si_prefix}FLOPS"] = f"{flop / best / scale:.2f}"
-        bar.set_postfix(text, refresh=False)
+        if flop:
+            # TVM's line: the best of this batch and the best so far, in FLOPS.
+            costs = [r.mean for r in results if r.error_no == 0 and r.mean > 0]
+            state["cur"] = flop / min(costs) / scale if costs else state.get("cur", 0.0)
+            best_flops = flop / best / scale if best < float("inf") else 0.0
+            bar.set_description_str(f"{prefix or tuner.task.name} Current/Best: {state['cur']:7.2f}/{best_flops:7.2f} "
+                                    f"{si_prefix}FLOPS", refresh=False)
+        bar.set_postfix({"best": f"{best * 1e3:.3f} ms" if best < float("inf") else "-"}, refresh=False)
         if bar.n >= total:
             bar.close()
     return update
