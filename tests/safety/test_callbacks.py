@@ -87,10 +87,14 @@ def test_no_function_is_called_after_the_first_error(target):
 def test_ctrl_c_stops_a_kernel_that_calls_python_promptly(target):
     # Each call takes 0.3 s and says when it starts; Ctrl-C arrives during the second.
     code = f"""
-import sys, time
+import signal, sys, time
 import numpy as np
 import schedule as te
 import lower
+
+# A run started in the background of a shell inherits SIGINT ignored, and Python then keeps it
+# so; Ctrl-C is what this test sends, so the child takes it as an interactive Python does.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def slow(x, i):
     print("call", i, flush=True)
