@@ -14,11 +14,20 @@ from tune.autotvm.record import encode
 Callback = Callable[[Any, Sequence[MeasureInput], Sequence[MeasureResult]], None]
 
 
-def log_to_file(path: str) -> Callback:
-    """Appends each measurement to the log at *path* (one JSON line each, flushed), so that a
-    tuning that stops can be resumed with ``tuner.load_history(load_from_file(path))``."""
+def log_to_file(path: Any, protocol: str = "json") -> Callback:
+    """Appends each measurement to the log at *path* (one line each, flushed), so that a
+    tuning that stops can be resumed with ``tuner.load_history(load_from_file(path))``. *path*
+    may be an open text file (``io.StringIO`` too), which is written and flushed, not closed."""
+    if protocol not in ("json", "pickle"):
+        raise ValueError(f"log_to_file: protocol is 'json' or 'pickle', not {protocol!r}")
+    if hasattr(path, "write"):
+        def write_open(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+            for inp, res in zip(inputs, results):
+                path.write(encode(inp, res, protocol) + "\n")
+            path.flush()
+        return write_open
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"log_to_file: a file path, got {path!r}")
+        raise TypeError(f"log_to_file: a file path or an open text file, got {path!r}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"log_to_file: the folder of {os.fspath(path)!r} does not exist; create it first")
@@ -32,7 +41,7 @@ def log_to_file(path: str) -> Callback:
                     raw.write(b"\n")
         with open(path, "a") as f:
             for inp, res in zip(inputs, results):
-                f.write(encode(inp, res) + "\n")
+                f.write(encode(inp, res, protocol) + "\n")
     return write
 
 

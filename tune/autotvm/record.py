@@ -10,9 +10,14 @@ times (a successful trial's costs must be numbers of seconds, 0 or more).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import contextlib
+import io
 import json
 import math
 import numbers
+import pickle
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -24,15 +29,28 @@ from tune.autotvm.task import Task
 VERSION = 0.2
 
 
-def encode(inp: MeasureInput, result: MeasureResult) -> str:
-    """The log line of one measurement."""
+def encode(inp: MeasureInput, result: MeasureResult, protocol: str = "json") -> str:
+    """The log line of one measurement: JSON text (``protocol="json"``), or the same record
+    pickled and base64-encoded (``"pickle"``, TVM's other protocol)."""
     costs = [c if isinstance(c, (int, float)) else str(c) for c in result.costs]
-    return json.dumps({
+    row = {
         "input": [inp.target, inp.task.name, _listed(inp.task.args), {}],
         "config": inp.config.to_json_dict(),
         "result": [costs, int(result.error_no), float(result.all_cost), float(result.timestamp)],
         "version": VERSION,
-    })
+    }
+    if protocol == "json":
+        return json.dumps(row)
+    if protocol == "pickle":
+        return base64.b64encode(pickle.dumps(row)).decode()
+    raise ValueError(f"encode: protocol is 'json' or 'pickle', not {protocol!r}")
+
+
+class _PlainData(pickle.Unpickler):
+    """Unpickles plain data only (what :func:`encode` pickles): a log is not trusted code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"a record holds only plain data, not {module}.{name}")
 
 
 def _listed(x: Any) -> Any:
@@ -47,13 +65,18 @@ class NotARecord(ValueError):
         self.reason = reason
 
 
-def decode(line: str) -> tuple[MeasureInput, MeasureResult]:
-    """The measurement of a log line.
+def decode(line: str, protocol: str = "json") -> tuple[MeasureInput, MeasureResult]:
+    """The measurement of a log line written with *protocol* (see :func:`encode`).
 
     :raises ValueError: for a line that is not a record.
     """
+    if protocol not in ("json", "pickle"):
+        raise ValueError(f"decode: protocol is 'json' or 'pickle', not {protocol!r}")
     try:
-        row = json.loads(line)
+        if protocol == "pickle":
+            row = _PlainData(io.BytesIO(base64.b64decode(line.strip(), validate=True))).load()
+        else:
+            row = json.loads(line)
         target, name, args, _ = row["input"]
         costs, error_no, all_cost, timestamp = row["result"]
         task = Task(name, args, target)
@@ -66,18 +89,21 @@ def decode(line: str) -> tuple[MeasureInput, MeasureResult]:
                 MeasureResult(tuple(costs), int(error_no), float(all_cost), float(timestamp)))
     except RecursionError:
         raise NotARecord(line, "nested too deep") from None
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError, EOFError,
+            pickle.UnpicklingError, binascii.Error) as e:
         raise NotARecord(line, str(e)) from None
 
 
-def load_from_file(path: str) -> Iterator[tuple[MeasureInput, MeasureResult]]:
-    """The measurements of the log at *path*, in order; lines that are not records are skipped,
-    and one warning at the end gives their line numbers."""
+def load_from_file(path: Any) -> Iterator[tuple[MeasureInput, MeasureResult]]:
+    """The measurements of the log at *path* (a path, or an open file of text or bytes), in
+    order; lines that are not records are skipped, and one warning at the end gives their line
+    numbers."""
     skipped: list[str] = []
-    with open(path, "rb") as f:
+    opened = hasattr(path, "read")
+    with contextlib.nullcontext(path) if opened else open(path, "rb") as f:
         for number, raw in enumerate(f, 1):
             try:
-                line = raw.decode("utf-8")
+                line = raw if isinstance(raw, str) else raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 skipped.append(f"{number} (byte {e.start + 1} is not UTF-8)")
                 continue
@@ -88,7 +114,8 @@ def load_from_file(path: str) -> Iterator[tuple[MeasureInput, MeasureResult]]:
             except NotARecord as e:
                 skipped.append(f"{number} ({e.reason[:200]})")
     if skipped:
-        warnings.warn(f"{path}: skipped {len(skipped)} line(s) that are not tuning records: lines "
+        name = getattr(path, "name", "the log") if opened else path
+        warnings.warn(f"{name}: skipped {len(skipped)} line(s) that are not tuning records: lines "
                       + "; ".join(skipped), stacklevel=2)
 
 

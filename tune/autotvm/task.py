@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lower.build import as_target
 from tune.autotvm.dispatch import DispatchContext
 from tune.autotvm.flop import compute_flop
 from tune.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
@@ -161,8 +162,8 @@ class Task:
 
 
 def create(task_name: str, args: Sequence[Any], target: Any = "c") -> Task:
-    """The task of template *task_name* on *args* (TVM's ``autotvm.task.create``); *target*
-    ``"llvm"`` means the C target, as in :func:`lower.build`."""
+    """The task of template *task_name* on *args* (TVM's ``autotvm.task.create``); *target* is
+    any target :func:`lower.build` takes (``"llvm"`` runs on C), and logs keep its text."""
     if not isinstance(args, (list, tuple)):
         raise TypeError(f"autotvm.task.create: args is a tuple of the template's arguments, got {args!r}")
     task = Task(task_name, args, _target_name(target))
@@ -172,8 +173,11 @@ def create(task_name: str, args: Sequence[Any], target: Any = "c") -> Task:
 
 
 def _target_name(target: Any) -> str:
-    name = str(target).split()[0] if target is not None else "c"
-    if name not in ("c", "llvm", "python"):
+    """*target* as the text a log keeps (a Target as its text), checked to be one build takes."""
+    text = "c" if target is None else str(target)
+    try:
+        as_target(text)
+    except (TypeError, ValueError):
         raise ValueError(f"autotvm: target {target!r} is not one this project builds; use 'llvm' or 'c' "
-                         "(compiled C) or 'python'")
-    return "c" if name == "llvm" else name
+                         "(compiled C), 'python', or a GPU kind such as 'cuda' (run on C)") from None
+    return text

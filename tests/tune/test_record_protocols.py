@@ -1,0 +1,54 @@
+"""Logs as TVM's autotvm tests use them: encode/decode with the json and pickle protocols, and
+log_to_file / load_from_file on open files (StringIO included) as well as paths."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import pickle
+
+import pytest
+
+from tune.autotvm import record
+from tune.autotvm.callback import log_to_file
+
+from .test_report import _records
+
+
+@pytest.mark.parametrize("protocol", ["json", "pickle"])
+def test_a_record_round_trips_in_either_protocol(protocol):
+    for inp, res in _records():
+        line = record.encode(inp, res, protocol)
+        assert ("{" in line) == (protocol == "json")
+        inp2, res2 = record.decode(line, protocol)
+        assert (inp2.target, inp2.task.name, inp2.task.args) == (inp.target, inp.task.name, inp.task.args)
+        assert inp2.config.index == inp.config.index and res2.costs == res.costs and res2.error_no == res.error_no
+
+
+def test_a_pickled_line_holding_code_is_not_a_record():
+    line = base64.b64encode(pickle.dumps({"input": os.system})).decode()
+    with pytest.raises(record.NotARecord, match="only plain data, not posix.system"):
+        record.decode(line, "pickle")
+    with pytest.raises(record.NotARecord):
+        record.decode("not base64 at all!", "pickle")
+    with pytest.raises(ValueError, match="protocol is 'json' or 'pickle', not 'xml'"):
+        record.decode("{}", "xml")
+
+
+def test_logs_go_to_open_files_and_come_back_from_them(tmp_path):
+    records = _records()
+    buffer = io.StringIO()
+    write = log_to_file(buffer)
+    write(None, [i for i, _ in records], [r for _, r in records])
+    loaded = list(record.load_from_file(io.StringIO(buffer.getvalue())))
+    assert [i.config.index for i, _ in loaded] == [i.config.index for i, _ in records]
+    path = tmp_path / "tune.log"
+    log_to_file(str(path), protocol="pickle")(None, [i for i, _ in records], [r for _, r in records])
+    with open(path, "rb") as f:  # an open binary file, pickle protocol lines
+        lines = f.read().decode().splitlines()
+    assert [record.decode(line, "pickle")[0].config.index for line in lines] == list(range(6))
+    with open(tmp_path / "json.log", "w") as f:
+        log_to_file(f)(None, [records[0][0]], [records[0][1]])
+    with open(tmp_path / "json.log", "rb") as f:
+        assert [i.config.index for i, _ in record.load_from_file(f)] == [0]
