@@ -56,11 +56,12 @@ def as_target(target: Any) -> Target | str | None:
     raise ValueError(f"build: no target {target!r}; the targets are {known}")
 
 
-def choose_target(target: Any, checks: bool | None) -> str:
-    """The target a build runs on: *target* if given; else the enclosing ``with Target(...)``;
-    else ``$TEBOUND_TARGET``; else the checked Python target when *checks* is True, and C
-    otherwise. A TVM target runs on C (a GPU kind with a GPU's semantics, warned once). C
-    without a compiler falls back to Python with a :class:`CompilerWarning`.
+def choose_target(target: Any, checks: bool | None) -> tuple[str, Target | None]:
+    """The target a build runs on, and the TVM :class:`Target` asked for if any: *target* if
+    given; else the enclosing ``with Target(...)``; else ``$TEBOUND_TARGET``; else the checked
+    Python target when *checks* is True, and C otherwise. A TVM target runs on C (a GPU kind
+    with a GPU's semantics, warned once). C without a compiler falls back to Python with a
+    :class:`CompilerWarning`.
     """
     where = "target"
     if target is None and not checks:
@@ -72,8 +73,9 @@ def choose_target(target: Any, checks: bool | None) -> str:
         chosen = as_target(target)
     except ValueError as err:
         raise ValueError(str(err).replace("build: ", f"build: {where}: ", 1)) from None
-    if isinstance(chosen, Target):
-        warn_gpu_semantics(chosen)
+    tvm_target = chosen if isinstance(chosen, Target) else None
+    if tvm_target is not None:
+        warn_gpu_semantics(tvm_target)
         chosen = "c"
     if chosen == "c" and checks:
         raise ValueError("build: checks=True asks for the checked execution, which target='python' runs; "
@@ -81,8 +83,8 @@ def choose_target(target: Any, checks: bool | None) -> str:
     if chosen == "c" and find_compiler() is None:
         warnings.warn("build: no C compiler found (set CC, or install cc or gcc); running on the slower "
                       "Python target instead", CompilerWarning, stacklevel=3)
-        return "python"
-    return str(chosen)
+        return "python", tvm_target
+    return str(chosen), tvm_target
 
 
 class BuiltFunc:
@@ -101,6 +103,7 @@ class BuiltFunc:
         self.target = target
         self.entry_name = name
         self.checks, self.fast_math = checks, fast_math
+        #: The TVM target the build was asked for (None for ours: "c", "python").
         self.tvm_target = tvm_target
         # A TVM target's rules (registered for "llvm", "cuda" ...) first, then our target's.
         body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
@@ -129,9 +132,6 @@ class BuiltFunc:
     def get_source(self, fmt: str = "") -> str:
         """The generated source: C for target ``"c"``, Python for ``"python"``."""
         return self.source
-
-    #: The TVM target the build was asked for (None for ours: "c", "python").
-    tvm_target: Target | None = None
 
     def get_function(self, name: str, query_imports: bool = False) -> BuiltFunc:
         """This function, by its name (TVM's ``mod.get_function(mod.entry_name)``).
@@ -244,18 +244,11 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     check_schedule("build", s)
     exact = default_exact("build", exact)
     check_flag("build", "fast_math", fast_math)
-    if target is None and not checks:
-        target = Target.current()
-    try:
-        tvm_target = as_target(target)
-    except ValueError as err:
-        raise ValueError(str(err).replace("build: ", "build: target: ", 1)) from None
-    if isinstance(tvm_target, Target) and tvm_target.fast_math:
-        fast_math = True
     if checks is not None:
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
-    chosen = choose_target(target, checks)
+    chosen, tvm_target = choose_target(target, checks)
+    fast_math = fast_math or (tvm_target is not None and tvm_target.fast_math)
     return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math,
-                     tvm_target=tvm_target if isinstance(tvm_target, Target) else None)
+                     tvm_target=tvm_target)

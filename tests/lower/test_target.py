@@ -78,3 +78,14 @@ def test_a_gpu_kind_runs_on_the_cpu_and_warns_once(recwarn):
     with pytest.raises(AttributeError, match="Module has no function 'other'; its function is 'twice'"):
         f.get_function("other")
     assert build(s, [A, B], "llvm").imported_modules == []
+
+
+def test_a_target_named_by_the_environment_is_read_as_one(monkeypatch):
+    s, A, B = _double()
+    monkeypatch.setenv("TEBOUND_TARGET", "llvm -fast-math")
+    f = build(s, [A, B])
+    assert f.target == "c" and f.tvm_target == Target("llvm -fast-math") and f.fast_math
+    a = np.arange(8, dtype="float32")
+    b = np.full(8, np.nan, "float32")
+    f(a, b)
+    np.testing.assert_array_equal(b, a * 2)
