@@ -17,6 +17,8 @@ from schedule.base.pass_context import default_exact
 def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None,
           simple_mode: bool = False, exact: bool | None = None) -> LoweredFunc:
     """The lowered function of schedule *inputs* over *args*; *name* is kept as its name.
+    *simple_mode* is accepted and changes nothing: the text is always TVM's legacy statement
+    form (TVM's ``simple_mode=True``).
 
     :raises ValueError: for ``binds`` (buffers given by the caller), which this lowering does
         not take: declare the buffers with ``te.decl_buffer`` in an extern instead.
