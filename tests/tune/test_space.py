@@ -143,11 +143,15 @@ def test_bad_definitions_are_refused_with_a_message(bad, error, match):
         bad()
 
 
-def test_a_knob_defined_twice_or_missing_is_named():
+def test_a_knob_defined_twice_is_replaced_in_its_place_and_a_missing_one_is_named():
     cfg = autotvm.ConfigSpace()
     cfg.define_knob("unroll", [0, 1])
-    with pytest.raises(ValueError, match="'unroll' is defined twice"):
-        cfg.define_knob("unroll", [0, 1])
+    cfg.define_knob("vec", [1, 2, 4])
+    cfg.define_knob("unroll", [0, 1, 2, 3])  # TVM replaces a knob defined again
+    assert list(cfg.space_map) == ["unroll", "vec"] and cfg.dims == [4, 3]
+    assert str(cfg.get(5)) == "[('unroll', 1), ('vec', 2)],None,5"
+    cfg = autotvm.ConfigSpace()
+    cfg.define_knob("unroll", [0, 1])
     with pytest.raises(ValueError, match="no knob named 'tile'"):
         cfg["tile"]  # noqa: B018
     entity = cfg.get(1)

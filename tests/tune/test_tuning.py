@@ -178,7 +178,7 @@ def test_bad_options_are_refused():
         autotvm.LocalRunner(number=0)
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         autotvm.LocalBuilder(timeout=-1)
-    with pytest.raises(TypeError, match="builder is 'local' or a LocalBuilder"):
+    with pytest.raises(TypeError, match="builder is 'local' or a Builder"):
         autotvm.measure_option(builder="rpc")
     task = autotvm.task.create("tests/tutorial_matmul", args=(4, 4, 4, "float32"))
     with pytest.raises(ValueError, match="n_trial is an int >= 0"):

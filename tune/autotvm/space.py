@@ -6,285 +6,45 @@ product of the knobs' choices, numbered with the first knob varying fastest. It 
 with a :class:`ConfigEntity`, which ignores the definitions and answers each knob with one
 choice. Knob spaces print, and entities serialize, as TVM's do, so logs and printed spaces
 read the same.
+
+A space may also carry a filter over whole configurations (:meth:`ConfigSpace.multi_filter`).
+Indices then keep their numbering (``range_length``) and some of them are not valid; ``len``
+counts the valid ones, and the index helpers (``get_next_index``, ``get_rand_index``, ...)
+step over the rest, as TVM's do.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
+import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from schedule import IterVar, thread_axis
+import numpy as np
+
 from schedule.ir.arith import value_of
+from tune.autotvm.knobs import (
+    _THREAD_TAGS,
+    AnnotateEntity,
+    AnnotateSpace,
+    InstantiationError,
+    OtherOptionEntity,
+    OtherOptionSpace,
+    ReorderEntity,
+    ReorderSpace,
+    SpaceError,
+    SplitEntity,
+    SplitSpace,
+    TransformSpace,
+    VirtualAxis,
+    get_factors,
+    get_pow2s,
+)
 
-
-class InstantiationError(ValueError):
-    """A configuration the template itself rejects (``cfg.raise_error``), or whose schedule
-    fails before anything is built."""
-
-
-class VirtualAxis:
-    """An axis as a knob sees it: a name and a constant length (-1 if not constant)."""
-
-    _count = itertools.count()
-
-    def __init__(self, var: Any, name: str | None = None) -> None:
-        if isinstance(var, bool) or not isinstance(var, (int, IterVar, VirtualAxis)):
-            raise TypeError(f"autotvm: an axis is an IterVar or an int length, got {var!r}")
-        if isinstance(var, VirtualAxis):
-            self.name, self.length = name or var.name, var.length
-        elif isinstance(var, IterVar):
-            extent = value_of(var.dom.extent) if var.dom is not None else None
-            self.name, self.length = var.var.name, extent if isinstance(extent, int) else -1
-        else:
-            self.name, self.length = name or f"axis_{next(VirtualAxis._count)}", var
-
-    def __repr__(self) -> str:
-        return f"vaxis({self.name})"
-
-
-def get_factors(n: int) -> list[int]:
-    """The divisors of *n*, ascending."""
-    small = [i for i in range(1, math.isqrt(n) + 1) if n % i == 0]
-    return sorted(set(small) | {n // i for i in small})
-
-
-def get_pow2s(n: int) -> list[int]:
-    """The powers of two up to *n*."""
-    return [1 << k for k in range(n.bit_length())]
-
-
-# -- entities ---------------------------------------------------------------------------------
-
-class SplitEntity:
-    """The lengths of the axes a split makes, outermost first; -1 for "whatever remains"."""
-
-    def __init__(self, size: Sequence[int]) -> None:
-        self.size = list(size)
-
-    def apply(self, sch: Any, op: Any, axis: IterVar) -> list[IterVar]:
-        """Splits *axis* of *op*'s stage into ``len(size)`` axes, inner lengths from ``size``."""
-        out = []
-        for i in range(1, len(self.size)):
-            outer, axis = sch[op].split(axis, factor=math.prod(self.size[i:]))
-            out.append(outer)
-        return [*out, axis]
-
-    def __repr__(self) -> str:
-        return str(self.size)
-
-
-class ReorderEntity:
-    """A permutation of a knob's axes."""
-
-    def __init__(self, perm: Sequence[int]) -> None:
-        self.perm = list(perm)
-
-    def apply(self, sch: Any, op: Any, axes: Sequence[IterVar]) -> list[IterVar]:
-        order = [axes[i] for i in self.perm if i < len(axes)]
-        sch[op].reorder(*order)
-        return order
-
-    def __repr__(self) -> str:
-        return str(self.perm)
-
-
-_THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread")
-
-
-class AnnotateEntity:
-    """One annotation per axis: none, unroll, vec, fuse, a thread tag; or, for ``locate_cache``,
-    the positions of the axes caches are attached at."""
-
-    def __init__(self, anns: Sequence[Any]) -> None:
-        self.anns = list(anns)
-
-    def apply(self, sch: Any, op: Any, axes: Sequence[IterVar], axis_lens: Sequence[int] | None = None,
-              max_unroll: int | None = None, vec_size: Sequence[int] | None = None, cfg: Any = None,
-              source: Sequence[Sequence[Any]] | None = None) -> list[IterVar]:
-        axes = list(axes)
-        if source is not None:  # attach cache stages at the chosen axes
-            for tensors, at in zip(source, self.anns):
-                for t in tensors:
-                    sch[t].compute_at(sch[op], axes[at])
-            return axes
-        for i, ann in enumerate(self.anns):
-            if ann == "none":
-                continue
-            if ann == "unroll":
-                if max_unroll and axis_lens and axis_lens[i] > max_unroll and cfg is not None:
-                    cfg.raise_error("Too large factor for unrolling")
-                sch[op].unroll(axes[i])
-            elif ann == "vec":
-                if vec_size and axis_lens and axis_lens[i] not in vec_size and cfg is not None:
-                    cfg.raise_error("Wrong size of lanes in vectorization")
-                sch[op].vectorize(axes[i])
-            elif ann in _THREAD_TAGS:
-                sch[op].bind(axes[i], thread_axis(ann))
-            elif ann == "fuse":
-                if i + 1 >= len(axes):
-                    raise InstantiationError("autotvm: 'fuse' needs an axis after it")
-                axes[i + 1] = sch[op].fuse(axes[i], axes[i + 1])
-            else:
-                raise InstantiationError(f"autotvm: unknown annotation {ann!r}")
-        return axes
-
-    def __repr__(self) -> str:
-        return str(self.anns)
-
-
-class OtherOptionEntity:
-    """One candidate of a knob (``cfg["name"].val``)."""
-
-    def __init__(self, val: Any) -> None:
-        self.val = val
-
-    def __repr__(self) -> str:
-        return str(self.val)
-
-
-# -- knob spaces ------------------------------------------------------------------------------
-
-class TransformSpace:
-    """The choices of one knob."""
-
-    num_output = 0
-
-    def __init__(self) -> None:
-        self.entities: list[Any] = []
-
-    def __len__(self) -> int:
-        return len(self.entities)
-
-    def __getitem__(self, index: int) -> Any:
-        return self.entities[index]
-
-
-class SplitSpace(TransformSpace):
-    """Every way to split an axis into *num_outputs* axes under a policy: ``factors`` (divisors,
-    no tail), ``power2`` (powers of two, tails allowed), ``verbose`` (both), or ``candidate``."""
-
-    def __init__(self, axes: Sequence[VirtualAxis], policy: str, num_outputs: int = 0, max_factor: int = 1 << 31,
-                 filter: Callable[[SplitEntity], bool] | None = None,  # noqa: A002 - TVM's keyword
-                 no_tail: bool | None = None, candidate: Sequence[Sequence[int]] | None = None) -> None:
-        super().__init__()
-        if not isinstance(num_outputs, int) or num_outputs < 1:
-            raise ValueError(f"define_split: num_outputs is a positive int, got {num_outputs!r}")
-        self.policy, self.num_output, self.product = policy, num_outputs, axes[0].length
-        if policy == "candidate":
-            if candidate is None:
-                raise ValueError("define_split: policy 'candidate' needs candidate=[[...], ...]")
-            for size in candidate:
-                if len(size) != num_outputs:
-                    raise ValueError(f"define_split: candidate {list(size)} does not have {num_outputs} lengths")
-                self.entities.append(SplitEntity(size))
-        else:
-            if self.product < 1:
-                raise ValueError(f"define_split: axis {axes[0].name} has no constant length; "
-                                 "use policy='candidate' with explicit lengths")
-            choices = {"factors": lambda n: get_factors(n), "power2": get_pow2s,
-                       "verbose": lambda n: sorted(set(get_factors(n)) | set(get_pow2s(n)))}
-            if policy not in choices:
-                raise ValueError(f"define_split: unknown policy {policy!r}; "
-                                 "use 'factors', 'power2', 'verbose' or 'candidate'")
-            self.factors = [f for f in choices[policy](self.product) if f <= max_factor]
-            exact = policy == "factors" if no_tail is None else no_tail
-            for inner in itertools.product(self.factors, repeat=num_outputs - 1):
-                prod = math.prod(inner)
-                if prod <= self.product and (self.product % prod == 0 or (not exact and prod < self.product)):
-                    self.entities.append(SplitEntity([-1, *inner[::-1]]))
-        if filter is not None:
-            self.entities = [e for e in self.entities if filter(e)]
-
-    def __repr__(self) -> str:
-        return f"Split(policy={self.policy}, product={self.product}, num_outputs={self.num_output}) len={len(self)}"
-
-
-class ReorderSpace(TransformSpace):
-    """Orders of a list of axes: ``identity``, ``all`` permutations, ``interval_all`` (those of
-    an interval), or ``candidate`` orders."""
-
-    def __init__(self, axes: Sequence[VirtualAxis], policy: str, interval: tuple[int, int] | None = None,
-                 candidate: Sequence[Sequence[Any]] | None = None) -> None:
-        super().__init__()
-        self.policy, self.num_output = policy, len(axes)
-        n = len(axes)
-        if policy == "identity":
-            perms: list[Sequence[int]] = [range(n)]
-        elif policy == "all":
-            perms = list(itertools.permutations(range(n)))
-        elif policy == "interval_all":
-            if interval is None:
-                raise ValueError("define_reorder: policy 'interval_all' needs interval=(begin, end)")
-            begin, end = interval
-            perms = [(*range(begin), *p, *range(end, n)) for p in itertools.permutations(range(begin, end))]
-        elif policy == "candidate":
-            if candidate is None:
-                raise ValueError("define_reorder: policy 'candidate' needs candidate=[[axes...], ...]")
-            perms = [[_position(axes, x) for x in order] for order in candidate]
-        else:
-            raise ValueError(f"define_reorder: unknown policy {policy!r}; "
-                             "use 'identity', 'all', 'interval_all' or 'candidate'")
-        self.entities = [ReorderEntity(p) for p in perms]
-
-    def __repr__(self) -> str:
-        return f"Reorder(policy={self.policy}) len={len(self)}"
-
-
-def _position(axes: Sequence[VirtualAxis], axis: Any) -> int:
-    for i, a in enumerate(axes):
-        if a is axis or (isinstance(axis, (IterVar, VirtualAxis)) and a.name == VirtualAxis(axis).name):
-            return i
-    raise ValueError(f"define_reorder: candidate axis {axis!r} is not one of the knob's axes")
-
-
-class AnnotateSpace(TransformSpace):
-    """Annotations of a list of axes: a policy of ``none``, ``unroll``, ``vec`` joined by ``_``
-    (``try_unroll_vec``: none, unroll or vec on each axis, at most one vectorized), ``bind_gpu``,
-    or ``locate_cache`` (*num_anchor* axes to attach caches at)."""
-
-    def __init__(self, axes: Sequence[VirtualAxis], policy: str, num_anchor: int | None = None) -> None:
-        super().__init__()
-        self.policy, self.num_output = policy, len(axes)
-        n = len(axes)
-        if policy == "bind_gpu":
-            tags = {6: ["blockIdx.z", "blockIdx.y", "blockIdx.x", "threadIdx.z", "threadIdx.y", "threadIdx.x"],
-                    4: ["blockIdx.y", "blockIdx.x", "threadIdx.y", "threadIdx.x"], 2: ["blockIdx.x", "threadIdx.x"]}
-            width = next((w for w in (6, 4, 2) if n >= w), None)
-            if width is None:
-                raise ValueError("define_annotate: 'bind_gpu' needs at least 2 axes")
-            self.entities = [AnnotateEntity(["fuse"] * (n - width) + tags[width])]
-        elif policy == "locate_cache":
-            if num_anchor is None:
-                raise ValueError("define_annotate: policy 'locate_cache' needs num_anchor=")
-            self.entities = [AnnotateEntity(list(c)) for c in itertools.combinations(range(n), num_anchor)]
-        else:
-            options = policy.replace("try", "none").split("_")
-            if any(o not in ("none", "unroll", "vec") for o in options):
-                raise ValueError(f"define_annotate: unknown policy {policy!r}; use words of none, unroll, vec "
-                                 "joined by '_' (try_unroll_vec), 'bind_gpu' or 'locate_cache'")
-            for anns in itertools.product(options, repeat=n):
-                if anns.count("vec") <= 1:  # at most one axis vectorized
-                    self.entities.append(AnnotateEntity(list(anns)))
-        self.ins = list(axes)
-
-    def __repr__(self) -> str:
-        return f"Annotate(policy={self.policy}) len={len(self)}"
-
-
-class OtherOptionSpace(TransformSpace):
-    """The candidates of a ``define_knob``."""
-
-    def __init__(self, candidate: Sequence[Any]) -> None:
-        super().__init__()
-        if isinstance(candidate, (str, bytes)) or not isinstance(candidate, Sequence) or not candidate:
-            raise ValueError(f"define_knob: the candidates are a non-empty list, got {candidate!r}")
-        self.entities = [OtherOptionEntity(x) for x in candidate]
-
-    def __repr__(self) -> str:
-        return f"OtherOption({self.entities}) len={len(self)}"
-
+# The knobs are importable from here too, as from TVM's autotvm.task.space.
+__all__ = ["AnnotateEntity", "AnnotateSpace", "ConfigEntity", "ConfigSpace", "FallbackConfigEntity",
+           "InstantiationError", "OtherOptionEntity", "OtherOptionSpace", "ReorderEntity", "ReorderSpace",
+           "SpaceError", "SplitEntity", "SplitSpace", "TransformSpace", "VirtualAxis", "get_factors", "get_pow2s"]
 
 # -- spaces and entities of a whole template --------------------------------------------------
 
@@ -354,38 +114,168 @@ class _Knobs:
 
 
 class ConfigSpace(_Knobs):
-    """All configurations of a template: its knobs' spaces, and their product."""
+    """All configurations of a template: its knobs' spaces, their product, and an optional
+    filter over whole configurations."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._multi_filter: Callable[[dict[str, Any]], Any] | None = None
+        self._valid: list[bool] | None = None
 
     def _define(self, name: str, make: Callable[[], TransformSpace], outputs: Any) -> list[Any]:
         _check_knob_name(name)
-        if name in self.space_map:
-            raise ValueError(f"autotvm: the knob {name!r} is defined twice")
         space = make()
         if not len(space):
             raise ValueError(f"autotvm: the knob {name!r} has no choices (check its policy, filter, max_factor)")
+        # Defining a knob again replaces it in its place, as TVM does.
         self.space_map[name] = space
         self._entity_map[name] = space[0]
+        self._valid = None
         return list(range(space.num_output))
 
-    def __len__(self) -> int:
-        return math.prod(len(s) for s in self.space_map.values())
+    def multi_filter(self, filter: Callable[[Any], Any]) -> None:  # noqa: A002 - TVM's keyword
+        """Keeps only the configurations for which *filter* (given the knobs' entities, as
+        ``entity["tile_x"].size``) is true; their indices do not change."""
+        if not callable(filter):
+            raise TypeError(f"multi_filter: filter is a function of the configuration, got {filter!r}")
+        self._multi_filter = filter
+        self._valid = None
 
-    @property
-    def range_length(self) -> int:
-        return len(self)
+    def _validity(self) -> list[bool]:
+        if self._valid is None:
+            keep = self._multi_filter
+            self._valid = [bool(keep(self._entities(i))) for i in range(self.range_length)] if keep else []
+        return self._valid
 
-    def get(self, index: int) -> ConfigEntity:
-        """The configuration numbered *index* (the first knob varies fastest)."""
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self):
-            raise ValueError(f"ConfigSpace.get: index is an int in [0, {len(self)}), got {index!r}")
+    def _entities(self, index: int) -> dict[str, Any]:
         entities, rest = {}, index
         for name, space in self.space_map.items():
             entities[name] = space[rest % len(space)]
             rest //= len(space)
-        return ConfigEntity(index, self.code_hash, entities)
+        return entities
+
+    def __len__(self) -> int:
+        """The number of valid configurations."""
+        return sum(self._validity()) if self._multi_filter else self.range_length
+
+    @property
+    def range_length(self) -> int:
+        """The number of indices, valid or not: the product of the knobs' lengths."""
+        return math.prod(len(s) for s in self.space_map.values())
+
+    @property
+    def dims(self) -> list[int]:
+        """The knobs' lengths, in definition order."""
+        return [len(s) for s in self.space_map.values()]
 
     def knob_lengths(self) -> list[int]:
-        return [len(s) for s in self.space_map.values()]
+        return self.dims
+
+    def _check_index(self, name: str, index: Any, end: int | None = None) -> int:
+        end = self.range_length if end is None else end
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < end:
+            raise SpaceError(f"ConfigSpace.{name}: an index is an int in [0, {end}), got {index!r}")
+        return int(index)
+
+    def is_index_valid(self, index: int) -> bool:
+        """Whether configuration *index* passes the multi_filter."""
+        index = self._check_index("is_index_valid", index)
+        return not self._multi_filter or self._validity()[index]
+
+    def get(self, index: int) -> ConfigEntity:
+        """The configuration numbered *index* (the first knob varies fastest)."""
+        index = self._check_index("get", index)
+        if not self.is_index_valid(index):
+            raise SpaceError(f"ConfigSpace.get: configuration {index} is excluded by the multi_filter; "
+                             "step with get_next_index or test is_index_valid first")
+        return ConfigEntity(index, self.code_hash, self._entities(index))
+
+    def _bounds(self, name: str, start: int | None, end: int | None) -> tuple[int, int]:
+        start = 0 if start is None else start
+        end = self.range_length if end is None else end
+        for value in (start, end):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise SpaceError(f"ConfigSpace.{name}: start and end are ints, got {value!r}")
+        if not 0 <= start <= end <= self.range_length:
+            raise SpaceError(f"ConfigSpace.{name}: needs 0 <= start <= end <= {self.range_length}, "
+                             f"got [{start}, {end})")
+        return int(start), int(end)
+
+    def subrange_length(self, start: int, end: int) -> int:
+        """The number of valid configurations with index in [start, end)."""
+        start, end = self._bounds("subrange_length", start, end)
+        return sum(self._validity()[start:end]) if self._multi_filter else end - start
+
+    def get_next_index(self, index: int, n: int = 1, start: int | None = None, end: int | None = None) -> int | None:
+        """The *n*-th valid index after *index* (before it when *n* < 0) within [start, end),
+        or None when there is none."""
+        if isinstance(n, bool) or not isinstance(n, int) or n == 0:
+            raise SpaceError(f"ConfigSpace.get_next_index: n is a non-zero int, got {n!r}")
+        start, end = self._bounds("get_next_index", start or None, end or None)
+        step, left = (1 if n > 0 else -1), abs(n)
+        while left:
+            index += step
+            if not start <= index < end:
+                return None
+            if not self._multi_filter or self._validity()[index]:
+                left -= 1
+        return index
+
+    def get_rand_index(self, start: int | None = None, end: int | None = None,
+                       to_exclude: Any = None) -> int:
+        """A random valid index in [start, end) that is not in *to_exclude*."""
+        start, end = self._bounds("get_rand_index", start or None, end or None)
+        excluded = set(to_exclude or ())
+        for _ in range(64):  # the common case: a dense range
+            index = random.randrange(start, end) if end > start else start
+            if index not in excluded and (not self._multi_filter or self._validity()[index]):
+                return index
+        left = [i for i in range(start, end)
+                if i not in excluded and (not self._multi_filter or self._validity()[i])]
+        if not left:
+            raise SpaceError(f"ConfigSpace.get_rand_index: no valid index is left in [{start}, {end})")
+        return random.choice(left)
+
+    def point2knob(self, point: int) -> list[int]:
+        """The index of each knob's choice in configuration *point*."""
+        point = self._check_index("point2knob", point)
+        knob = []
+        for dim in self.dims:
+            knob.append(point % dim)
+            point //= dim
+        return knob
+
+    def knob2point(self, knob: Sequence[int]) -> int:
+        """The configuration index of the knob choices *knob* (the inverse of point2knob)."""
+        dims = self.dims
+        if len(knob) != len(dims) or any(not isinstance(k, (int, np.integer)) or not 0 <= k < d
+                                          for k, d in zip(knob, dims)):
+            raise SpaceError(f"ConfigSpace.knob2point: one choice per knob within {dims}, got {list(knob)}")
+        point, scale = 0, 1
+        for k, dim in zip(knob, dims):
+            point += int(k) * scale
+            scale *= dim
+        return point
+
+    def sample_ints(self, m: int) -> np.ndarray:
+        """*m* distinct valid indices drawn at random."""
+        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m <= len(self):
+            raise SpaceError(f"ConfigSpace.sample_ints: m is an int in [0, {len(self)}], got {m!r}")
+        seen: set[int] = set()
+        while len(seen) < m:
+            seen.add(self.get_rand_index(to_exclude=seen))
+        return np.fromiter(seen, int, len(seen))
+
+    def random_walk(self, point: int) -> int:
+        """A valid neighbour of *point*: one knob changed to another choice."""
+        old = self.point2knob(point)
+        moves = [(k, v) for k, d in enumerate(self.dims) for v in range(d) if v != old[k]]
+        random.shuffle(moves)
+        for k, v in moves:
+            candidate = self.knob2point([*old[:k], v, *old[k + 1:]])
+            if not self._multi_filter or self._validity()[candidate]:
+                return candidate
+        raise SpaceError(f"ConfigSpace.random_walk: configuration {point} has no valid neighbour")
 
     def __repr__(self) -> str:
         lines = [f"ConfigSpace (len={len(self)}, range_length={self.range_length}, space_map="]
@@ -472,13 +362,13 @@ class FallbackConfigEntity(ConfigSpace):
         innermost first, as TVM's fallback does."""
         space = self.space_map.get(name)
         if not isinstance(space, SplitSpace) or len(constraints) != space.num_output:
-            raise ValueError(f"fallback_split: {name!r} is not a split knob of {len(constraints)} outputs")
+            raise SpaceError(f"fallback_split: {name!r} is not a split knob of {len(constraints)} outputs")
         limits = [float("inf") if c == -1 else c for c in constraints]
         rest, size = space.product, [0] * space.num_output
         for i in reversed(range(space.num_output)):
             fits = [f for f in get_factors(rest) if f <= limits[i]]
             if not fits:
-                raise ValueError(f"fallback_split: no split of {name!r} meets {list(constraints)}")
+                raise SpaceError(f"fallback_split: no split of {name!r} meets {list(constraints)}")
             size[i] = fits[-1]
             rest //= fits[-1]
         self._entity_map[name] = SplitEntity(size)

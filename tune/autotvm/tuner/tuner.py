@@ -74,7 +74,7 @@ class Tuner:
             raise ValueError(f"tune: early_stopping is a positive int or None, got {early_stopping!r}")
         option = measure_option or _default_option()
         done = 0
-        with terminate_as_interrupt(), MeasureBatch(option) as measure:
+        with terminate_as_interrupt(), MeasureBatch(option, self.task) as measure:
             while done < n_trial and self.has_next():
                 configs = self.next_batch(min(measure.n_parallel, n_trial - done))
                 if not configs:
