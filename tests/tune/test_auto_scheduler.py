@@ -177,9 +177,9 @@ def test_bad_arguments_are_refused():
     with pytest.raises(TypeError, match="non-empty str"):
         auto_scheduler.create("", args)
     task = auto_scheduler.create("test_bad", args)
-    with pytest.raises(TypeError, match="file path or an iterable"):
+    with pytest.raises(TypeError, match="file path, an open file"):
         auto_scheduler.apply_best(task, 42)
-    with pytest.raises(TypeError, match=r"each record is a \(MeasureInput, MeasureResult\) pair"):
+    with pytest.raises(TypeError, match=r"each record is a \(MeasureInput, MeasureResult\) pair or a log.s path"):
         auto_scheduler.apply_best(task, [("not", "records")])
     with pytest.raises(TypeError, match="config is an entity of the task's space"):
         task.instantiate(None)

@@ -129,7 +129,7 @@ def test_the_rank_loss_learns_too():
     assert _best(autotvm.tuner.XGBTuner, 5, n_trial=60, feature_type="knob", loss_type="rank") <= 2e-3
 
 
-@pytest.mark.parametrize("kwargs, match", [({"feature_type": "curve"}, "feature_type"), ({"loss_type": "mse"}, "loss_type"),
+@pytest.mark.parametrize("kwargs, match", [({"feature_type": "loops"}, "feature_type"), ({"loss_type": "mse"}, "loss_type"),
                                            ({"plan_size": 0}, "plan_size"), ({"epsilon": 2}, "epsilon")])
 def test_bad_tuner_options_are_refused(kwargs, match):
     task = autotvm.task.create("test_model/matmul3", args=(64,))

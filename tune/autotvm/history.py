@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from lower.target import Target
 from tune.autotvm.dispatch import DispatchContext
 from tune.autotvm.record import load_from_file
 from tune.autotvm.space import ConfigEntity
@@ -19,32 +20,68 @@ class ApplyHistoryBest(DispatchContext):
     def __init__(self, records: Any) -> None:
         super().__init__()
         self.best_by_workload: dict[tuple[Any, ...], tuple[ConfigEntity, float]] = {}
+        #: the same, per (target key, workload), as TVM's
+        self.best_by_targetkey: dict[tuple[str, tuple[Any, ...]], tuple[Any, Any]] = {}
         if records is not None:
             self.load(records)
 
     def load(self, records: Any) -> None:
-        if isinstance(records, (str, os.PathLike)):
-            pairs: Iterable[Any] = load_from_file(os.fspath(records))
-        elif isinstance(records, Iterable):
-            pairs = records
-        else:
-            raise TypeError(f"apply_history_best: the log is a file path or an iterable of (MeasureInput, "
-                            f"MeasureResult) pairs, got {records!r}")
-        for pair in pairs:
-            inp, res = pair if isinstance(pair, tuple) and len(pair) == 2 else (None, None)
-            if not hasattr(inp, "task") or not hasattr(res, "error_no"):
-                raise TypeError(f"apply_history_best: each record is a (MeasureInput, MeasureResult) pair, "
-                                f"got {pair!r}")
+        """Adds *records*: a log's path or open file, (input, result) pairs, or any iterable
+        of these, nested (a list of paths, ``zip`` of logs), as TVM's takes them."""
+        for inp, res in _pairs(records):
             if res.error_no != 0 or not res.costs:
                 continue
             cost = sum(res.costs) / len(res.costs)
             key = inp.task.workload
             if key not in self.best_by_workload or cost < self.best_by_workload[key][1]:
                 self.best_by_workload[key] = (inp.config, cost)
+            for target_key in _keys(inp.target):
+                best = self.best_by_targetkey.get((target_key, key))
+                if best is None or cost < best[1].mean:
+                    self.best_by_targetkey[(target_key, key)] = (inp, res)
 
     def _query_inside(self, target: Any, workload: tuple[Any, ...]) -> Any:
         best = self.best_by_workload.get(workload)
         return best[0] if best is not None else None
+
+
+def _keys(target: Any) -> list[str]:
+    keys = getattr(target, "keys", None)
+    if keys is None:
+        try:
+            keys = Target(str(target)).keys
+        except (TypeError, ValueError):
+            return []
+    return list(keys)
+
+
+def _is_pair(x: Any) -> bool:
+    return isinstance(x, tuple) and len(x) == 2 and hasattr(x[0], "task") and hasattr(x[1], "error_no")
+
+
+def _pairs(records: Any) -> Iterator[tuple[Any, Any]]:
+    """The (input, result) pairs of *records* (see :meth:`ApplyHistoryBest.load`), walked with
+    an explicit stack."""
+    stack: list[Iterator[Any]] = [iter([records])]
+    while stack:
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+        elif _is_pair(item):
+            yield item
+        elif isinstance(item, (str, os.PathLike)) or hasattr(item, "read"):
+            if len(stack) > 1 and not hasattr(item, "read") and not os.path.isfile(item):
+                raise TypeError(f"apply_history_best: each record is a (MeasureInput, MeasureResult) pair or a "
+                                f"log's path; got {item!r}, which is no file")
+            stack.append(iter(load_from_file(item if hasattr(item, "read") else os.fspath(item))))
+        elif isinstance(item, Iterable) and not isinstance(item, (bytes, dict)):
+            stack.append(iter(item))
+        else:
+            raise TypeError(f"apply_history_best: the log is a file path, an open file, (MeasureInput, "
+                            f"MeasureResult) pairs, or an iterable of these; got {item!r}")
+
+
+_END = object()
 
 
 def apply_history_best(log: Any) -> ApplyHistoryBest:

@@ -34,7 +34,7 @@ def encode(inp: MeasureInput, result: MeasureResult, protocol: str = "json") -> 
     pickled and base64-encoded (``"pickle"``, TVM's other protocol)."""
     costs = [c if isinstance(c, (int, float)) else str(c) for c in result.costs]
     row = {
-        "input": [inp.target, inp.task.name, _listed(inp.task.args), {}],
+        "input": [str(inp.target), inp.task.name, _listed(inp.task.args), {}],
         "config": inp.config.to_json_dict(),
         "result": [costs, int(result.error_no), float(result.all_cost), float(result.timestamp)],
         "version": VERSION,
@@ -92,6 +92,13 @@ def decode(line: str, protocol: str = "json") -> tuple[MeasureInput, MeasureResu
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError, EOFError,
             pickle.UnpicklingError, binascii.Error) as e:
         raise NotARecord(line, str(e)) from None
+
+
+def measure_str_key(inp: MeasureInput, include_config: bool = True) -> str:
+    """A text key of a trial: its target, task name, arguments and (with *include_config*)
+    configuration, as TVM's ``measure_str_key``."""
+    return "".join([str(inp.target), inp.task.name, str(inp.task.args), "{}",
+                    str(inp.config) if include_config else ""])
 
 
 def load_from_file(path: Any) -> Iterator[tuple[MeasureInput, MeasureResult]]:

@@ -9,12 +9,14 @@ its workload (``apply_history_best``, a tuner's trial, or the fallback). :func:`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from lower.build import as_target
+from lower.target import Target
 from tune.autotvm.dispatch import DispatchContext
 from tune.autotvm.flop import compute_flop
 from tune.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
@@ -118,7 +120,7 @@ class Task:
     def config_space(self) -> ConfigSpace:
         if self._space is None:
             space = ConfigSpace()
-            with _Using(space):
+            with _Using(space), self._target():
                 result = self.func(*self.args)
             self._space = space
             self._space_schedule = result[0] if isinstance(result, (tuple, list)) and result else None
@@ -146,7 +148,7 @@ class Task:
         if not isinstance(config, (ConfigEntity, FallbackConfigEntity)):
             raise TypeError(f"instantiate: config is an entity of the task's space (task.config_space.get(i)), "
                             f"got {config!r}")
-        with _Using(config):
+        with _Using(config), self._target():
             try:
                 s, args = self.func(*self.args)
             except InstantiationError:
@@ -156,6 +158,16 @@ class Task:
         if not config.valid():
             raise InstantiationError("; ".join(config.errors))
         return s, list(args)
+
+    def _target(self) -> Any:
+        """The task's target as ``Target.current()`` while the template runs, as in TVM (the
+        caller's own ``with Target`` if there is one)."""
+        if Target.current() is not None:
+            return contextlib.nullcontext()
+        try:
+            return Target(self.target)
+        except (TypeError, ValueError):
+            return contextlib.nullcontext()
 
     def __repr__(self) -> str:
         return f"Task(func_name={self.name}, args={self.args}, workload={self.workload})"

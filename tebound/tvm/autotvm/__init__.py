@@ -1,8 +1,10 @@
 """TVM's ``tvm.autotvm``: ``tune.autotvm`` under TVM's module names (``autotvm.tuner``,
-``autotvm.task``, ``autotvm.record``, ``autotvm.measure``, ``autotvm.callback``)."""
+``autotvm.task``, ``autotvm.record``, ``autotvm.measure``, ``autotvm.callback``,
+``autotvm.tophub``)."""
 
 from tebound.tvm.autotvm import callback, measure, record, task, tuner
 from tune.autotvm import *  # noqa: F403
 from tune.autotvm import __all__ as _names
+from tune.autotvm import tophub
 
-__all__ = [*_names, "measure"]
+__all__ = [*_names, "measure", "tophub"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,6 +33,7 @@ class Tuner:
         self.best_cost = float("inf")
         self.best_measure_pair: tuple[MeasureInput, MeasureResult] | None = None
         self.best_iter = 0
+        self.best_flops = 0.0
         self.trials = 0
 
     # -- what subclasses provide --------------------------------------------------------------
@@ -63,6 +65,7 @@ class Tuner:
         if res.mean < self.best_cost:
             self.best_cost, self.best_config = res.mean, inp.config
             self.best_measure_pair = (inp, res)
+            self.best_flops = speed(self.task, res)
             self.best_iter = self.trials
 
     def tune(self, n_trial: int, measure_option: MeasureOption | None = None, early_stopping: int | None = None,
@@ -94,6 +97,15 @@ class Tuner:
                 if early_stopping is not None and self.trials - self.best_iter >= early_stopping:
                     logger.debug("early stopped: no better configuration in %d trials", early_stopping)
                     break
+
+
+def speed(task: Task, result: MeasureResult) -> float:
+    """A result's speed in TVM's unit: flops per second (calls per second if the task counts no
+    flops); 0 for a failed trial."""
+    cost = result.mean
+    if not math.isfinite(cost) or cost <= 0:
+        return 0.0
+    return (task.flop or 1.0) / cost
 
 
 @contextlib.contextmanager

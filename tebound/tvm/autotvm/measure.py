@@ -1,3 +1,0 @@
-"""TVM's ``tvm.autotvm.measure``: ``tune.autotvm.measure``."""
-
-from tune.autotvm.measure import *  # noqa: F403

@@ -1,3 +1,0 @@
-"""TVM's ``tvm.autotvm.task``: ``tune.autotvm.task``."""
-
-from tune.autotvm.task import *  # noqa: F403

@@ -1,0 +1,11 @@
+"""TVM's ``tvm.autotvm.task``: ``tune.autotvm.task``, with its modules ``space`` and
+``dispatcher``."""
+
+from tebound.tvm.autotvm.task import dispatcher, space
+from tune.autotvm.dispatch import ApplyConfig, DispatchContext, FallbackContext
+from tune.autotvm.history import ApplyHistoryBest
+from tune.autotvm.space import ConfigEntity, ConfigSpace
+from tune.autotvm.task import Task, create, get_config, template
+
+__all__ = ["ApplyConfig", "ApplyHistoryBest", "ConfigEntity", "ConfigSpace", "DispatchContext", "FallbackContext",
+           "Task", "create", "dispatcher", "get_config", "space", "template"]
