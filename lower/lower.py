@@ -59,6 +59,15 @@ class LoweredFunc:
         """The tensor arguments, in order."""
         return [a for a in self.args if isinstance(a, Tensor)]
 
+    #: The function's name (``tvm.lower(..., name=)``).
+    name = "main"
+
+    def __getitem__(self, name: str) -> LoweredFunc:
+        """Itself, as the one function of a module (``tvm.lower(s, args)["main"].body``)."""
+        if name not in ("main", self.name):
+            raise ValueError(f"the lowered module holds one function, {self.name!r} (also 'main'), not {name!r}")
+        return self
+
     def __str__(self) -> str:
         return str(self.body)
 

@@ -237,6 +237,13 @@ class LetStmt(Stmt):
 class SeqStmt(Stmt):
     seq: tuple[Stmt, ...]
 
+    def __getitem__(self, i: int) -> Stmt:
+        """The *i*-th statement (TVM's ``seq[i]``)."""
+        return self.seq[i]
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
 
 @dataclass(frozen=True, eq=False)
 class Evaluate(Stmt):

@@ -8,7 +8,7 @@ explicit stack. A visit method that needs no child may stay an ordinary function
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
@@ -128,3 +128,97 @@ def post_order_visit(s: Stmt, fvisit: Any) -> None:
             expr_post_order_visit(e, fvisit)
         stack.append((x, True))
         stack.extend((c, False) for c in reversed(stmt_children(x)))
+
+
+#: TVM's type keys of the nodes ours name differently.
+_TYPE_KEY_ALIASES = {"tir.BufferStore": "tir.Store", "tir.BufferLoad": "tir.Load"}
+
+
+def type_key(node: Any) -> str:
+    """TVM's type key of *node* (``tir.For``, ``tir.Add``, ...)."""
+    return f"tir.{type(node).__name__}"
+
+
+def _expr_fields(e: Expr) -> list[Expr]:
+    out: list[Expr] = []
+    for name in field_names(e):
+        value = getattr(e, name)
+        if isinstance(value, Expr):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out += [v for v in value if isinstance(v, Expr)]
+    return out
+
+
+def _rebuilt(e: Expr, done: dict[int, Expr]) -> Expr:
+    changed: dict[str, Any] = {}
+    for name in field_names(e):
+        old = getattr(e, name)
+        if isinstance(old, Expr) and done[id(old)] is not old:
+            changed[name] = done[id(old)]
+        elif isinstance(old, tuple) and any(isinstance(v, Expr) and done[id(v)] is not v for v in old):
+            changed[name] = tuple(done[id(v)] if isinstance(v, Expr) else v for v in old)
+    return replace(e, **changed) if changed else e  # type: ignore[type-var]
+
+
+def _transform_expr(e: Expr, apply: Callable[[Any, Any], Any], pre: Any, post: Any) -> Expr:
+    """*e* with *pre* and *post* applied as :func:`ir_transform` says, on an explicit stack."""
+    done: dict[int, Expr] = {}
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done and not expanded:
+            continue
+        if not expanded:
+            early = apply(node, pre)
+            if early is not None:
+                done[id(node)] = early
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(_expr_fields(node)) if id(c) not in done)
+            continue
+        rebuilt = _rebuilt(node, done)
+        late = apply(rebuilt, post)
+        done[id(node)] = late if late is not None else rebuilt
+    return done[id(e)]
+
+
+class _StmtTransform(StmtMutator):
+    def __init__(self, apply: Callable[[Any, Callable[[Any], Any] | None], Any], pre: Any, post: Any) -> None:
+        self.apply, self.pre, self.post = apply, pre, post
+
+    def dispatch(self, s: Stmt) -> Any:
+        early = self.apply(s, self.pre)
+        if early is not None:
+            return early
+        return self._after(s)
+
+    def _after(self, s: Stmt) -> Generator[Any, Any, Stmt]:
+        rebuilt = yield from self.visit_default(s)
+        late = self.apply(rebuilt, self.post)
+        return late if late is not None else rebuilt
+
+    def mutate_expr(self, e: Expr) -> Expr:
+        return _transform_expr(e, self.apply, self.pre, self.post)
+
+
+def ir_transform(stmt: Stmt, preorder: Callable[[Any], Any] | None, postorder: Callable[[Any], Any] | None,
+                 only_enable: Sequence[str] | None = None) -> Stmt:
+    """TVM's ``tir.stmt_functor.ir_transform``: every statement and expression node under
+    *stmt* is offered to *preorder* before its children (a node returned replaces it, and its
+    children are not visited) and to *postorder* after them (a node returned replaces the
+    rebuilt one); None keeps the node. *only_enable* limits both to those type keys
+    (``["tir.For", "tir.Call"]``)."""
+    if not isinstance(stmt, Stmt):
+        raise TypeError(f"ir_transform: transforms a statement, got {stmt!r}")
+    keys = None if only_enable is None else {_TYPE_KEY_ALIASES.get(k, k) for k in only_enable}
+
+    def apply(node: Any, fn: Callable[[Any], Any] | None) -> Any:
+        if fn is None or (keys is not None and type_key(node) not in keys):
+            return None
+        out = fn(node)
+        if out is not None and not isinstance(out, (Stmt, Expr)):
+            raise TypeError(f"ir_transform: the function returned {out!r} for {type_key(node)}; return a "
+                            "statement or expression, or None to keep the node")
+        return out
+    return _StmtTransform(apply, preorder, postorder)(stmt)

@@ -397,6 +397,33 @@ class Call(Expr):
         for i, arg in enumerate(self.args):
             _check_expr(f"Call {self.name}", f"argument {i}", arg)
 
+    @property
+    def op(self) -> Op:
+        """The operator called, as TVM names it (``tir.call_extern``, ``tir.exp``)."""
+        return Op.get(self.name if self.name.startswith("tir.") else "tir." + self.name)
+
+
+class Op:
+    """An operator a call names (TVM's ``tvm.ir.Op``): one object per name, so that
+    ``call.op.same_as(Op.get("tir.call_extern"))`` compares operators."""
+
+    _table: ClassVar[dict[str, Op]] = {}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @staticmethod
+    def get(name: str) -> Op:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Op.get: an operator's name is a non-empty str ('tir.exp'), got {name!r}")
+        return Op._table.setdefault(name, Op(name))
+
+    def same_as(self, other: object) -> bool:
+        return self is other
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
 
 class DataProducer(Protocol):
     """What a :class:`ProducerLoad` reads (TVM's tir.DataProducer): a tensor of the operation

@@ -1,6 +1,6 @@
 """TVM's ``tvm.tir``: expressions and their constructors, index arithmetic, math intrinsics,
 calls, buffers, the IR builder, the statements (ours are flat: ``BufferStore``/``BufferLoad``
-name our ``Store``/``Load``) and ``stmt_functor``."""
+name our ``Store``/``Load``), ``PrimFunc``, ``stmt_functor`` and ``transform``."""
 
 from lower.ir.stmt import (
     Allocate,
@@ -20,6 +20,7 @@ from lower.ir.stmt import (
 )
 from lower.ir.stmt import Load as BufferLoad
 from lower.ir.stmt import Store as BufferStore
+from lower.module import PrimFunc, stmt_list
 from schedule import (
     abs,  # noqa: A004
     all,  # noqa: A004
@@ -100,16 +101,17 @@ from schedule.ir.intrinsics import (
     tan,
     trunc,
 )
-from tebound.tvm.tir import stmt_functor
+from tebound.tvm.tir import stmt_functor, transform
 
 __all__ = [
-    "EQ", "GE", "GT", "LE", "LT", "NE", "Add", "Allocate", "And", "AttrStmt", "BufferLoad", "BufferStore", "Call",
+    "EQ", "GE", "GT", "LE", "LT", "NE", "PrimFunc", "Add", "Allocate", "And", "AttrStmt", "BufferLoad",
+    "BufferStore", "Call",
     "Cast", "Div", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "IfThenElse", "IntImm",
     "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "Not", "Or", "PrimExpr", "ProducerConsumer", "ProducerLoad",
     "Provide", "Realize", "Reduce", "Select", "SeqStmt", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos",
     "all", "any", "asin", "atan", "call_extern", "call_intrin", "call_packed", "call_pure_extern", "ceil", "const",
     "cos", "cosh", "decl_buffer", "div", "erf", "exp", "exp2", "exp10", "floor", "floordiv", "floormod",
     "if_then_else", "indexdiv", "indexmod", "ir_builder", "likely", "log", "log1p", "log2", "log10", "max_value",
-    "min_value", "power", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "stmt_functor", "tan", "tanh",
-    "trunc", "truncdiv", "truncmod",
+    "min_value", "power", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "stmt_functor", "stmt_list", "tan",
+    "tanh", "transform", "trunc", "truncdiv", "truncmod",
 ]

@@ -1,0 +1,98 @@
+"""TVM's containers of lowered code, for programs that build statements by hand or run passes
+one at a time: a :class:`PrimFunc` (parameters and a body) and an :class:`IRModule` (named
+functions). ``lower()`` returns a :class:`~lower.lower.LoweredFunc`, which reads the same way
+(``mod["main"].body``)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from lower.ir.stmt import SeqStmt, Stmt
+from lower.operation.extern import lower_body
+from schedule.ir.extern_stmt import BodyStmt
+
+
+def as_stmt(body: Any, where: str = "PrimFunc") -> Stmt:
+    """*body* as a statement of the lowered IR: an ``ir_builder`` body (``ib.get()``) is
+    lowered as an extern's body is."""
+    if isinstance(body, BodyStmt):
+        return lower_body(where, body)
+    if not isinstance(body, Stmt):
+        raise TypeError(f"{where}: a statement (tir.Stmt, or ib.get() of an ir_builder), got {body!r}")
+    return body
+
+
+def stmt_list(stmt: Any) -> list[Stmt]:
+    """The statements of *stmt* in order, nested sequences flattened (TVM's ``tir.stmt_list``)."""
+    out: list[Stmt] = []
+    stack = [as_stmt(stmt, "stmt_list")]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, SeqStmt):
+            stack.extend(reversed(x.seq))
+        else:
+            out.append(x)
+    return out
+
+
+class PrimFunc:
+    """A function of *params* whose code is the statement *body* (TVM's ``tir.PrimFunc``)."""
+
+    def __init__(self, params: Sequence[Any], body: Stmt, ret_type: Any = None, buffer_map: Any = None,
+                 attrs: Mapping[str, Any] | None = None) -> None:
+        self.params, self.body = list(params), as_stmt(body)
+        self.ret_type, self.buffer_map, self.attrs = ret_type, dict(buffer_map or {}), dict(attrs or {})
+
+    def with_body(self, body: Stmt) -> PrimFunc:
+        """This function with *body* instead."""
+        out = copy.copy(self)
+        out.body = body
+        return out
+
+    def with_attr(self, key: str, value: Any) -> PrimFunc:
+        out = copy.copy(self)
+        out.attrs = {**self.attrs, key: value}
+        return out
+
+    def __str__(self) -> str:
+        return str(self.body)
+
+
+class IRModule:
+    """Named functions (TVM's ``IRModule``); ``IRModule.from_expr(f)`` names *f* ``main``."""
+
+    def __init__(self, functions: Mapping[str, Any] | None = None) -> None:
+        self.functions: dict[str, Any] = {}
+        for name, f in (functions or {}).items():
+            self[name] = f
+
+    @staticmethod
+    def from_expr(func: Any) -> IRModule:
+        return IRModule({"main": func})
+
+    def __getitem__(self, name: str) -> Any:
+        if not isinstance(name, str):
+            name = getattr(name, "name_hint", name)
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise ValueError(f"IRModule: no function named {name!r}; it has {sorted(self.functions)}") from None
+
+    def __setitem__(self, name: str, func: Any) -> None:
+        if not hasattr(func, "body"):
+            raise TypeError(f"IRModule: a function has a body (a PrimFunc or a lowered function), got {func!r}")
+        self.functions[str(name)] = func
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.functions)
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def items(self) -> Any:
+        return self.functions.items()
+
+    def __str__(self) -> str:
+        return "\n".join(f"// function {name}\n{f}" for name, f in self.functions.items())

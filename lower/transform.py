@@ -1,0 +1,112 @@
+"""The lowering passes one at a time, as TVM's ``tir.transform``: each entry makes a
+:class:`Pass`, which maps a module, a function or a bare statement to the same kind of thing
+with its bodies rewritten. Passes read their options from the enclosing ``PassContext``
+(``"tir.LoopPartition"``, ``"tir.UnrollLoop"``), as ``lower()`` does."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lower.ir.stmt import Stmt
+from lower.ir.stmt_functor import ir_transform as _ir_transform
+from lower.module import IRModule, as_stmt
+from lower.passes.hoist_if import hoist_if_then_else
+from lower.passes.loop_partition import loop_partition
+from lower.passes.narrow_datatype import narrow_datatype
+from lower.passes.prefetch import inject_prefetch
+from lower.passes.simplify_stmt import simplify_stmt
+from lower.passes.storage_rewrite import place_allocations
+from lower.passes.storage_share import share_storage
+from lower.passes.thread_sync import thread_sync
+from lower.passes.unroll_loop import unroll_loop
+from lower.passes.virtual_thread import inject_virtual_thread
+from schedule.base.pass_context import options
+from schedule.ir.extern_stmt import BodyStmt
+
+
+class Pass:
+    """A statement rewrite applied to every function body of what it is called on."""
+
+    def __init__(self, name: str, rewrite: Callable[[Stmt], Stmt]) -> None:
+        self.name, self.rewrite = name, rewrite
+
+    def __call__(self, mod: Any) -> Any:
+        if isinstance(mod, (Stmt, BodyStmt)):
+            return self.rewrite(as_stmt(mod, self.name))
+        if isinstance(mod, IRModule):
+            return IRModule({name: self(f) for name, f in mod.items()})
+        if hasattr(mod, "body") and isinstance(mod.body, Stmt):
+            out = copy.copy(mod)
+            out.body = self.rewrite(mod.body)
+            return out
+        raise TypeError(f"{self.name}: applies to an IRModule, a function (tvm.lower's result, a PrimFunc) or a "
+                        f"statement, got {mod!r}")
+
+    def __repr__(self) -> str:
+        return f"Pass({self.name})"
+
+
+def ir_transform(stmt: Any, preorder: Callable[[Any], Any] | None, postorder: Callable[[Any], Any] | None,
+                 only_enable: Sequence[str] | None = None) -> Stmt:
+    """:func:`lower.ir.stmt_functor.ir_transform` on a statement or an ``ir_builder`` body."""
+    return _ir_transform(as_stmt(stmt, "ir_transform"), preorder, postorder, only_enable)
+
+
+def Sequential(passes: Sequence[Pass], opt_level: int = 2, name: str = "Sequential") -> Pass:  # noqa: N802
+    """The passes one after the other."""
+    chosen = list(passes)
+    if not all(isinstance(p, Pass) for p in chosen):
+        raise TypeError(f"Sequential: a list of passes (tir.transform.X()), got {passes!r}")
+
+    def run(stmt: Stmt) -> Stmt:
+        for p in chosen:
+            stmt = p.rewrite(stmt)
+        return stmt
+    return Pass(name, run)
+
+
+def Simplify() -> Pass:  # noqa: N802
+    return Pass("Simplify", simplify_stmt)
+
+
+def LoopPartition() -> Pass:  # noqa: N802
+    return Pass("LoopPartition",
+                lambda s: loop_partition(s, bool(options("tir.LoopPartition")["partition_const_loop"])))
+
+
+def UnrollLoop() -> Pass:  # noqa: N802
+    return Pass("UnrollLoop", lambda s: unroll_loop(s)[0])
+
+
+def NarrowDataType(target_bits: int = 32) -> Pass:  # noqa: N802
+    if target_bits != 32:
+        raise ValueError(f"NarrowDataType: narrows to 32 bits only, got target_bits={target_bits!r}")
+    return Pass("NarrowDataType", narrow_datatype)
+
+
+def StorageRewrite() -> Pass:  # noqa: N802
+    return Pass("StorageRewrite", lambda s: share_storage(place_allocations(s)))
+
+
+def HoistIfThenElse(variant: str | None = None) -> Pass:  # noqa: N802
+    return Pass("HoistIfThenElse", hoist_if_then_else)
+
+
+def InjectVirtualThread() -> Pass:  # noqa: N802
+    return Pass("InjectVirtualThread", inject_virtual_thread)
+
+
+def InjectPrefetch() -> Pass:  # noqa: N802
+    return Pass("InjectPrefetch", inject_prefetch)
+
+
+def ThreadSync(storage_scope: str = "shared") -> Pass:  # noqa: N802
+    if storage_scope not in ("shared", "global", "warp"):
+        raise ValueError(f"ThreadSync: storage_scope is 'shared', 'global' or 'warp', got {storage_scope!r}")
+    return Pass("ThreadSync", thread_sync)
+
+
+__all__ = ["HoistIfThenElse", "InjectPrefetch", "InjectVirtualThread", "LoopPartition", "NarrowDataType", "Pass",
+           "Sequential", "Simplify", "StorageRewrite", "ThreadSync", "UnrollLoop"]

@@ -1,0 +1,81 @@
+"""TIR passes one at a time, as TVM's tests drive them: ir_transform on an ir_builder body
+(TVM's test_tir_stmt_functor_ir_transform, written anew), and UnrollLoop, LoopPartition and
+Simplify applied to a lowered module under PassContext options."""
+
+import tvm
+from tvm import te
+
+
+def test_ir_transform():
+    ib = tvm.tir.ir_builder.create()
+    n = te.var("n")
+    with ib.for_range(0, n, name="i") as i:
+        with ib.for_range(0, 10, name="j") as j:
+            inner = tvm.tir.call_extern("int32", "TestA", i * 3 + j)
+            ib.emit(tvm.tir.call_extern("int32", "TestB", inner))
+            ib.emit(tvm.tir.call_extern("int32", "TestC", inner))
+    extern = tvm.ir.Op.get("tir.call_extern")
+    seen = []
+
+    def preorder(op):
+        seen.append(op)
+        if op.op.same_as(extern) and op.args[0].value == "TestC":
+            return tvm.tir.const(42, "int32")  # replaces the call; its arguments are not visited
+        return None
+
+    def postorder(op):
+        assert isinstance(op, tvm.tir.Call)
+        if op.op.same_as(extern) and op.args[0].value == "TestA":
+            return tvm.tir.call_extern("int32", "TestB", op.args[1] + 1)
+        return op
+
+    body = tvm.tir.stmt_functor.ir_transform(ib.get(), preorder, postorder, ["tir.Call"])
+    first, second = tvm.tir.stmt_list(body.body.body)
+    assert first.value.args[0].value == "TestB" and first.value.args[1].args[0].value == "TestB"
+    assert second.value.value == 42
+    # only calls were offered: TestB, TestA under it, TestC (and not TestA under TestC)
+    assert [c.args[0].value for c in seen] == ["TestB", "TestA", "TestC"]
+
+
+def loops(stmt):
+    found = []
+    tvm.tir.stmt_functor.post_order_visit(stmt, lambda x: found.append(x) if isinstance(x, tvm.tir.For) else None)
+    return found
+
+
+def test_unroll_loop_thresholds():
+    a = te.placeholder((8,), name="A")
+    b = te.compute((8,), lambda i: a[i] + 1, name="B")
+    mod = tvm.lower(te.create_schedule(b.op), [a, b])
+    assert len(loops(mod["main"].body)) == 1
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 8}}):
+        assert loops(tvm.tir.transform.UnrollLoop()(mod)["main"].body) == []
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 7}}):
+        assert len(loops(tvm.tir.transform.UnrollLoop()(mod)["main"].body)) == 1
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 8, "explicit_unroll": False}}):
+        (loop,) = loops(tvm.tir.transform.UnrollLoop()(mod)["main"].body)
+        assert loop.kind == tvm.tir.ForKind.UNROLLED
+
+
+def test_loop_partition_of_a_tail():
+    a = te.placeholder((10,), name="A")
+    b = te.compute((10,), lambda i: a[i] * 2, name="B")
+    s = te.create_schedule(b.op)
+    s[b].split(b.op.axis[0], factor=4)
+    mod = tvm.lower(s, [a, b])
+    assert "likely" in str(mod["main"].body)
+    assert "likely" in str(tvm.tir.transform.LoopPartition()(mod)["main"].body)  # constant loops stay whole
+    with tvm.transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": True}}):
+        seq = tvm.transform.Sequential([tvm.tir.transform.LoopPartition(), tvm.tir.transform.Simplify()])
+        body = seq(mod)["main"].body
+    text = str(body)
+    assert "likely" not in text
+    # 2 full tiles of 4, then a tail of 2 starting at 8
+    assert sorted(int(loop.extent) for loop in loops(body)) == [2, 2, 4]
+    assert "(i.inner + 8)" in text
+
+
+if __name__ == "__main__":
+    test_ir_transform()
+    test_unroll_loop_thresholds()
+    test_loop_partition_of_a_tail()
