@@ -1,5 +1,6 @@
 """An operation's attributes (``compute(..., attrs={...})``) as TVM keeps them: numbers become
-constant expressions (``attrs["n"].value``), lists stay lists, and ``str()`` is JSON."""
+constant expressions (``attrs["n"].value``), lists stay lists, tensors stay tensors (as in
+``layout_free_placeholders``), and ``str()`` is JSON (a tensor by its name)."""
 
 from __future__ import annotations
 
@@ -45,8 +46,10 @@ def _convert(v: Any, where: str) -> Any:
         return AttrMap({str(k): _convert(x, where) for k, x in v.items()})
     if hasattr(v, "as_expr"):
         return v.as_expr()
+    if hasattr(v, "op") and hasattr(v, "shape"):  # a tensor (layout_free_placeholders=[B])
+        return v
     raise ScheduleTypeError(f"{where}: a {type(v).__name__} is no attribute value (numbers, strings, "
-                            "expressions and lists of them are)")
+                            "expressions, tensors and lists of them are)")
 
 
 def _plain(v: Any) -> Any:
@@ -56,4 +59,6 @@ def _plain(v: Any) -> Any:
         return [_plain(x) for x in v]
     if isinstance(v, dict):
         return {k: _plain(x) for k, x in v.items()}
+    if hasattr(v, "op") and hasattr(v, "shape"):
+        return v.name
     return None if v is None else str(v)

@@ -1,16 +1,17 @@
 """TVM's Python namespace (legacy te, v0.8 to v0.14) over this project's objects: ``tvm.te``,
 ``tvm.tir``, ``tvm.target``, ``tvm.device``, ``tvm.nd``, ``tvm.runtime``, ``tvm.lower``,
-``tvm.build``, ``tvm.testing``, ``tvm.contrib``, ``tvm.transform``, ``tvm.IRModule`` and
-``tvm.autotvm``. The names are our objects,
+``tvm.build``, ``tvm.testing``, ``tvm.contrib``, ``tvm.transform``, ``tvm.IRModule``,
+``tvm.autotvm`` and ``tvm.auto_scheduler``. The names are our objects,
 not wrappers: ``tvm.te.compute`` is ``schedule.compute``. ``lower`` and ``build`` here default
 to TVM's bounds, so that programs print the IR TVM's tutorials show (see ``tvm.driver``)."""
 
 from lower.module import IRModule
 from schedule import get_global_func, register_func
-from tebound.tvm import autotvm, contrib, ir, nd, runtime, target, te, testing, tir, transform
+from tebound.tvm import auto_scheduler, autotvm, contrib, ir, nd, runtime, target, te, testing, tir, transform
 from tebound.tvm.driver import build, lower
 from tebound.tvm.runtime import cpu, cuda, device
 from tebound.tvm.target import Target
 
-__all__ = ["IRModule", "Target", "autotvm", "build", "contrib", "cpu", "cuda", "device", "get_global_func", "ir",
-           "lower", "nd", "register_func", "runtime", "target", "te", "testing", "tir", "transform"]
+__all__ = ["IRModule", "Target", "auto_scheduler", "autotvm", "build", "contrib", "cpu", "cuda", "device",
+           "get_global_func", "ir", "lower", "nd", "register_func", "runtime", "target", "te", "testing", "tir",
+           "transform"]
