@@ -116,6 +116,26 @@ def test_vectorized_loops_of_contiguous_and_broadcast_values(dtype, extent):
     np.testing.assert_allclose(z, (a[i + 1] * w[i // extent] + a[i] - w[0]) * 2)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_max_and_min_of_a_vector_and_a_value_the_same_in_every_lane(dtype):
+    """relu (``max(x, 0)``) and a clamp by a loaded scalar, vectorized: the lane-invariant side
+    is broadcast to a vector (the C compiler refused the scalar before)."""
+    n = 32
+    A = te.placeholder((n,), name="A", dtype=dtype)
+    W = te.placeholder((1,), name="W", dtype=dtype)
+    R = te.compute((n,), lambda i: te.min(te.max(A[i], te.const(0, dtype)), W[0]), name="R")
+    s = te.create_schedule(R.op)
+    _, inner = s[R].split(R.op.axis[0], factor=8)
+    s[R].vectorize(inner)
+    f = build(s, [A, W, R], target="c")
+    assert ("tb_" + dtype + "x" in f.get_source()) == bool(_lanes(8, dtype))
+    rng = np.random.default_rng(5)
+    a, w = rng.integers(-9, 10, n).astype(dtype), np.array([4], dtype)
+    r = np.zeros(n, dtype)
+    f(a, w, r)
+    np.testing.assert_array_equal(r, np.minimum(np.maximum(a, 0), 4))
+
+
 def test_a_loop_with_a_gather_or_a_call_stays_scalar():
     A = te.placeholder((64,), name="A")
     B = te.compute((32,), lambda i: A[i * 2] + te.exp(A[i]), name="B")

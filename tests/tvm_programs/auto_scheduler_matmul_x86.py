@@ -7,7 +7,6 @@ import os
 import tempfile
 
 import numpy as np
-
 import tvm
 from tvm import auto_scheduler, te
 

@@ -9,7 +9,6 @@ import tempfile
 import warnings
 
 import numpy as np
-
 import tvm
 from tvm import auto_scheduler, te
 

@@ -181,6 +181,11 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
 
     def of(e: Expr) -> str:
         return text[id(e)] if id(e) in text else scalar(e)
+
+    def lanes_of(e: Expr) -> str:
+        """*e* as a vector: a value the same in every lane is broadcast (arithmetic operators
+        broadcast by themselves; a function of vectors does not)."""
+        return text[id(e)] if id(e) in text else f"(({vt}){{0}} + ({scalar(e)}))"
     for node in _lane_nodes(value, v):
         if isinstance(node, Load):
             text[id(node)] = f"({access(node.buffer, vt, simplify(substitute(node.index, {v: start})))})"
@@ -192,7 +197,7 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
         elif isinstance(node, (Max, Min)):
             name, code = _select_helper(vt, bits(node.dtype), isinstance(node, Max))
             helpers.setdefault(name, code)
-            text[id(node)] = f"{name}({of(node.a)}, {of(node.b)})"
+            text[id(node)] = f"{name}({lanes_of(node.a)}, {lanes_of(node.b)})"
         else:
             text[id(node)] = f"({of(node.a)} {_OPS[type(node)]} {of(node.b)})"  # type: ignore[attr-defined]
     return text[id(value)]

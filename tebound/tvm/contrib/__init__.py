@@ -1,5 +1,5 @@
-"""TVM's ``tvm.contrib``: ``utils.tempdir()`` and ``cblas.matmul``."""
+"""TVM's ``tvm.contrib``: ``utils.tempdir()``, ``cblas.matmul`` and ``tedd``."""
 
-from tebound.tvm.contrib import cblas, utils
+from tebound.tvm.contrib import cblas, tedd, utils
 
-__all__ = ["cblas", "utils"]
+__all__ = ["cblas", "tedd", "utils"]
