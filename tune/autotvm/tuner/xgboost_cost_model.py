@@ -58,6 +58,7 @@ class XGBoostCostModel:
         self.base_model: XGBoostCostModel | None = None
         self.bst: Any = None
         self._sample_size = 0
+        self._seen: dict[int, float] = {}  # what update() was given: index -> speed
 
     # -- features -----------------------------------------------------------------------------
     def feature(self, task: Task, index: int) -> np.ndarray:
@@ -163,6 +164,13 @@ class XGBoostCostModel:
         if self.base_model is not None:
             data.set_base_margin(self._base_discount() * self.base_model.predict(indices, output_margin=True))
         return self.bst.predict(data, output_margin=output_margin)
+
+    def update(self, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+        """Adds measured trials of this task to what the model knows, and fits it again."""
+        for inp, res in zip(inputs, results):
+            self._seen[int(inp.config.index)] = speed(self.task, res)
+        if sum(y > 0 for y in self._seen.values()) >= 2:
+            self.fit(list(self._seen), list(self._seen.values()))
 
     def load_basemodel(self, base_model: XGBoostCostModel) -> None:
         """Adds *base_model*'s discounted predictions to this model's."""

@@ -1,0 +1,89 @@
+"""The XGBoost cost model under each of TVM's feature and loss types: on trials whose cost is a
+known function of the configuration, every combination ranks held-out configurations as the
+costs do (rank-binary: tells those within half the best speed from the rest); "curve" features have one length for every template; a base model lifts an upper model
+that has seen few trials."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from tune.autotvm.measure import MeasureInput, MeasureResult
+from tune.autotvm.testing import get_sample_task
+from tune.features import LENGTH
+
+pytest.importorskip("xgboost")
+from tune.autotvm.tuner.xgboost_cost_model import XGBoostCostModel  # noqa: E402
+
+
+def _cost(config) -> float:
+    """A cost, in seconds, of the loops the configuration makes: it falls with the innermost
+    loop's extent and rises with the row tile's (the sample template leaves the columns whole,
+    an inner loop of 128, when the column tile is 1)."""
+    inner = config["tile_x"].size[-1] if config["tile_x"].size[-1] > 1 else 128
+    return 1e-3 * (1 + np.log2(config["tile_y"].size[-1])) / (1 + np.log2(inner))
+
+
+def _records(task, indices):
+    space = task.config_space
+    return [(MeasureInput("llvm", task, space.get(i)), MeasureResult((_cost(space.get(i)),), 0, 0.0, time.time()))
+            for i in indices]
+
+
+def _spearman(a, b) -> float:
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+@pytest.mark.parametrize("feature_type", ["itervar", "knob", "curve"])
+@pytest.mark.parametrize("loss_type", ["reg", "rank", "rank-binary"])
+def test_every_feature_and_loss_type_ranks_as_the_costs_do(feature_type, loss_type):
+    task, _ = get_sample_task()
+    model = XGBoostCostModel(task, feature_type=feature_type, loss_type=loss_type)
+    order = np.random.default_rng(0).permutation(64).tolist()
+    train, held_out = sorted(order[:32]), sorted(order[32:])
+    records = _records(task, train)
+    model.fit([inp.config.index for inp, _ in records], [task.flop / res.mean for _, res in records], plan_size=16)
+    speeds = [1 / _cost(task.config_space.get(i)) for i in held_out]
+    scores = model.predict(held_out)
+    if loss_type != "rank-binary":
+        assert _spearman(scores, speeds) > 0.8
+        return
+    # rank-binary learns which configurations reach half the best speed: they score above the rest
+    best = max(1 / _cost(task.config_space.get(i)) for i in range(64))
+    fast = [sc for sc, sp in zip(scores, speeds) if sp >= best / 2]
+    slow = [sc for sc, sp in zip(scores, speeds) if sp < best / 2]
+    assert len(fast) >= 3
+    assert np.mean([(f > w) + 0.5 * (f == w) for f in fast for w in slow]) > 0.85
+
+
+def test_curve_features_have_one_length_for_every_template():
+    small, _ = get_sample_task(16)
+    large, _ = get_sample_task(128)
+    lengths = {len(XGBoostCostModel(t, feature_type="curve").feature(t, i))
+               for t in (small, large) for i in range(len(t.config_space))}
+    assert lengths == {LENGTH + 1}
+    itervar = XGBoostCostModel(large, feature_type="itervar").feature(large, 0)
+    assert len(itervar) > LENGTH + 1  # the knobs' values come first
+
+
+def test_update_learns_from_trials_and_a_base_model_adds_to_a_new_one():
+    task, _ = get_sample_task()
+    base = XGBoostCostModel(task)
+    assert base.fit_log(_records(task, range(64)), plan_size=16, min_seed_records=64)
+    assert not XGBoostCostModel(task).fit_log(_records(task, range(8)), min_seed_records=9)
+    upper = XGBoostCostModel(task)
+    upper.load_basemodel(base)
+    records = _records(task, [0, 63])
+    upper.update([r[0] for r in records], [r[1] for r in records])
+    everything = list(range(64))
+    speeds = [1 / _cost(task.config_space.get(i)) for i in everything]
+    assert _spearman(upper.predict(everything), speeds) > 0.8  # two trials alone could not rank 64
+    with pytest.raises(ValueError, match="not fitted"):
+        XGBoostCostModel(task).predict([0])
+    with pytest.raises(ValueError, match=r"indices are in \[0, 64\)"):
+        upper.predict([64])
+    with pytest.raises(ValueError, match="feature_type"):
+        XGBoostCostModel(task, feature_type="loops")
