@@ -2,7 +2,7 @@
 ``autotvm.get_config()``, ``autotvm.task.create``, the tuners, ``measure_option`` with a
 ``LocalBuilder`` and ``LocalRunner``, logs, and ``apply_history_best``."""
 
-from tune.autotvm import callback, record, report, task, tuner
+from tune.autotvm import callback, record, report, task, tophub, tuner
 from tune.autotvm.dispatch import ApplyConfig, DispatchContext, FallbackContext
 from tune.autotvm.history import ApplyHistoryBest, apply_history_best
 from tune.autotvm.measure import (
@@ -28,5 +28,5 @@ __all__ = [
     "ApplyConfig", "ApplyHistoryBest", "ConfigEntity", "ConfigSpace", "DispatchContext", "FallbackConfigEntity",
     "FallbackContext", "InstantiationError", "LocalBuilder", "LocalRunner", "MeasureErrorNo", "MeasureInput",
     "MeasureResult", "Task", "apply_history_best", "callback", "create_measure_batch", "get_config", "get_factors",
-    "get_pow2s", "measure_option", "record", "report", "task", "template", "tuner",
+    "get_pow2s", "measure_option", "record", "report", "task", "template", "tophub", "tuner",
 ]

@@ -5,6 +5,5 @@
 from tebound.tvm.autotvm import callback, measure, record, task, tuner
 from tune.autotvm import *  # noqa: F403
 from tune.autotvm import __all__ as _names
-from tune.autotvm import tophub
 
-__all__ = [*_names, "measure", "tophub"]
+__all__ = [*_names, "measure"]

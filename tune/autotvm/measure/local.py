@@ -111,6 +111,9 @@ class LocalRunner(Runner):
         """One result per trial, in order: its costs, or why it failed."""
         if isinstance(self.executor, Executor):
             return self._submit(measure_inputs, build_results)
+        if len(measure_inputs) != len(build_results) or not all(isinstance(b, BuildResult) for b in build_results) \
+                or not all(isinstance(i, MeasureInput) for i in measure_inputs):
+            raise TypeError("LocalRunner.run: one MeasureInput and one BuildResult (a builder's build()) per trial")
         start = time.time()
         ref = [np.asarray(x) for x in self.ref_input] if self.ref_input is not None else None
         results = []

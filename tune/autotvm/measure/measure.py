@@ -135,7 +135,7 @@ class MeasureOption:
 
     def __getitem__(self, key: str) -> Any:
         if key not in ("builder", "runner"):
-            raise KeyError(key)
+            raise ValueError(f"measure_option has 'builder' and 'runner', not {key!r}")
         return getattr(self, key)
 
 
