@@ -52,3 +52,20 @@ def test_logs_go_to_open_files_and_come_back_from_them(tmp_path):
         log_to_file(f)(None, [records[0][0]], [records[0][1]])
     with open(tmp_path / "json.log", "rb") as f:
         assert [i.config.index for i, _ in record.load_from_file(f)] == [0]
+
+
+def test_py_path_paths_are_paths_not_open_files(tmpdir):
+    """pytest's ``tmpdir / "x.log"`` (py.path) has ``read`` and ``write`` methods: it is still
+    written by appending and read as a path (it used to be taken for an open file)."""
+    from tune.autotvm import ApplyHistoryBest
+
+    records = _records()
+    path = tmpdir / "x.log"
+    write = log_to_file(path)
+    write(None, [r[0] for r in records[:2]], [r[1] for r in records[:2]])
+    write(None, [r[0] for r in records[2:]], [r[1] for r in records[2:]])
+    back = list(record.load_from_file(path))
+    assert [(i.config.index, r.costs) for i, r in back] == [(i.config.index, r.costs) for i, r in records]
+    best = min(records, key=lambda r: r[1].mean)
+    assert str(ApplyHistoryBest(path).query("c", best[0].task.workload)) == str(best[0].config)
+    assert back[0][0][2].index == back[0][0].config.index  # a MeasureInput is a named tuple, as TVM's

@@ -20,7 +20,7 @@ def log_to_file(path: Any, protocol: str = "json") -> Callback:
     may be an open text file (``io.StringIO`` too), which is written and flushed, not closed."""
     if protocol not in ("json", "pickle"):
         raise ValueError(f"log_to_file: protocol is 'json' or 'pickle', not {protocol!r}")
-    if hasattr(path, "write"):
+    if hasattr(path, "write") and not isinstance(path, (str, os.PathLike)):  # py.path's paths write too
         def write_open(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
             for inp, res in zip(inputs, results):
                 path.write(encode(inp, res, protocol) + "\n")

@@ -9,7 +9,7 @@ from typing import Any
 
 from lower.target import Target
 from tune.autotvm.dispatch import DispatchContext
-from tune.autotvm.record import load_from_file
+from tune.autotvm.record import is_open_file, load_from_file
 from tune.autotvm.space import ConfigEntity
 
 
@@ -69,11 +69,11 @@ def _pairs(records: Any) -> Iterator[tuple[Any, Any]]:
             stack.pop()
         elif _is_pair(item):
             yield item
-        elif isinstance(item, (str, os.PathLike)) or hasattr(item, "read"):
-            if len(stack) > 1 and not hasattr(item, "read") and not os.path.isfile(item):
+        elif isinstance(item, (str, os.PathLike)) or is_open_file(item):
+            if len(stack) > 1 and not is_open_file(item) and not os.path.isfile(item):
                 raise TypeError(f"apply_history_best: each record is a (MeasureInput, MeasureResult) pair or a "
                                 f"log's path; got {item!r}, which is no file")
-            stack.append(iter(load_from_file(item if hasattr(item, "read") else os.fspath(item))))
+            stack.append(iter(load_from_file(item if is_open_file(item) else os.fspath(item))))
         elif isinstance(item, Iterable) and not isinstance(item, (bytes, dict)):
             stack.append(iter(item))
         else:

@@ -17,6 +17,7 @@ import io
 import json
 import math
 import numbers
+import os
 import pickle
 import warnings
 from collections.abc import Iterator
@@ -101,12 +102,17 @@ def measure_str_key(inp: MeasureInput, include_config: bool = True) -> str:
                     str(inp.config) if include_config else ""])
 
 
+def is_open_file(x: Any) -> bool:
+    """Whether *x* is an open file rather than a path (py.path's paths have ``read`` too)."""
+    return hasattr(x, "read") and not isinstance(x, (str, os.PathLike))
+
+
 def load_from_file(path: Any) -> Iterator[tuple[MeasureInput, MeasureResult]]:
     """The measurements of the log at *path* (a path, or an open file of text or bytes), in
     order; lines that are not records are skipped, and one warning at the end gives their line
     numbers."""
     skipped: list[str] = []
-    opened = hasattr(path, "read")
+    opened = is_open_file(path)
     with contextlib.nullcontext(path) if opened else open(path, "rb") as f:
         for number, raw in enumerate(f, 1):
             try:

@@ -10,7 +10,7 @@ import enum
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,19 +32,17 @@ class MeasureErrorNo(enum.IntEnum):
     UNKNOWN_ERROR = 8
 
 
-@dataclass(frozen=True)
-class MeasureInput:
-    """A trial: the target, the task and the configuration."""
+class MeasureInput(NamedTuple):
+    """A trial: the target, the task and the configuration (a named tuple, as TVM's)."""
 
     target: Any
     task: Task
     config: ConfigEntity
 
 
-@dataclass(frozen=True)
-class MeasureResult:
+class MeasureResult(NamedTuple):
     """Seconds per call, one per repeat (or the error message, as TVM keeps it), the error
-    number, the trial's wall time and when it ended."""
+    number, the trial's wall time and when it ended (a named tuple, as TVM's)."""
 
     costs: tuple[Any, ...]
     error_no: int
