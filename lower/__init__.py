@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 # The face of lower.ir gives statements their text when first imported.
-from lower import nd
-from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError
+from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError, nd
+from lower.backend.nd import Device, NDArray, cpu
 from lower.build import BuiltFunc, build, load_module
 from lower.errors import LoweringError
 from lower.ir import printer  # noqa: F401
@@ -29,7 +29,6 @@ from lower.ir.stmt import (
 )
 from lower.layout.layout import Layout
 from lower.lower import LoweredFunc, lower
-from lower.nd import Device, NDArray, cpu
 from lower.passes.schedule_ops import schedule_ops
 from lower.reference import reference
 from schedule.base import moved

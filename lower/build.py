@@ -16,7 +16,7 @@ from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
-from lower.library import read_library, write_library
+from lower.library import read_library, write_library, write_object
 from lower.lower import LoweredFunc, lower
 from lower.passes.intrin_lowering import lower_intrinsics
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
@@ -153,9 +153,30 @@ class BuiltFunc:
         if self.target != "c":
             raise ValueError(f"export_library: only a build for the C target ('llvm', 'c') is a shared object; "
                              f"this one runs on {self.target!r}")
-        metadata = {"name": self.entry_name, "checks": self.checks, "fast_math": self.fast_math,
-                    "lowered": save_json(self.lowered)}
-        write_library(self.source, self.fast_math, metadata, os.fspath(path))
+        write_library(self.source, self.fast_math, self._metadata(), os.fspath(path))
+
+    def _metadata(self) -> dict[str, Any]:
+        """What loading the library in another process needs (see :mod:`lower.library`)."""
+        return {"name": self.entry_name, "checks": self.checks, "fast_math": self.fast_math,
+                "lowered": save_json(self.lowered)}
+
+    def save(self, path: str, fmt: str = "") -> None:
+        """TVM's ``mod.save(path)``: an object file (``.o``, with the metadata, for
+        ``contrib.cc.create_shared``) or the source (``.c``, or ``.py`` for the Python target).
+
+        :raises ValueError: for another format, naming those this module has.
+        """
+        kind = fmt or os.fspath(path).rsplit(".", 1)[-1]
+        source_kinds = ("c", "cc") if self.target == "c" else ("py",)
+        if kind in source_kinds:
+            with open(path, "w") as f:
+                f.write(self.source)
+            return
+        if kind == "o" and self.target == "c":
+            write_object(self.source, self.fast_math, self._metadata(), os.fspath(path))
+            return
+        formats = "'.o' or '.c'" if self.target == "c" else "'.py'"
+        raise ValueError(f"save: this module saves as {formats}, not {kind!r}; export_library writes a .so")
 
     @property
     def imported_modules(self) -> list[DeviceModule]:

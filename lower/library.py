@@ -11,7 +11,7 @@ import os
 import shutil
 from typing import Any
 
-from lower.backend.c.compile import compile_c
+from lower.backend.c.compile import compile_c, compile_object, link_shared
 
 #: The symbols the metadata is stored under, and the format it is written in.
 SYMBOL = "tebound_module_metadata"
@@ -19,13 +19,31 @@ FORMAT = "tebound-module"
 VERSION = 1
 
 
-def write_library(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
-    """Compile *source* with *metadata* beside it into the shared object *path*."""
+def _with_metadata(source: str, metadata: dict[str, Any]) -> str:
     data = json.dumps({"format": FORMAT, "version": VERSION, **metadata}).encode()
     rows = ",\n".join(", ".join(str(b) for b in data[k:k + 32]) for k in range(0, len(data), 32))
-    tail = (f"\nconst unsigned long long {SYMBOL}_size = {len(data)}ULL;\n"
-            f"const unsigned char {SYMBOL}[{max(len(data), 1)}] = {{\n{rows}\n}};\n")
-    shutil.copyfile(compile_c(source + tail, fast_math), path)
+    return source + (f"\nconst unsigned long long {SYMBOL}_size = {len(data)}ULL;\n"
+                     f"const unsigned char {SYMBOL}[{max(len(data), 1)}] = {{\n{rows}\n}};\n")
+
+
+def write_library(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
+    """Compile *source* with *metadata* beside it into the shared object *path*."""
+    shutil.copyfile(compile_c(_with_metadata(source, metadata), fast_math), path)
+
+
+def write_object(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
+    """Compile *source* with *metadata* into the object file *path* (TVM's ``mod.save("x.o")``);
+    :func:`create_shared` links such objects into a library :func:`read_library` reads."""
+    compile_object(_with_metadata(source, metadata), fast_math, path)
+
+
+def create_shared(output: Any, objects: Any, options: Any = None, cc: str | None = None) -> None:
+    """TVM's ``contrib.cc.create_shared``: links object files (``mod.save("x.o")``) into the
+    shared object *output*."""
+    objects = [objects] if isinstance(objects, (str, os.PathLike)) else list(objects)
+    if not objects:
+        raise ValueError("create_shared: give at least one object file")
+    link_shared(os.fspath(output), [os.fspath(o) for o in objects], list(options or []), cc)
 
 
 def read_library(path: str) -> tuple[dict[str, Any], str]:

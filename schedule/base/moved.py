@@ -37,6 +37,7 @@ MODULES.update(_table("schedule", "schedule.schedule", "stage relations relation
 MODULES.update(_table("lower", "lower.ir", "stmt stmt_functor printer substitute"))
 MODULES.update(_table("lower", "lower.layout", "layout_plot index_map_layout"))
 MODULES.update(_table("lower", "lower.operation", "loop_nest"))
+MODULES.update(_table("lower", "lower.backend", "nd"))
 MODULES.update(_table("lower", "lower.passes", "schedule_ops aliases thread_attrs flatten prefetch hoist_if "
                                                "loop_partition narrow_datatype simplify_stmt storage_rewrite "
                                                "storage_share thread_sync uniform_barriers unroll_loop "

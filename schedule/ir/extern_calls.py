@@ -9,6 +9,7 @@ target it is built for, as TVM's LowerIntrin requires.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,42 @@ from schedule.ir.expr import Call, Expr, StringImm
 EXTERN_CALLS = ("call_pure_extern", "call_extern")
 
 _RULES: dict[tuple[str, str], tuple[int, Callable[[Call], Expr]]] = {}
+_OP_ATTRS: dict[tuple[str, str], tuple[int, Any]] = {}
+
+
+class CallEffectKind(enum.IntEnum):
+    """What a call does besides returning its value (TVM's ``tir.CallEffectKind``)."""
+
+    ExprAnnotation = 0
+    Pure = 1
+    ReadState = 2
+    UpdateState = 3
+    Opaque = 3
+    SpecialCallArg = 4
+    Embedded = 5
+    ControlJump = 6
+
+
+def register_op_attr(op_name: str, attr_key: str, value: Any = None, level: int = 10) -> Any:
+    """Attaches *value* to the operator *op_name* under *attr_key* (TVM's ``ir.register_op_attr``,
+    as ``"TCallEffectKind"``); of two values, the higher *level* wins. Calls of any name are
+    accepted whatever their attributes: they are kept for :func:`op_attr`. A decorator without
+    *value*."""
+    check_name("register_op_attr", op_name)
+    check_name("register_op_attr", attr_key)
+
+    def register(v: Any) -> Any:
+        key = (op_name.removeprefix("tir."), attr_key)
+        if key not in _OP_ATTRS or _OP_ATTRS[key][0] <= level:
+            _OP_ATTRS[key] = (level, v)
+        return v
+    return register(value) if value is not None else register
+
+
+def op_attr(op_name: str, attr_key: str) -> Any:
+    """The value registered for *op_name* under *attr_key*, or None."""
+    found = _OP_ATTRS.get((op_name.removeprefix("tir."), attr_key))
+    return found[1] if found is not None else None
 
 
 def _args(what: str, args: tuple[Any, ...]) -> tuple[Expr, ...]:

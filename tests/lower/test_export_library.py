@@ -73,3 +73,26 @@ def test_what_is_not_such_a_library_is_refused(tmp_path):
                    input="int f(void) { return 1; }\n", text=True, check=True)
     with pytest.raises(ValueError, match="is not a library export_library wrote"):
         load_module(other)
+
+
+def test_an_object_file_linked_by_create_shared_loads_as_a_library(tmp_path):
+    """TVM's tensor_expr_get_started: ``f.save("x.o")``, ``cc.create_shared("x.so", ["x.o"])``,
+    ``load_module("x.so")``; ``f.save("x.c")`` writes the source."""
+    from lower.library import create_shared
+
+    s, args = _vector_add()
+    built = build(s, args, "llvm", name="myadd")
+    built.save(tmp_path / "add.o")
+    built.save(str(tmp_path / "add.c"))
+    assert (tmp_path / "add.c").read_text() == built.get_source()
+    create_shared(tmp_path / "add.so", [str(tmp_path / "add.o")])
+    f = load_module(tmp_path / "add.so")
+    a, b = np.random.default_rng(1).random((2, 21), dtype="float32")
+    c = np.full(21, np.nan, "float32")
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a + b * 2)
+    assert f.entry_name == "myadd"
+    with pytest.raises(ValueError, match=r"saves as '.o' or '.c', not 'ptx'"):
+        built.save(tmp_path / "add.ptx")
+    with pytest.raises(ValueError, match="at least one object file"):
+        create_shared(tmp_path / "none.so", [])

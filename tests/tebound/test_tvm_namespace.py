@@ -93,3 +93,39 @@ def test_cblas_matmul_refuses_operands_that_do_not_multiply():
         tvm.contrib.cblas.matmul(A, te.placeholder((5,), name="v"))
     C = tvm.contrib.cblas.matmul(A, te.placeholder((3, 5), name="B"), transb=True)
     assert [int(d.value) for d in C.shape] == [4, 3]
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+def test_a_packed_function_gets_ndarrays_as_tvm_passes_them(target, monkeypatch):
+    """TVM's extern_op tutorial: the registered function reads ``x.numpy()`` and writes with
+    ``tvm.nd.array(...).copyto(y)``; the result lands in the output."""
+    from schedule.base import packed
+
+    monkeypatch.setattr(packed, "_FUNCS", dict(packed._FUNCS))
+    seen = []
+
+    @tvm.register_func("tests.addone_ndarray")
+    def addone(x, y):
+        seen.append((type(x), type(y)))
+        tvm.nd.array(x.numpy() + 1).copyto(y)
+
+    n = 10
+    A = te.placeholder((n,), name="A")
+    B = te.extern(A.shape, [A], lambda ins, outs: tvm.tir.call_packed("tests.addone_ndarray", ins[0], outs[0]),
+                  name="B")
+    f = tvm.build(te.create_schedule(B.op), [A, B], target)
+    a = np.arange(n, dtype="float32")
+    b = np.zeros(n, "float32")
+    f(a, b)
+    np.testing.assert_array_equal(b, a + 1)
+    assert seen == [(tvm.nd.NDArray, tvm.nd.NDArray)]
+
+
+def test_op_attributes_and_effect_kinds_are_kept():
+    from schedule.ir.extern_calls import op_attr
+
+    tvm.ir.register_op_attr("tir.tests_mylog", "TCallEffectKind", tvm.tir.CallEffectKind.Pure)
+    assert op_attr("tir.tests_mylog", "TCallEffectKind") == tvm.tir.CallEffectKind.Pure == 1
+    tvm.ir.register_op_attr("tir.tests_mylog", "TCallEffectKind", tvm.tir.CallEffectKind.Opaque, level=5)
+    assert op_attr("tests_mylog", "TCallEffectKind") == 1  # the lower level does not replace it
+    assert tvm.tir.call_intrin("float32", "tir.tests_mylog", 1.0).op.same_as(tvm.ir.Op.get("tir.tests_mylog"))

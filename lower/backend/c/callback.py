@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from lower.backend.c.runtime import CALLBACK, CallContext
+from lower.backend.nd import NDArray
 from lower.backend.python.runtime import OutOfBoundsError, call_result, check_signals
 from schedule.base.packed import get_global_func
 from schedule.ir.evaluate import extern_function
@@ -134,7 +135,8 @@ def _arguments(call: PythonCall, state: CallState, ptrs: Any, ints: Any,
             strides = [ints[at + 2 + ndim + k] for k in range(ndim)]
             offset, size, flags = (ints[at + 2 + 2 * ndim + k] for k in range(3))
             at += 5 + 2 * ndim
-            values.append(_array(call.name, state, ptrs[ptr], dtype, shape, strides, offset, size, flags, copies))
+            array = _array(call.name, state, ptrs[ptr], dtype, shape, strides, offset, size, flags, copies)
+            values.append(array.view(NDArray))  # TVM passes NDArrays: .numpy(), .copyto()
             ptr += 1
     return values, copies
 

@@ -13,6 +13,7 @@ import platform
 import re
 import shutil
 import subprocess
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -120,18 +121,51 @@ def compile_c(source: str, fast_math: bool = False) -> Path:
             run([cc, *flags, "-o", str(out), str(src), "-lm"])
 
     def run(command: list[str]) -> None:
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise LoweringError(f"build: the C compiler ({cc}) did not finish within {COMPILE_TIMEOUT:g} s; "
-                                "a smaller kernel (fewer unrolled loops) compiles faster, or use "
-                                "target='python'") from None
-        except OSError as err:
-            raise LoweringError(f"build: cannot run the C compiler {cc}: {err.strerror}; set CC to a working "
-                                "compiler, or use target='python'") from None
-        if done.returncode != 0:
-            raise LoweringError(_compile_error(done.stderr, source))
+        run_compiler(command, source)
     return cached_object(key, build)
+
+
+def run_compiler(command: list[str], source: str = "") -> None:
+    """Runs the C compiler *command* (``command[0]`` is the compiler).
+
+    :raises LoweringError: if it cannot run, overruns :data:`COMPILE_TIMEOUT`, or fails
+        (quoting its first error and the line of *source* it names).
+    """
+    cc = command[0]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise LoweringError(f"build: the C compiler ({cc}) did not finish within {COMPILE_TIMEOUT:g} s; "
+                            "a smaller kernel (fewer unrolled loops) compiles faster, or use "
+                            "target='python'") from None
+    except OSError as err:
+        raise LoweringError(f"build: cannot run the C compiler {cc}: {err.strerror}; set CC to a working "
+                            "compiler, or use target='python'") from None
+    if done.returncode != 0:
+        raise LoweringError(_compile_error(done.stderr, source) if source else
+                            f"build: the C compiler failed: {done.stderr.strip()[:500]}")
+
+
+def compile_object(source: str, fast_math: bool, path: str) -> None:
+    """Compiles *source* into the object file *path*, with the flags :func:`compile_c` uses."""
+    cc = find_compiler()
+    if cc is None:
+        raise LoweringError("build: no C compiler found (set CC, or install cc)")
+    flags = [f for f in ((*FLAGS, *FAST_MATH) if fast_math else FLAGS) if f != "-shared"]
+    with tempfile.TemporaryDirectory() as folder:
+        src = Path(folder) / "kernel.c"
+        src.write_text(source)
+        run_compiler([cc, *flags, "-c", "-o", os.fspath(path), str(src)], source)
+
+
+def link_shared(output: str, objects: list[str], options: list[str] | None = None, cc: str | None = None) -> None:
+    """Links object files into the shared object *output* (with OpenMP and libm, without
+    fast math's crtfastmath, as :func:`compile_c` links)."""
+    compiler = cc or find_compiler()
+    if compiler is None:
+        raise LoweringError("create_shared: no C compiler found (set CC, or install cc)")
+    run_compiler([compiler, "-shared", "-fopenmp", "-o", os.fspath(output), *map(os.fspath, objects),
+                  *(options or []), "-lm"])
 
 
 def _compile_error(stderr: str, source: str) -> str:

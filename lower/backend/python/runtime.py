@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from lower.backend.nd import NDArray
 from schedule.base.packed import get_global_func
 from schedule.ir.dtype import is_bool, is_float
 from schedule.ir.evaluate import MATH_FUNCS, extern_function, float_div, floor_div, floor_mod, trunc_div, trunc_mod
@@ -225,7 +226,7 @@ def _call_arrays(name: str, dtype: str | None, fn: Any, *args: Any) -> Any:
             copies.append((a, end, base))
         else:
             view.flags.writeable = False
-        values.append(view)
+        values.append(view.view(NDArray))  # TVM passes NDArrays: .numpy(), .copyto()
     check_signals()
     result = call_result(name, dtype, fn(*values))
     for a, end, base in copies:

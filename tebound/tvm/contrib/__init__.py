@@ -1,5 +1,6 @@
-"""TVM's ``tvm.contrib``: ``utils.tempdir()``, ``cblas.matmul`` and ``tedd``."""
+"""TVM's ``tvm.contrib``: ``utils.tempdir()``, ``cc.create_shared``, ``cblas.matmul`` and
+``tedd``."""
 
-from tebound.tvm.contrib import cblas, tedd, utils
+from tebound.tvm.contrib import cblas, cc, tedd, utils
 
-__all__ = ["cblas", "tedd", "utils"]
+__all__ = ["cblas", "cc", "tedd", "utils"]

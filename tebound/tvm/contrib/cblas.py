@@ -38,3 +38,9 @@ def matmul(lhs: Any, rhs: Any, transa: bool = False, transb: bool = False, **kwa
     return extern((n, m), [lhs, rhs],
                   lambda ins, outs: call_packed(MATMUL, ins[0], ins[1], outs[0], int(transa), int(transb)),
                   name="C", **kwargs)
+
+
+# Registered on import, as in a TVM built with cblas (programs test for it with
+# get_global_func("tvm.contrib.cblas.matmul", allow_missing=True)); a user's own stays.
+if get_global_func(MATMUL, allow_missing=True) is None:
+    register_func(MATMUL, _matmul)

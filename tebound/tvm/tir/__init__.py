@@ -79,6 +79,7 @@ from schedule.ir.expr import (
     Var,
 )
 from schedule.ir.expr import Expr as PrimExpr
+from schedule.ir.extern_calls import CallEffectKind
 from schedule.ir.intrinsics import (
     acos,
     asin,
@@ -104,8 +105,8 @@ from schedule.ir.intrinsics import (
 from tebound.tvm.tir import stmt_functor, transform
 
 __all__ = [
-    "EQ", "GE", "GT", "LE", "LT", "NE", "PrimFunc", "Add", "Allocate", "And", "AttrStmt", "BufferLoad",
-    "BufferStore", "Call",
+    "EQ", "GE", "GT", "LE", "LT", "NE", "CallEffectKind", "PrimFunc", "Add", "Allocate", "And", "AttrStmt",
+    "BufferLoad", "BufferStore", "Call",
     "Cast", "Div", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "IfThenElse", "IntImm",
     "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "Not", "Or", "PrimExpr", "ProducerConsumer", "ProducerLoad",
     "Provide", "Realize", "Reduce", "Select", "SeqStmt", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos",

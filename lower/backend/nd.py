@@ -86,6 +86,18 @@ class NDArray(np.ndarray):
 
     asnumpy = numpy
 
+    def copyto(self, target: Any) -> Any:
+        """Copies this array into *target* (an array of the same shape, written in place) and
+        returns it; a Device gives a copy on that device (TVM's ``copyto``)."""
+        if isinstance(target, Device):
+            return array(self, device=target)
+        if not isinstance(target, np.ndarray):
+            raise TypeError(f"copyto: the target is an array or a Device, got {target!r}")
+        if target.shape != self.shape:
+            raise ValueError(f"copyto: shape {self.shape} differs from the target's {target.shape}")
+        target[...] = self
+        return target
+
     def copyfrom(self, source: Any) -> NDArray:
         """Copies *source* (same shape) into this array and returns it."""
         source = np.asarray(source)
