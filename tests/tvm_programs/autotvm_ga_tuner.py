@@ -4,6 +4,9 @@ space, with and without a multi_filter; every gene is a valid configuration."""
 from tvm import autotvm
 from tvm.testing.autotvm import DummyRunner, get_sample_task
 
+# one builder for the four tunings: its workers stay up between them
+OPTION = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner())
+
 
 def check(pop_size, multi_filter, space_length):
     task, _ = get_sample_task()
@@ -14,8 +17,7 @@ def check(pop_size, multi_filter, space_length):
     assert tuner.visited <= valid
     assert tuner.pop_size == len(tuner.visited) == len(tuner.genes)
     assert len(tuner.space) == space_length
-    option = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner())
-    tuner.tune(n_trial=len(tuner.space), measure_option=option)
+    tuner.tune(n_trial=len(tuner.space), measure_option=OPTION)
     assert tuner.visited <= valid
 
 

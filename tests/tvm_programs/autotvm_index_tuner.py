@@ -4,9 +4,12 @@ whole space, over an index range, and over a multi-filtered space."""
 from tvm import autotvm
 from tvm.testing.autotvm import DummyRunner, get_sample_task
 
+# one builder for every tuning here: its workers stay up between them
+OPTION = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner())
+
 
 def option():
-    return autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner())
+    return OPTION
 
 
 def filtered_task():

@@ -1,8 +1,7 @@
 """TVM's tutorial tune_simple_template (v0.7), written anew at a size CI can tune: the knob
 template matmul_v1 searched exhaustively by a GridSearchTuner (25 configurations, all
-measured), and the split template by an XGBTuner with
-early stopping; both best configurations applied and checked against NumPy with v0.7's
-``asnumpy``."""
+measured), and the split template by an XGBTuner; both best configurations applied and
+checked against NumPy with v0.7's ``asnumpy``."""
 
 import os
 import tempfile
@@ -62,7 +61,7 @@ for name, task_name, template, make_tuner, trials in [
     print(task.config_space)
     log_file = os.path.join(folder, name)
     tuner = make_tuner(task)
-    tuner.tune(n_trial=trials, measure_option=measure_option, early_stopping=20,
+    tuner.tune(n_trial=trials, measure_option=measure_option,
                callbacks=[autotvm.callback.log_to_file(log_file)])
     records = list(autotvm.record.load_from_file(log_file))
     assert len(records) == trials and all(res.error_no == 0 for _, res in records)

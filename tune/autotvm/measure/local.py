@@ -34,8 +34,23 @@ from tune.autotvm.space import InstantiationError
 from tune.executor import JobResult, LocalExecutor
 
 
+class _OwnsWorkers:
+    """A builder or runner with worker processes of its own (``_pool``), stopped by ``close``
+    or when it is collected."""
+
+    _pool: LocalExecutor
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __del__(self) -> None:
+        pool = self.__dict__.get("_pool")
+        if pool is not None:
+            pool.close()
+
+
 @dataclass
-class LocalBuilder(Builder):
+class LocalBuilder(_OwnsWorkers, Builder):
     """Compiles trials in worker processes, *n_parallel* at once (default: one per core), each
     within *timeout* seconds."""
 
@@ -75,12 +90,9 @@ class LocalBuilder(Builder):
                 out[i] = BuildResult(None, None, f"{res.status}: {res.value}", res.seconds, None, int(error))
         return out
 
-    def close(self) -> None:
-        self._pool.close()
-
 
 @dataclass
-class LocalRunner(Runner):
+class LocalRunner(_OwnsWorkers, Runner):
     """Times trials in one worker process: *repeat* measurements of *number* calls each (grown
     to *min_repeat_ms*), within *timeout* seconds per trial; *cooldown_interval* seconds between
     trials. With *check_correctness*, each trial's outputs are compared with the unscheduled
@@ -143,9 +155,6 @@ class LocalRunner(Runner):
             except Exception as e:  # noqa: BLE001 - the trial's failure is its result
                 results.append(failed(MeasureErrorNo.RUN_TIMEOUT, str(e), start))
         return results
-
-    def close(self) -> None:
-        self._pool.close()
 
 
 def run_trial(measure_input: MeasureInput, build_result: BuildResult, number: int = 4, repeat: int = 3,

@@ -143,8 +143,11 @@ def failed(error: MeasureErrorNo, message: str, start: float) -> MeasureResult:
 
 
 class MeasureBatch:
-    """Measures lists of trials of a task with *option*'s builder and runner, and closes what
-    they started when it is closed (or used in ``with``)."""
+    """Measures lists of trials of a task with *option*'s builder and runner. Used in ``with``,
+    it closes what they started when the block ends by an exception (Ctrl-C, SIGTERM); after a
+    tuning that ends normally their worker processes stay up for the next task measured with
+    the same option (a second each to start), until the builder and runner are closed or
+    collected."""
 
     def __init__(self, option: MeasureOption, task: Task | None = None) -> None:
         self.option = option
@@ -165,8 +168,9 @@ class MeasureBatch:
     def __enter__(self) -> MeasureBatch:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        if kind is not None:
+            self.close()
 
 
 def create_measure_batch(task: Task, option: MeasureOption) -> MeasureBatch:
