@@ -15,7 +15,7 @@ from pathlib import Path
 import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("schedule", "bound", "lower", "tune", "tebound")
+PACKAGES = ("schedule", "bound", "lower", "topi", "tune", "tebound")
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:

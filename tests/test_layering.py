@@ -1,4 +1,4 @@
-"""Imports only go downward: tune -> lower -> bound -> schedule."""
+"""Imports only go downward: tebound -> tune -> topi -> lower -> bound -> schedule."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from .rooms import ROOMS, room, upward_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"schedule": set(), "bound": {"schedule"}, "lower": {"schedule", "bound"},
-           "tune": {"schedule", "bound", "lower"}, "tebound": {"schedule", "bound", "lower", "tune"}}
+           "topi": {"schedule", "bound", "lower"}, "tune": {"schedule", "bound", "lower", "topi"},
+           "tebound": {"schedule", "bound", "lower", "topi", "tune"}}
 
 
 def _imported_packages(tree: ast.AST) -> Iterator[str]:
@@ -149,7 +150,7 @@ def test_the_old_path_test_sees_one():
 
 
 #: Packages whose modules import each other in no circle.
-WITHOUT_CIRCLES = ["schedule", "bound", "lower", "tune", "tebound"]
+WITHOUT_CIRCLES = ["schedule", "bound", "lower", "topi", "tune", "tebound"]
 
 
 @pytest.mark.parametrize("pkg", WITHOUT_CIRCLES)

@@ -1,0 +1,137 @@
+"""topi's element-wise, broadcasting and reduction operators against NumPy, on both targets
+(the conftest runs each module on each) and in both bound modes; symbolic shapes where TVM
+takes them; tags as TVM's; bad input refused with a message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import schedule as te
+import topi
+from lower import build
+
+RNG = np.random.default_rng(0)
+
+
+def _run(outputs, inputs, arrays, exact, out_dtype=None, out_shapes=None):
+    s = te.create_schedule([o.op for o in outputs])
+    f = build(s, [*inputs, *outputs], exact=exact)
+    outs = [np.full([int(d) for d in (shape or o.shape)], np.nan if (out_dtype or o.dtype).startswith("float") else -7,
+                    dtype=out_dtype or o.dtype) for o, shape in zip(outputs, out_shapes or [None] * len(outputs))]
+    f(*arrays, *outs)
+    return outs
+
+
+UNARY = [
+    (topi.exp, np.exp, (-2, 2)), (topi.log, np.log, (0.1, 3)), (topi.sqrt, np.sqrt, (0, 4)),
+    (topi.rsqrt, lambda x: 1 / np.sqrt(x), (0.1, 4)), (topi.tanh, np.tanh, (-3, 3)),
+    (topi.sigmoid, lambda x: 1 / (1 + np.exp(-x)), (-5, 5)), (topi.abs, np.abs, (-2, 2)),
+    (topi.floor, np.floor, (-3, 3)), (topi.ceil, np.ceil, (-3, 3)), (topi.negative, np.negative, (-2, 2)),
+    (topi.sin, np.sin, (-3, 3)), (topi.cos, np.cos, (-3, 3)), (topi.fast_exp, np.exp, (-2, 2)),
+    (topi.fast_tanh, np.tanh, (-3, 3)), (topi.log2, np.log2, (0.1, 8)), (topi.trunc, np.trunc, (-3, 3)),
+]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("op, ref, interval", UNARY, ids=[u[0].__name__ for u in UNARY])
+def test_unary_operators_equal_numpy(op, ref, interval, exact):
+    x = te.placeholder((3, 17), name="x")
+    y = op(x)
+    assert y.op.tag == "elemwise"
+    a = RNG.uniform(*interval, (3, 17)).astype("float32")
+    (out,) = _run([y], [x], [a], exact)
+    np.testing.assert_allclose(out, ref(a), rtol=2e-6, atol=2e-6)
+
+
+def test_clip_cast_and_symbolic_shapes():
+    n = te.var("n")
+    x = te.placeholder((n, 4), name="x")
+    clipped = topi.clip(x, -0.5, 0.5)
+    as_int = topi.cast(topi.multiply(clipped, 10.0), "int32")
+    a = RNG.uniform(-2, 2, (5, 4)).astype("float32")
+    out, ints = _run([clipped, as_int], [x], [a], True, out_shapes=[(5, 4), (5, 4)])
+    np.testing.assert_array_equal(out, np.clip(a, -0.5, 0.5))
+    np.testing.assert_array_equal(ints, (np.clip(a, -0.5, 0.5) * 10).astype("int32"))
+
+
+BINARY = [
+    (topi.add, np.add), (topi.subtract, np.subtract), (topi.multiply, np.multiply), (topi.divide, np.divide),
+    (topi.maximum, np.maximum), (topi.minimum, np.minimum), (topi.power, np.power),
+]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("shapes", [((4, 1, 3), (5, 1)), ((2, 3), (2, 3)), ((1,), (3, 4)), ((4, 3), ())])
+@pytest.mark.parametrize("op, ref", BINARY, ids=[b[0].__name__ for b in BINARY])
+def test_binary_operators_broadcast_as_numpy_does(op, ref, shapes, exact):
+    sa, sb = shapes
+    a = RNG.uniform(0.5, 2, sa).astype("float32")
+    b = RNG.uniform(0.5, 2, sb).astype("float32")
+    A = te.placeholder(sa, name="A")
+    if sb == ():  # a number, taking the tensor's dtype
+        C = op(A, 1.5)
+        expected = ref(a, np.float32(1.5))
+        (out,) = _run([C], [A], [a], exact)
+    else:
+        B = te.placeholder(sb, name="B")
+        C = op(A, B)
+        expected = ref(a, b)
+        (out,) = _run([C], [A, B], [a, b], exact)
+    assert C.op.tag == "broadcast" and tuple(int(d) for d in C.shape) == expected.shape
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+def test_comparisons_and_where():
+    A = te.placeholder((3, 4), name="A")
+    B = te.placeholder((4,), name="B")
+    picked = topi.where(topi.greater(A, B), A, topi.negative(A))
+    a, b = RNG.standard_normal((3, 4)).astype("float32"), RNG.standard_normal(4).astype("float32")
+    (out,) = _run([picked], [A, B], [a, b], True)
+    np.testing.assert_array_equal(out, np.where(a > b, a, -a))
+
+
+REDUCTIONS = [(topi.sum, np.sum), (topi.max, np.max), (topi.min, np.min), (topi.prod, np.prod),
+              (topi.argmax, np.argmax), (topi.argmin, np.argmin)]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (1, False), (-1, True), ((0, 2), False), ((0, 2), True)])
+@pytest.mark.parametrize("op, ref", REDUCTIONS, ids=[r[0].__name__ for r in REDUCTIONS])
+def test_reductions_equal_numpy(op, ref, axis, keepdims, exact):
+    data = RNG.integers(-4, 5, (3, 4, 5)).astype("float32")
+    data[1, 2, 3] = data.max()  # ties: the first index wins, as NumPy's
+    A = te.placeholder(data.shape, name="A")
+    out_t = op(A, axis=axis, keepdims=keepdims)
+    if op in (topi.argmax, topi.argmin):
+        assert out_t.op.tag == "comm_reduce_idx" and out_t.dtype == "int32"
+        moved = data if axis is None else np.moveaxis(data, [a % 3 for a in np.atleast_1d(axis)],
+                                                      range(-len(np.atleast_1d(axis)), 0))
+        rest = moved.shape[:moved.ndim - (3 if axis is None else len(np.atleast_1d(axis)))]
+        expected = ref(moved.reshape(*rest, -1), axis=-1)
+        if keepdims:
+            expected = np.expand_dims(expected, tuple(a % 3 for a in (range(3) if axis is None
+                                                                        else np.atleast_1d(axis))))
+    else:
+        assert out_t.op.tag == "comm_reduce"
+        expected = ref(data, axis=axis, keepdims=keepdims)
+    (out,) = _run([out_t], [A], [data], exact)
+    np.testing.assert_array_equal(out, np.asarray(expected).reshape(out.shape))
+    assert out.shape == np.shape(expected)
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    (lambda: topi.add(te.placeholder((3,)), te.placeholder((4,))), ValueError, r"\(3\) and \(4\) do not broadcast"),
+    (lambda: topi.sum(te.placeholder((3, 4)), axis=2), ValueError, "axis 2 is not an axis"),
+    (lambda: topi.sum(te.placeholder((3, 4)), axis=(1, -1)), ValueError, "names an axis twice"),
+    (lambda: topi.exp(3.0), TypeError, "topi.exp: takes a tensor"),
+    (lambda: topi.argmax([1, 2]), TypeError, "topi.argmax: takes a tensor"),
+    (lambda: topi.where(1, 2, 3), TypeError, "the condition is a tensor"),
+])
+def test_bad_input_is_refused(bad, error, match):
+    with pytest.raises(error, match=match):
+        bad()
+
+
+def test_two_numbers_give_an_expression():
+    assert str(topi.add(2, 3)) == "5" or str(topi.add(2, 3)) == "(2 + 3)"

@@ -1,0 +1,66 @@
+"""Element-wise operators (TVM's ``topi.exp``, ``topi.clip``, ``topi.cast``, ...): one output
+element per input element, tagged ``elemwise``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import schedule as te
+from schedule import Tensor
+from schedule.ir import arith
+from topi import tag
+
+
+def _check(name: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"topi.{name}: takes a tensor, got {x!r}")
+    return x
+
+
+def elemwise(fn: Callable[[Any], Any], name: str) -> Callable[[Tensor], Tensor]:
+    """The operator applying *fn* to each element."""
+
+    def op(x: Tensor) -> Tensor:
+        _check(name, x)
+        return te.compute(x.shape, lambda *i: fn(x[i]), name=f"T_{name}", tag=tag.ELEMWISE)
+    op.__name__ = name
+    op.__doc__ = f"``{name}`` of each element."
+    return op
+
+
+exp = elemwise(te.exp, "exp")
+log = elemwise(te.log, "log")
+log2 = elemwise(te.log2, "log2")
+sqrt = elemwise(te.sqrt, "sqrt")
+rsqrt = elemwise(te.rsqrt, "rsqrt")
+tanh = elemwise(te.tanh, "tanh")
+sigmoid = elemwise(te.sigmoid, "sigmoid")
+erf = elemwise(te.erf, "erf")
+sin = elemwise(te.sin, "sin")
+cos = elemwise(te.cos, "cos")
+abs = elemwise(te.abs, "abs")  # noqa: A001 - TVM's name
+floor = elemwise(te.floor, "floor")
+ceil = elemwise(te.ceil, "ceil")
+round = elemwise(te.round, "round")  # noqa: A001 - TVM's name
+trunc = elemwise(te.trunc, "trunc")
+negative = elemwise(lambda v: -v, "negative")
+identity = elemwise(lambda v: v, "identity")
+fast_exp = elemwise(te.fast_exp, "fast_exp")
+fast_tanh = elemwise(te.fast_tanh, "fast_tanh")
+fast_erf = elemwise(te.fast_erf, "fast_erf")
+fast_log = elemwise(te.fast_log, "fast_log")
+
+
+def clip(x: Tensor, a_min: Any, a_max: Any) -> Tensor:
+    """Each element limited to [a_min, a_max]."""
+    _check("clip", x)
+    lo, hi = arith.const(a_min, x.dtype), arith.const(a_max, x.dtype)
+    return te.compute(x.shape, lambda *i: te.max(te.min(x[i], hi), lo), name="T_clip", tag=tag.ELEMWISE)
+
+
+def cast(x: Any, dtype: str) -> Any:
+    """Each element converted to *dtype* (a number becomes a constant)."""
+    if not isinstance(x, Tensor):
+        return arith.const(x, dtype)
+    return te.compute(x.shape, lambda *i: x[i].astype(dtype), name="T_cast", tag=tag.ELEMWISE)
