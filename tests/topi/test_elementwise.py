@@ -34,14 +34,15 @@ UNARY = [
 
 
 @pytest.mark.parametrize("exact", [False, True])
-@pytest.mark.parametrize("op, ref, interval", UNARY, ids=[u[0].__name__ for u in UNARY])
-def test_unary_operators_equal_numpy(op, ref, interval, exact):
-    x = te.placeholder((3, 17), name="x")
-    y = op(x)
-    assert y.op.tag == "elemwise"
-    a = RNG.uniform(*interval, (3, 17)).astype("float32")
-    (out,) = _run([y], [x], [a], exact)
-    np.testing.assert_allclose(out, ref(a), rtol=2e-6, atol=2e-6)
+def test_unary_operators_equal_numpy(exact):
+    """Every operator in one kernel (one compile per target and mode), each output checked."""
+    inputs = [te.placeholder((3, 17), name=f"x{k}") for k in range(len(UNARY))]
+    outputs = [op(t) for (op, _, _), t in zip(UNARY, inputs)]
+    assert {y.op.tag for y in outputs} == {"elemwise"}
+    arrays = [RNG.uniform(*interval, (3, 17)).astype("float32") for _, _, interval in UNARY]
+    results = _run(outputs, inputs, arrays, exact)
+    for (op, ref, _), a, out in zip(UNARY, arrays, results):
+        np.testing.assert_allclose(out, ref(a), rtol=2e-6, atol=2e-6, err_msg=op.__name__)
 
 
 def test_clip_cast_and_symbolic_shapes():
@@ -63,23 +64,20 @@ BINARY = [
 
 @pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("shapes", [((4, 1, 3), (5, 1)), ((2, 3), (2, 3)), ((1,), (3, 4)), ((4, 3), ())])
-@pytest.mark.parametrize("op, ref", BINARY, ids=[b[0].__name__ for b in BINARY])
-def test_binary_operators_broadcast_as_numpy_does(op, ref, shapes, exact):
+def test_binary_operators_broadcast_as_numpy_does(shapes, exact):
+    """Every operator on one pair of shapes in one kernel; a shape () is a number, which takes
+    the tensor's dtype."""
     sa, sb = shapes
     a = RNG.uniform(0.5, 2, sa).astype("float32")
     b = RNG.uniform(0.5, 2, sb).astype("float32")
     A = te.placeholder(sa, name="A")
-    if sb == ():  # a number, taking the tensor's dtype
-        C = op(A, 1.5)
-        expected = ref(a, np.float32(1.5))
-        (out,) = _run([C], [A], [a], exact)
-    else:
-        B = te.placeholder(sb, name="B")
-        C = op(A, B)
-        expected = ref(a, b)
-        (out,) = _run([C], [A, B], [a, b], exact)
-    assert C.op.tag == "broadcast" and tuple(int(d) for d in C.shape) == expected.shape
-    np.testing.assert_allclose(out, expected, rtol=1e-5)
+    B = te.placeholder(sb, name="B") if sb != () else 1.5
+    outputs = [op(A, B) for op, _ in BINARY]
+    expected = [ref(a, b if sb != () else np.float32(1.5)) for _, ref in BINARY]
+    results = _run(outputs, [A, *([B] if sb != () else [])], [a, *([b] if sb != () else [])], exact)
+    for (op, _), C, want, out in zip(BINARY, outputs, expected, results):
+        assert C.op.tag == "broadcast" and tuple(int(d) for d in C.shape) == want.shape, op.__name__
+        np.testing.assert_allclose(out, want, rtol=1e-5, err_msg=op.__name__)
 
 
 def test_comparisons_and_where():
@@ -95,29 +93,32 @@ REDUCTIONS = [(topi.sum, np.sum), (topi.max, np.max), (topi.min, np.min), (topi.
               (topi.argmax, np.argmax), (topi.argmin, np.argmin)]
 
 
+def _expected(op, ref, data, axis, keepdims):
+    if op not in (topi.argmax, topi.argmin):
+        return ref(data, axis=axis, keepdims=keepdims)
+    axes = tuple(range(data.ndim)) if axis is None else tuple(a % data.ndim for a in np.atleast_1d(axis))
+    moved = np.moveaxis(data, axes, range(-len(axes), 0))  # the index is row-major within the reduced axes
+    index = ref(moved.reshape(*moved.shape[:data.ndim - len(axes)], -1), axis=-1)
+    return np.expand_dims(index, axes) if keepdims else index
+
+
 @pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("axis, keepdims", [(None, False), (1, False), (-1, True), ((0, 2), False), ((0, 2), True)])
-@pytest.mark.parametrize("op, ref", REDUCTIONS, ids=[r[0].__name__ for r in REDUCTIONS])
-def test_reductions_equal_numpy(op, ref, axis, keepdims, exact):
+def test_reductions_equal_numpy(axis, keepdims, exact):
+    """Every reduction over one choice of axes in one kernel; ties go to the first index, as
+    NumPy's argmax and argmin choose."""
     data = RNG.integers(-4, 5, (3, 4, 5)).astype("float32")
-    data[1, 2, 3] = data.max()  # ties: the first index wins, as NumPy's
-    A = te.placeholder(data.shape, name="A")
-    out_t = op(A, axis=axis, keepdims=keepdims)
-    if op in (topi.argmax, topi.argmin):
-        assert out_t.op.tag == "comm_reduce_idx" and out_t.dtype == "int32"
-        moved = data if axis is None else np.moveaxis(data, [a % 3 for a in np.atleast_1d(axis)],
-                                                      range(-len(np.atleast_1d(axis)), 0))
-        rest = moved.shape[:moved.ndim - (3 if axis is None else len(np.atleast_1d(axis)))]
-        expected = ref(moved.reshape(*rest, -1), axis=-1)
-        if keepdims:
-            expected = np.expand_dims(expected, tuple(a % 3 for a in (range(3) if axis is None
-                                                                        else np.atleast_1d(axis))))
-    else:
-        assert out_t.op.tag == "comm_reduce"
-        expected = ref(data, axis=axis, keepdims=keepdims)
-    (out,) = _run([out_t], [A], [data], exact)
-    np.testing.assert_array_equal(out, np.asarray(expected).reshape(out.shape))
-    assert out.shape == np.shape(expected)
+    data[1, 2, 3] = data.max()
+    inputs = [te.placeholder(data.shape, name=f"A{k}") for k in range(len(REDUCTIONS))]
+    outputs = [op(A, axis=axis, keepdims=keepdims) for (op, _), A in zip(REDUCTIONS, inputs)]
+    results = _run(outputs, inputs, [data] * len(inputs), exact)
+    for (op, ref), out_t, out in zip(REDUCTIONS, outputs, results):
+        index_op = op in (topi.argmax, topi.argmin)
+        assert out_t.op.tag == ("comm_reduce_idx" if index_op else "comm_reduce"), op.__name__
+        assert out_t.dtype == ("int32" if index_op else "float32")
+        want = np.asarray(_expected(op, ref, data, axis, keepdims))
+        assert out.shape == want.shape, op.__name__
+        np.testing.assert_array_equal(out, want, err_msg=op.__name__)
 
 
 @pytest.mark.parametrize("bad, error, match", [
