@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schedule import PlaceholderOp, Tensor, create_schedule
+from schedule import PlaceholderOp, Tensor
 from schedule.ir.expr import Add, Max, Min, Mul, ProducerLoad, Reduce
 from schedule.ir.printer import ExprPrinter
 from tune.auto_scheduler.workload import workload_tensors
@@ -38,13 +38,6 @@ class ComputeDAG:
             raise TypeError(f"ComputeDAG: a list of tensors or a workload key, got {compute!r}")
         self.tensors: list[Tensor] = list(tensors)
         self.ops = _ordered_ops(self.tensors)
-
-    def get_init_state(self) -> Any:
-        """An unscheduled schedule of the outputs (TVM's initial state)."""
-        return create_schedule([t.op for t in self.tensors if not isinstance(t.op, PlaceholderOp)])
-
-    def apply_steps_from_state(self, state: Any) -> tuple[Any, list[Tensor]]:
-        return state, self.tensors
 
     def __str__(self) -> str:
         printer = _DagPrinter()
