@@ -81,6 +81,7 @@ def UnrollLoop() -> Pass:  # noqa: N802
 
 
 def NarrowDataType(target_bits: int = 32) -> Pass:  # noqa: N802
+    """int64 loop variables made int32 where their ranges fit (32 bits only, so far)."""
     if target_bits != 32:
         raise ValueError(f"NarrowDataType: narrows to 32 bits only, got target_bits={target_bits!r}")
     return Pass("NarrowDataType", narrow_datatype)
@@ -91,6 +92,7 @@ def StorageRewrite() -> Pass:  # noqa: N802
 
 
 def HoistIfThenElse(variant: str | None = None) -> Pass:  # noqa: N802
+    """Guards moved out of the loops they do not depend on; *variant* is TVM's and is ignored."""
     return Pass("HoistIfThenElse", hoist_if_then_else)
 
 
@@ -103,6 +105,7 @@ def InjectPrefetch() -> Pass:  # noqa: N802
 
 
 def ThreadSync(storage_scope: str = "shared") -> Pass:  # noqa: N802
+    """The barriers of every scope that needs them, at once (TVM runs it once per scope)."""
     if storage_scope not in ("shared", "global", "warp"):
         raise ValueError(f"ThreadSync: storage_scope is 'shared', 'global' or 'warp', got {storage_scope!r}")
     return Pass("ThreadSync", thread_sync)
