@@ -1,9 +1,9 @@
 """TVM's operator library (``tvm.topi``) over our te: element-wise operators (:mod:`.math`),
-broadcasting binary operators (:mod:`.broadcast`) and reductions (:mod:`.reduction`), with
-TVM's names, signatures and tags (:mod:`.tag`). Computes only, so far: schedule them with te
-(or ``te.create_schedule`` as they are)."""
+broadcasting binary operators (:mod:`.broadcast`), reductions (:mod:`.reduction`), shape and
+index transforms (:mod:`.transform`) and the neural-network operators (:mod:`.nn`), with TVM's
+names, signatures and tags (:mod:`.tag`); NumPy references in :mod:`.testing`."""
 
-from topi import tag
+from topi import nn, tag, testing, transform, utils
 from topi.broadcast import (
     add,
     broadcast_shape,
@@ -49,9 +49,27 @@ from topi.math import (
     trunc,
 )
 from topi.reduction import argmax, argmin, max, min, prod, sum  # noqa: A004
+from topi.transform import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    flip,
+    layout_transform,
+    repeat,
+    reshape,
+    split,
+    squeeze,
+    stack,
+    strided_slice,
+    take,
+    tile,
+    transpose,
+)
 
-__all__ = ["abs", "add", "argmax", "argmin", "broadcast_shape", "cast", "ceil", "clip", "cos", "divide", "equal",
-           "erf", "exp", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "floor", "floor_divide", "greater",
-           "greater_equal", "identity", "less", "less_equal", "log", "log2", "max", "maximum", "min", "minimum",
-           "mod", "multiply", "negative", "not_equal", "power", "prod", "round", "rsqrt", "sigmoid", "sin", "sqrt",
-           "subtract", "sum", "tag", "tanh", "trunc", "where"]
+__all__ = ["abs", "add", "argmax", "argmin", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip",
+           "concatenate", "cos", "divide", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp", "fast_log",
+           "fast_tanh", "flip", "floor", "floor_divide", "greater", "greater_equal", "identity", "layout_transform",
+           "less", "less_equal", "log", "log2", "max", "maximum", "min", "minimum", "mod", "multiply", "negative",
+           "nn", "not_equal", "power", "prod", "repeat", "reshape", "round", "rsqrt", "sigmoid", "sin", "split",
+           "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take", "tanh", "testing", "tile",
+           "transform", "transpose", "trunc", "utils", "where"]

@@ -1,0 +1,135 @@
+"""2-d convolutions (TVM's ``topi.nn.conv2d_nchw``, ``conv2d_nhwc``, ``group_conv2d_nchw``,
+``conv2d``): the input padded by a ``pad_temp`` stage, then one reduction over input channels
+and kernel rows and columns, with TVM's names, tags and output shape
+``(in - dilated_kernel + pad_before + pad_after) // stride + 1``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schedule as te
+from schedule import Tensor
+from schedule.ir import arith
+from topi.nn.pad import pad
+from topi.utils import const_value, get_pad_tuple, pair
+
+
+def check_tensors(op: str, **tensors: Any) -> None:
+    """Refuse anything but 4-d tensors for the named arguments."""
+    for what, t in tensors.items():
+        if not isinstance(t, Tensor):
+            raise TypeError(f"topi.nn.{op}: {what} must be a tensor, got {t!r}")
+        if len(t.shape) != 4:
+            raise ValueError(f"topi.nn.{op}: {what} must be 4-dimensional, got shape {list(map(str, t.shape))}")
+
+
+def out_extent(op: str, size: Any, kernel: Any, stride: int, dilation: int, before: int, after: int) -> Any:
+    """The number of positions a dilated kernel takes along a padded axis at *stride*."""
+    span = (const_value(kernel) - 1) * dilation + 1 if const_value(kernel) is not None else \
+        arith.add(arith.mul(arith.sub(kernel, 1), dilation), 1)
+    value = arith.add(arith.floordiv(arith.add(arith.sub(size, span), before + after), stride), 1)
+    if const_value(value) is not None and const_value(value) < 1:
+        raise ValueError(f"topi.nn.{op}: a kernel spanning {span} does not fit an axis of {size} padded by "
+                         f"{before} + {after}")
+    return value
+
+
+class Window:
+    """The stride, dilation and padding of a 2-d sliding window over rows and columns, and the
+    output rows and columns it gives over an input of *rows* by *cols*."""
+
+    def __init__(self, op: str, rows: Any, cols: Any, kernel: tuple[Any, Any], stride: Any, padding: Any,
+                 dilation: Any) -> None:
+        self.sh, self.sw = pair(op, "stride", stride)
+        self.dh, self.dw = pair(op, "dilation", dilation)
+        spans = [(const_value(k) - 1) * d + 1 if const_value(k) is not None else k
+                 for k, d in zip(kernel, (self.dh, self.dw))]
+        self.top, self.left, self.bottom, self.right = get_pad_tuple(padding, spans, op)
+        self.out_h = out_extent(op, rows, kernel[0], self.sh, self.dh, self.top, self.bottom)
+        self.out_w = out_extent(op, cols, kernel[1], self.sw, self.dw, self.left, self.right)
+
+    def row(self, y: Any, ry: Any) -> Any:
+        return y * self.sh + ry * self.dh
+
+    def col(self, x: Any, rx: Any) -> Any:
+        return x * self.sw + rx * self.dw
+
+
+def conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                out_dtype: str | None = None) -> Tensor:
+    """``conv2d_nchw[n, f, y, x] = sum over c, ry, rx of pad_temp[n, c, y*sh + ry*dh, x*sw + rx*dw]
+    * Filter[f, c, ry, rx]``, Input NCHW, Filter OIHW (output channels, input channels, rows,
+    columns)."""
+    check_tensors("conv2d_nchw", Input=Input, Filter=Filter)
+    return _conv_nchw("conv2d_nchw", Input, Filter, stride, padding, dilation, 1, out_dtype)
+
+
+def group_conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                      groups: int, out_dtype: str | None = None) -> Tensor:
+    """A convolution whose channels form *groups* independent groups: Filter is
+    ``(out_channels, in_channels // groups, rows, cols)`` and output channel f reads the input
+    channels of group ``f // (out_channels // groups)``."""
+    check_tensors("group_conv2d_nchw", Input=Input, Filter=Filter)
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"topi.nn.group_conv2d_nchw: groups must be a positive int, got {groups!r}")
+    return _conv_nchw("group_conv2d_nchw", Input, Filter, stride, padding, dilation, groups, out_dtype)
+
+
+def _conv_nchw(op: str, data: Tensor, kernel: Tensor, stride: Any, padding: Any, dilation: Any, groups: int,
+               out_dtype: str | None) -> Tensor:
+    out_dtype = out_dtype or data.dtype
+    _, channels, rows, cols = data.shape
+    filters, per_group, kh, kw = kernel.shape
+    c, f, g = const_value(channels), const_value(filters), const_value(per_group)
+    if c is not None and f is not None and (c % groups or f % groups):
+        raise ValueError(f"topi.nn.{op}: {groups} groups must divide the input channels ({c}) and the output "
+                         f"channels ({f})")
+    if c is not None and g is not None and g * groups != c:
+        raise ValueError(f"topi.nn.{op}: the filter reads {g} channels per group, but the input has {c} channels "
+                         f"in {groups} groups (Filter must be (out_channels, in_channels // groups, rows, cols))")
+    w = Window(op, rows, cols, (kh, kw), stride, padding, dilation)
+    padded = pad(data, [0, 0, w.top, w.left], [0, 0, w.bottom, w.right], name="pad_temp")
+    rc = te.reduce_axis((0, per_group), name="rc")
+    ry, rx = te.reduce_axis((0, kh), name="ry"), te.reduce_axis((0, kw), name="rx")
+    out_per_group = arith.floordiv(filters, groups)
+
+    def element(nn: Any, ff: Any, yy: Any, xx: Any) -> Any:
+        channel = rc if groups == 1 else te.floordiv(ff, out_per_group) * per_group + rc
+        return te.sum(padded[nn, channel, w.row(yy, ry), w.col(xx, rx)].astype(out_dtype)
+                      * kernel[ff, rc, ry, rx].astype(out_dtype), axis=[rc, ry, rx])
+    return te.compute((data.shape[0], filters, w.out_h, w.out_w), element, name=op, tag=op)
+
+
+def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                out_dtype: str = "float32") -> Tensor:
+    """The convolution with Input NHWC and Filter HWIO (rows, columns, input channels, output
+    channels): ``conv2d_nhwc[n, y, x, f] = sum pad_temp[n, y*sh + ry*dh, x*sw + rx*dw, c]
+    * Filter[ry, rx, c, f]``."""
+    check_tensors("conv2d_nhwc", Input=Input, Filter=Filter)
+    _, rows, cols, channels = Input.shape
+    kh, kw, per_filter, filters = Filter.shape
+    if const_value(channels) is not None and const_value(per_filter) not in (None, const_value(channels)):
+        raise ValueError(f"topi.nn.conv2d_nhwc: the filter reads {per_filter} channels, the input has {channels}")
+    w = Window("conv2d_nhwc", rows, cols, (kh, kw), stride, padding, dilation)
+    padded = pad(Input, [0, w.top, w.left, 0], [0, w.bottom, w.right, 0], name="pad_temp")
+    ry, rx = te.reduce_axis((0, kh), name="ry"), te.reduce_axis((0, kw), name="rx")
+    rc = te.reduce_axis((0, channels), name="rc")
+
+    def element(nn: Any, yy: Any, xx: Any, ff: Any) -> Any:
+        return te.sum(padded[nn, w.row(yy, ry), w.col(xx, rx), rc].astype(out_dtype)
+                      * Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc])
+    return te.compute((Input.shape[0], w.out_h, w.out_w, filters), element, name="conv2d_nhwc", tag="conv2d_nhwc")
+
+
+def conv2d(input: Tensor, filter: Tensor, strides: Any, padding: Any, dilation: Any,  # noqa: A002 - TVM's names
+           data_layout: str = "NCHW", kernel_layout: str = "", out_dtype: str | None = None) -> Tensor:
+    """:func:`conv2d_nchw` (kernel OIHW) or :func:`conv2d_nhwc` (kernel HWIO) by *data_layout*.
+
+    :raises ValueError: for another layout.
+    """
+    if data_layout == "NCHW" and kernel_layout in ("", "OIHW"):
+        return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
+    if data_layout == "NHWC" and kernel_layout in ("", "HWIO"):
+        return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype or input.dtype)
+    raise ValueError(f"topi.nn.conv2d: layouts {data_layout!r} with kernel {kernel_layout or 'default'!r} are not "
+                     f"supported; use NCHW with OIHW or NHWC with HWIO")

@@ -1,0 +1,35 @@
+"""Depthwise convolution (TVM's ``topi.nn.depthwise_conv2d_nchw``): each input channel convolved
+with its own *multiplier* filters, giving ``channels * multiplier`` output channels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schedule as te
+from schedule import Tensor
+from topi.nn.conv2d import Window, check_tensors
+from topi.nn.pad import pad
+from topi.utils import const_value
+
+
+def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                          out_dtype: str | None = None) -> Tensor:
+    """Input NCHW, Filter ``(channels, multiplier, rows, cols)``; output channel c reads input
+    channel ``c // multiplier`` with filter ``(c // multiplier, c % multiplier)``."""
+    check_tensors("depthwise_conv2d_nchw", Input=Input, Filter=Filter)
+    out_dtype = out_dtype or Input.dtype
+    _, channels, rows, cols = Input.shape
+    filter_channels, multiplier, kh, kw = Filter.shape
+    if const_value(channels) is not None and const_value(filter_channels) not in (None, const_value(channels)):
+        raise ValueError(f"topi.nn.depthwise_conv2d_nchw: the filter has {filter_channels} channels, the input "
+                         f"{channels} (Filter must be (channels, multiplier, rows, cols))")
+    w = Window("depthwise_conv2d_nchw", rows, cols, (kh, kw), stride, padding, dilation)
+    padded = pad(Input, [0, 0, w.top, w.left], [0, 0, w.bottom, w.right], name="PaddedInput")
+    di, dj = te.reduce_axis((0, kh), name="di"), te.reduce_axis((0, kw), name="dj")
+
+    def element(b: Any, c: Any, i: Any, j: Any) -> Any:
+        source = te.floordiv(c, multiplier)
+        return te.sum(padded[b, source, w.row(i, di), w.col(j, dj)].astype(out_dtype)
+                      * Filter[source, te.floormod(c, multiplier), di, dj].astype(out_dtype), axis=[di, dj])
+    return te.compute((Input.shape[0], channels * multiplier, w.out_h, w.out_w), element, name="DepthwiseConv2d",
+                      tag="depthwise_conv2d_nchw")

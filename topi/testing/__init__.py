@@ -1,0 +1,27 @@
+"""NumPy references for TVM's operators (``topi.testing``), written from the operators'
+definitions with NumPy alone, to check the computes against."""
+
+from topi.testing.conv import (
+    conv2d_nchw_python,
+    conv2d_nhwc_python,
+    conv2d_transpose_nchw_python,
+    depthwise_conv2d_python_nchw,
+    dilate_python,
+)
+from topi.testing.nn import (
+    batch_matmul,
+    batch_norm,
+    dense,
+    layer_norm_python,
+    log_softmax_python,
+    lrn_python,
+    softmax_python,
+    strided_slice_python,
+    upsampling_python,
+)
+from topi.testing.pool import adaptive_pool, poolnd_python
+
+__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d_nchw_python", "conv2d_nhwc_python",
+           "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw", "dilate_python",
+           "layer_norm_python", "log_softmax_python", "lrn_python", "poolnd_python", "softmax_python",
+           "strided_slice_python", "upsampling_python"]

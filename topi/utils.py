@@ -1,0 +1,74 @@
+"""Helpers TVM's operators share (``topi.utils``): constant shapes, stride and dilation pairs,
+and the four sides of a 2-d padding (``topi.nn.get_pad_tuple``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from schedule.ir import arith
+from schedule.ir import expr as te_expr
+
+
+def const_value(x: Any) -> Any:
+    """*x*'s value when it is a number or a constant expression, else None."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return x
+    return arith.value_of(x) if isinstance(x, te_expr.Expr) else None
+
+
+def get_const_int(x: Any) -> int:
+    """*x* as an int (an int, or an expression that is a constant).
+
+    :raises ValueError: for an expression that is not a constant.
+    """
+    value = const_value(x)
+    if not isinstance(value, int):
+        raise ValueError(f"topi: expected a constant integer, got {x}")
+    return value
+
+
+def get_const_tuple(shape: Sequence[Any]) -> tuple[Any, ...]:
+    """*shape* with each constant dimension as an int; a symbolic one stays an expression."""
+    return tuple(d if const_value(d) is None else const_value(d) for d in shape)
+
+
+def pair(op: str, what: str, value: Any, size: int = 2) -> tuple[Any, ...]:
+    """*value* (a number, or *size* numbers) as a tuple of *size* ints, each at least 1 (at
+    least 0 for a padding).
+
+    :raises ValueError: naming *op* and *what* for anything else.
+    """
+    if isinstance(value, (list, tuple)):
+        if len(value) != size:
+            raise ValueError(f"topi.nn.{op}: {what} takes one value or {size}, got {list(value)}")
+        values = tuple(value)
+    else:
+        values = (value,) * size
+    for v in values:
+        if not isinstance(const_value(v), int):
+            raise ValueError(f"topi.nn.{op}: {what} must be integers, got {value!r}")
+        least = 0 if "padding" in what else 1
+        if const_value(v) < least:
+            raise ValueError(f"topi.nn.{op}: {what} {value!r} must be at least {least}")
+    return tuple(const_value(v) for v in values)
+
+
+def get_pad_tuple(padding: Any, kernel: Sequence[Any], op: str = "conv2d") -> tuple[int, int, int, int]:
+    """The padding (top, left, bottom, right) TVM reads from *padding*: an int for all four sides,
+    a pair (rows, columns) for both sides of each, four values as they are, or ``"VALID"`` (none)
+    and ``"SAME"`` (the output as large as the input at stride 1; an odd excess at the end).
+
+    :raises ValueError: for any other value.
+    """
+    if isinstance(padding, str):
+        if padding == "VALID":
+            return 0, 0, 0, 0
+        if padding == "SAME":
+            rows, cols = (get_const_int(k) - 1 for k in kernel)
+            return rows // 2, cols // 2, rows - rows // 2, cols - cols // 2
+        raise ValueError(f"topi.nn.{op}: padding {padding!r} is neither 'SAME' nor 'VALID'")
+    if isinstance(padding, (list, tuple)) and len(padding) == 4:
+        return pair(op, "padding", padding, 4)  # type: ignore[return-value]
+    rows, cols = pair(op, "padding", padding)
+    return rows, cols, rows, cols
