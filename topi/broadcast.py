@@ -13,6 +13,7 @@ from schedule.ir import arith
 from schedule.ir.expr import Expr
 from schedule.ir.functor import structural_equal
 from topi import tag
+from topi.utils import const_value
 
 
 def broadcast_shape(a: Sequence[Any], b: Sequence[Any]) -> tuple[Any, ...]:
@@ -35,11 +36,11 @@ def broadcast_shape(a: Sequence[Any], b: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def _is_one(d: Any) -> bool:
-    return arith.value_of(d) == 1
+    return const_value(d) == 1
 
 
 def _same(x: Any, y: Any) -> bool:
-    vx, vy = arith.value_of(x), arith.value_of(y)
+    vx, vy = const_value(x), const_value(y)
     return vx == vy if vx is not None and vy is not None else structural_equal(x, y)
 
 

@@ -9,6 +9,7 @@ from schedule import Tensor
 from schedule.ir import arith
 from topi import tag
 from topi.reduction import normalize_axes
+from topi.utils import const_value
 
 
 def _tensor(op: str, x: Any) -> Tensor:
@@ -40,8 +41,8 @@ def prelu(x: Tensor, slope: Tensor, axis: int = 1) -> Tensor:
     """
     x, slope = _tensor("prelu", x), _tensor("prelu", slope)
     (axis,) = normalize_axes("nn.prelu", len(x.shape), axis)
-    if len(slope.shape) != 1 or (arith.value_of(slope.shape[0]) is not None and arith.value_of(x.shape[axis])
-                                 is not None and arith.value_of(slope.shape[0]) != arith.value_of(x.shape[axis])):
+    known = const_value(slope.shape[0]) if len(slope.shape) == 1 else None, const_value(x.shape[axis])
+    if len(slope.shape) != 1 or None not in known and known[0] != known[1]:
         raise ValueError(f"topi.nn.prelu: slope of shape {list(map(str, slope.shape))} must hold one value per "
                          f"element of axis {axis} ({x.shape[axis]})")
 

@@ -41,10 +41,11 @@ def concatenate(a_tuple: Sequence[Tensor], axis: int = 0) -> Tensor:
     shape[axis] = starts[-1]
 
     def element(*i: Any) -> Any:
-        value = None
-        for t, start in zip(reversed(parts), reversed(starts[:-1])):
-            read = t[(*i[:axis], i[axis] - start, *i[axis + 1:])]
-            value = read if value is None else te.if_then_else(i[axis] >= start, read, value)
+        def read(k: int) -> Any:
+            return parts[k][(*i[:axis], i[axis] - starts[k], *i[axis + 1:])]
+        value = read(len(parts) - 1)
+        for k in range(len(parts) - 2, -1, -1):  # each read under the condition that selects it
+            value = te.if_then_else(i[axis] < starts[k + 1], read(k), value)
         return value
     return te.compute(shape, element, name="T_concat", tag=tag.INJECTIVE)
 
@@ -89,13 +90,14 @@ def split(ary: Tensor, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
         raise TypeError(f"topi.split: indices_or_sections must be an int or a list of ints, "
                         f"got {indices_or_sections!r}")
     bounds = [0, *cuts, ary.shape[axis]]
-    out = []
-    for begin, end in zip(bounds[:-1], bounds[1:]):
-        shape = list(ary.shape)
-        shape[axis] = arith.sub(end, begin)
-        out.append(te.compute(shape, lambda *i, b=begin: ary[(*i[:axis], i[axis] + b, *i[axis + 1:])],
-                              name="T_split", tag=tag.INJECTIVE))
-    return out
+    return [_part(ary, axis, begin, end) for begin, end in zip(bounds[:-1], bounds[1:])]
+
+
+def _part(ary: Tensor, axis: int, begin: Any, end: Any) -> Tensor:
+    shape = list(ary.shape)
+    shape[axis] = arith.sub(end, begin)
+    return te.compute(shape, lambda *i: ary[(*i[:axis], i[axis] + begin, *i[axis + 1:])], name="T_split",
+                      tag=tag.INJECTIVE)
 
 
 def tile(a: Tensor, reps: Sequence[int]) -> Tensor:
