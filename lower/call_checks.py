@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from bound.inference.read_check import ReadCheck
-from lower.inplace import in_place
+from lower.inplace import InPlace
 from lower.lower import LoweredFunc
 from schedule.base.errors import ScheduleError
 from schedule.ir.dtype import int_range, is_float
@@ -84,8 +84,9 @@ class CallChecks:
                             conditions.append(Condition(e, 0, f"tensor '{t.name}' has {e} elements in dimension {d}"))
         tensors = func.tensors
         buffers = [func.buffers[t] for t in tensors]
+        walked = InPlace(func.body)
         pairs = {(i, o) for i, w_in in enumerate(writes) if not w_in for o, w_out in enumerate(writes)
-                 if w_out and tensors[i].dtype == tensors[o].dtype and in_place(func.body, buffers[i], buffers[o])}
+                 if w_out and tensors[i].dtype == tensors[o].dtype and walked.pair(buffers[i], buffers[o])}
         return cls(ranges, conditions, pairs, func.reads)
 
     def check_values(self, env: dict[Var, Any]) -> None:

@@ -23,31 +23,54 @@ from schedule.ir.itervar import IterVar
 Loop = tuple[Var, Expr, Expr]
 
 
-def in_place(body: Stmt, read: Buffer, written: Buffer) -> bool:
-    """Whether *body* computes the same when *read* and *written* are one array (see the module)."""
-    stores: list[tuple[Store, list[Loop]]] = []
-    stack: list[tuple[Stmt, list[Loop]]] = [(body, [])]
-    while stack:
-        s, loops = stack.pop()
-        if isinstance(s, Store) and s.buffer is written:
-            if _reads(s.index, read) or any(_reads(c, read) for c in s.checks) or not _same_element(s, read):
-                return False
-            stores.append((s, loops))
-        elif any(_reads(e, read) or _passes(e, read, written) for e in stmt_exprs(s)):
+class InPlace:
+    """One walk of *body* that answers :meth:`pair` for every pair of buffers: which buffers each
+    statement reads or hands to a function, and the stores into each buffer with their loops."""
+
+    def __init__(self, body: Stmt) -> None:
+        self.stores: dict[Buffer, list[tuple[Store, list[Loop]]]] = {}
+        #: Per buffer, the statements reading it (by id); per buffer, whether any passes it.
+        self.readers: dict[Buffer, set[int]] = {}
+        self.passed: set[Buffer] = set()
+        stack: list[tuple[Stmt, list[Loop]]] = [(body, [])]
+        while stack:
+            s, loops = stack.pop()
+            if isinstance(s, Store):
+                self.stores.setdefault(s.buffer, []).append((s, loops))
+            for e in stmt_exprs(s):
+                for x in distinct_post_order(e):
+                    if isinstance(x, (Load, BufferView)):
+                        self.readers.setdefault(x.buffer, set()).add(id(s))
+                    if isinstance(x, BufferView):
+                        self.passed.add(x.buffer)
+            inner = loops
+            if isinstance(s, For):
+                inner = [*loops, (s.loop_var, s.min, s.extent)]
+            elif isinstance(s, AttrStmt) and s.key in ("thread_extent", "virtual_thread") and \
+                    isinstance(s.node, IterVar):
+                inner = [*loops, (s.node.var, arith.const(0), s.value)]  # threads are loops here
+            stack.extend((c, inner) for c in stmt_children(s))
+
+    def pair(self, read: Buffer, written: Buffer) -> bool:
+        """Whether the body computes the same when *read* and *written* are one array."""
+        stores = self.stores.get(written, [])
+        if len(stores) != 1 or read in self.passed or written in self.passed:
             return False
-        inner = loops
-        if isinstance(s, For):
-            inner = [*loops, (s.loop_var, s.min, s.extent)]
-        elif isinstance(s, AttrStmt) and s.key in ("thread_extent", "virtual_thread") and isinstance(s.node, IterVar):
-            inner = [*loops, (s.node.var, arith.const(0), s.value)]  # threads are loops here
-        stack.extend((c, inner) for c in stmt_children(s))
-    if len(stores) != 1:
-        return False
-    store, loops = stores[0]
-    domain: list[Expr] = []
-    for v, lo, extent in loops:
-        domain += [arith.ge(v, lo), arith.lt(v, arith.add(lo, extent))]
-    return one_to_one(domain, [v for v, _, _ in loops], _element(store))
+        store, loops = stores[0]
+        if self.readers.get(read, set()) - {id(store)}:
+            return False  # another statement reads it
+        if _reads(store.index, read) or any(_reads(c, read) for c in store.checks) or not _same_element(store, read):
+            return False
+        domain: list[Expr] = []
+        for v, lo, extent in loops:
+            domain += [arith.ge(v, lo), arith.lt(v, arith.add(lo, extent))]
+        return one_to_one(domain, [v for v, _, _ in loops], _element(store))
+
+
+def in_place(body: Stmt, read: Buffer, written: Buffer) -> bool:
+    """Whether *body* computes the same when *read* and *written* are one array (see the module);
+    :class:`InPlace` answers many pairs with one walk."""
+    return InPlace(body).pair(read, written)
 
 
 def _element(access: Load | Store) -> Sequence[Expr]:
@@ -70,9 +93,3 @@ def _same_element(store: Store, read: Buffer) -> bool:
 
 def _reads(e: Expr, buf: Buffer) -> bool:
     return any(isinstance(x, (Load, BufferView)) and x.buffer is buf for x in distinct_post_order(e))
-
-
-def _passes(e: Expr, *bufs: Buffer) -> bool:
-    """Whether *e* hands one of *bufs* to a function (which may read or write any of it)."""
-    return any(isinstance(x, BufferView) and x.buffer in bufs for x in distinct_post_order(e))
-
