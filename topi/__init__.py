@@ -1,9 +1,10 @@
 """TVM's operator library (``tvm.topi``) over our te: element-wise operators (:mod:`.math`),
 broadcasting binary operators (:mod:`.broadcast`), reductions (:mod:`.reduction`), shape and
 index transforms (:mod:`.transform`) and the neural-network operators (:mod:`.nn`), with TVM's
-names, signatures and tags (:mod:`.tag`); NumPy references in :mod:`.testing`."""
+names, signatures and tags (:mod:`.tag`); their schedules (:mod:`.generic`, :mod:`.x86`,
+:mod:`.cuda`); NumPy references in :mod:`.testing`."""
 
-from topi import nn, tag, testing, transform, utils
+from topi import cuda, generic, nn, tag, testing, transform, utils, x86
 from topi.broadcast import (
     add,
     broadcast_shape,
@@ -67,9 +68,9 @@ from topi.transform import (
 )
 
 __all__ = ["abs", "add", "argmax", "argmin", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip",
-           "concatenate", "cos", "divide", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp", "fast_log",
-           "fast_tanh", "flip", "floor", "floor_divide", "greater", "greater_equal", "identity", "layout_transform",
-           "less", "less_equal", "log", "log2", "max", "maximum", "min", "minimum", "mod", "multiply", "negative",
-           "nn", "not_equal", "power", "prod", "repeat", "reshape", "round", "rsqrt", "sigmoid", "sin", "split",
-           "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take", "tanh", "testing", "tile",
-           "transform", "transpose", "trunc", "utils", "where"]
+           "concatenate", "cos", "cuda", "divide", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp",
+           "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "generic", "greater", "greater_equal",
+           "identity", "layout_transform", "less", "less_equal", "log", "log2", "max", "maximum", "min", "minimum",
+           "mod", "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat", "reshape", "round", "rsqrt",
+           "sigmoid", "sin", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take",
+           "tanh", "testing", "tile", "transform", "transpose", "trunc", "utils", "where", "x86"]

@@ -32,10 +32,16 @@ class _Axis:
         """The reduced index of a full *index*."""
         return (*index[:self.axis], *index[self.axis + 1:])
 
-    def max_and_sum(self, exp: Callable[[Any], Any]) -> tuple[Tensor, Tensor]:
+    def maximum(self) -> Tensor:
+        """The largest element along the axis."""
         x = self.x
-        biggest = te.compute(self.reduced, lambda *i: te.max(x[self.along(i, self.k)], axis=self.k),
-                             name="T_softmax_maxelem")
+        return te.compute(self.reduced, lambda *i: te.max(x[self.along(i, self.k)], axis=self.k),
+                          name="T_softmax_maxelem")
+
+    def max_and_sum(self, exp: Callable[[Any], Any]) -> tuple[Tensor, Tensor]:
+        """The largest element, and the sum of ``exp(x - largest)`` along the axis."""
+        x = self.x
+        biggest = self.maximum()
         k2 = te.reduce_axis((0, x.shape[self.axis]), name="k")
         total = te.compute(self.reduced, lambda *i: te.sum(exp(x[self.along(i, k2)] - biggest[i]), axis=k2),
                            name="T_softmax_expsum")
@@ -43,13 +49,14 @@ class _Axis:
 
 
 def _softmax(x: Tensor, axis: int, exp: Callable[[Any], Any], op: str) -> Tensor:
+    """The four stages; the last tagged ``<op>_output``, as TVM's schedules look for."""
     a = _Axis(op, x, axis)
-    biggest = te.compute(a.reduced, lambda *i: te.max(x[a.along(i, a.k)], axis=a.k), name="T_softmax_maxelem")
+    biggest = a.maximum()
     exps = te.compute(x.shape, lambda *i: exp(x[i] - biggest[a.outer(i)]), name="T_softmax_exp")
     k = te.reduce_axis((0, x.shape[a.axis]), name="k")
     total = te.compute(a.reduced, lambda *i: te.sum(exps[a.along(i, k)], axis=k), name="T_softmax_expsum")
     return te.compute(x.shape, lambda *i: exps[i] / total[a.outer(i)], name="T_softmax_norm",
-                      tag="softmax_output", attrs={"axis": a.axis})
+                      tag=f"{op}_output", attrs={"axis": a.axis})
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -67,4 +74,16 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     a = _Axis("log_softmax", x, axis)
     biggest, total = a.max_and_sum(te.exp)
     return te.compute(x.shape, lambda *i: x[i] - biggest[a.outer(i)] - te.log(total[a.outer(i)]),
-                      name="T_log_softmax", attrs={"axis": a.axis})
+                      name="T_log_softmax", tag="log_softmax_output", attrs={"axis": a.axis})
+
+
+def softmax_stages(out: Tensor) -> list[Tensor]:
+    """The stages a softmax output reads (``T_softmax_*``), not those of its input."""
+    seen: list[Tensor] = []
+    stack = list(out.op.input_tensors)
+    while stack:
+        t = stack.pop()
+        if t.op.name.startswith("T_softmax_") and t not in seen:
+            seen.append(t)
+            stack.extend(t.op.input_tensors)
+    return seen

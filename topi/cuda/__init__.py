@@ -1,0 +1,31 @@
+"""TVM's CUDA schedules (``topi.cuda``), run on the C target with a GPU's semantics (threads,
+shared and local memory, barriers): blocks and threads bound, reductions across threads."""
+
+from topi.cuda.injective import (
+    fallback,
+    schedule_broadcast,
+    schedule_elemwise,
+    schedule_injective,
+    schedule_injective_from_existing,
+)
+from topi.cuda.nn import (
+    schedule_adaptive_pool,
+    schedule_batch_matmul,
+    schedule_conv2d_nchw,
+    schedule_dense,
+    schedule_pool,
+)
+from topi.cuda.reduction import schedule_reduce, schedule_softmax
+
+schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
+schedule_depthwise_conv2d_nchw = fallback("schedule_depthwise_conv2d_nchw")
+schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
+schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
+schedule_lrn = fallback("schedule_lrn")
+schedule_extern = fallback("schedule_extern")
+
+__all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_nchw",
+           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
+           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
+           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
+           "schedule_reduce", "schedule_softmax"]

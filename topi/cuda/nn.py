@@ -1,0 +1,147 @@
+"""TVM's CUDA schedules of convolutions, matrix products and pooling, for the C target's GPU
+semantics: tiles over blocks and threads, operands through shared memory, accumulators in
+local memory; a bias or relu after them over blocks and threads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schedule as te
+from topi.cuda.injective import bind_every_stage, bind_flat
+from topi.traverse import new_schedule, traverse_inline
+
+
+def _main(s: te.Schedule, outs: list[te.Tensor], tags: tuple[str, ...]) -> Any:
+    """The first operation tagged one of *tags*, every injective stage not an output inlined."""
+    found: list[Any] = []
+    for t in outs:
+        traverse_inline(s, t.op, lambda op: found.append(op) if op.tag in tags else None)
+    return found[0] if found else None
+
+
+def _epilogue(s: te.Schedule, outs: list[te.Tensor], main: Any) -> None:
+    for t in outs:
+        if t.op != main and not s[t.op].relations:
+            bind_flat(s, t)
+
+
+def _conv_direct(s: te.Schedule, conv: te.Tensor) -> None:
+    """The padded input and the weights through shared memory per 2 input channels, a local
+    accumulator per thread; 4 output channels by 4 rows of threads per block."""
+    padded, kernel = conv.op.input_tensors
+    if padded.op.name == "pad_temp":
+        s[padded].compute_inline()
+    PS, WS = s.cache_read(padded, "shared", [conv]), s.cache_read(kernel, "shared", [conv])
+    CL = s.cache_write(conv, "local")
+    n, f, y, x = s[conv].op.axis
+    bf, tf = s[conv].split(f, factor=4)
+    by, ty = s[conv].split(y, factor=4)
+    s[conv].reorder(n, bf, by, tf, ty, x)
+    s[conv].bind(s[conv].fuse(n, bf), te.thread_axis("blockIdx.y"))
+    s[conv].bind(by, te.thread_axis("blockIdx.x"))
+    thread_f, thread_y = te.thread_axis("threadIdx.y"), te.thread_axis("threadIdx.x")
+    s[conv].bind(tf, thread_f)
+    s[conv].bind(ty, thread_y)
+    s[CL].compute_at(s[conv], ty)
+    rc, ry, rx = s[CL].op.reduce_axis
+    rco, rci = s[CL].split(rc, factor=2)
+    s[CL].reorder(rco, rci, ry, rx, *s[CL].op.axis)
+    for cached in (PS, WS):
+        s[cached].compute_at(s[CL], rco)
+        ax = s[cached].op.axis
+        s[cached].bind(s[cached].split(ax[1], nparts=4)[0], thread_f)
+        s[cached].bind(s[cached].split(ax[2], nparts=4)[0], thread_y)
+
+
+def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
+    """conv2d_nchw direct (see :func:`_conv_direct`); group, depthwise and transposed
+    convolutions every stage over blocks and threads."""
+    s, tensors = new_schedule("cuda.schedule_conv2d_nchw", outs)
+    main = _main(s, tensors, ("conv2d_nchw",))
+    if main is None:
+        return bind_every_stage(s, tensors)
+    _conv_direct(s, main.output(0))
+    _epilogue(s, tensors, main)
+    return s
+
+
+def schedule_dense(outs: Any) -> te.Schedule:
+    """dense for small batches: one block per output element, its inner product factored over 32
+    threads and combined across them, thread 0 storing."""
+    s, tensors = new_schedule("cuda.schedule_dense", outs)
+    main = _main(s, tensors, ("dense", "matmul"))
+    if main is None:
+        return bind_every_stage(s, tensors)
+    out = tensors[0] if len(tensors[0].shape) == 2 else main.output(0)
+    mat = main.output(0)
+    tx = te.thread_axis((0, 32), "threadIdx.x")
+    _, kf = s[mat].split(s[mat].op.reduce_axis[0], factor=32)
+    rf = s.rfactor(mat, kf)
+    if out != mat:
+        s[mat].compute_at(s[out], s[out].op.axis[1])
+    s[out].bind(s[out].op.axis[0], te.thread_axis("blockIdx.y"))
+    s[out].bind(s[out].op.axis[1], te.thread_axis("blockIdx.x"))
+    s[mat].bind(s[mat].op.reduce_axis[0], tx)
+    s[rf].compute_at(s[mat], s[mat].op.reduce_axis[0])
+    s[mat].set_store_predicate(tx.var.equal(0))
+    if out != mat:
+        s[out].set_store_predicate(tx.var.equal(0))
+    _epilogue(s, tensors, out.op)
+    return s
+
+
+def schedule_batch_matmul(outs: Any) -> te.Schedule:
+    """batch_matmul: 8 x 8 tiles per block over 4 x 4 threads, both operands through shared
+    and local memory, a local accumulator."""
+    s, tensors = new_schedule("cuda.schedule_batch_matmul", outs)
+    main = _main(s, tensors, ("batch_matmul",))
+    if main is None:
+        return bind_every_stage(s, tensors)
+    C = main.output(0)
+    A, B = C.op.input_tensors
+    AS, BS = s.cache_read(A, "shared", [C]), s.cache_read(B, "shared", [C])
+    AL, BL = s.cache_read(AS, "local", [C]), s.cache_read(BS, "local", [C])
+    CC = s.cache_write(C, "local")
+    ty, tx = te.thread_axis((0, 4), "threadIdx.y"), te.thread_axis((0, 4), "threadIdx.x")
+    b, y, x = s[C].op.axis
+    by, yi = s[C].split(y, factor=8)
+    bx, xi = s[C].split(x, factor=8)
+    ty_o, yi = s[C].split(yi, nparts=4)
+    tx_o, xi = s[C].split(xi, nparts=4)
+    s[C].reorder(b, by, bx, ty_o, tx_o, yi, xi)
+    for axis, thread in ((b, "blockIdx.z"), (by, "blockIdx.y"), (bx, "blockIdx.x")):
+        s[C].bind(axis, te.thread_axis(thread))
+    s[C].bind(ty_o, ty)
+    s[C].bind(tx_o, tx)
+    s[CC].compute_at(s[C], tx_o)
+    ko, ki = s[CC].split(s[CC].op.reduce_axis[0], factor=4)
+    _, cy, cx = s[CC].op.axis
+    s[CC].reorder(ko, ki, cy, cx)
+    for shared, local in ((AS, AL), (BS, BL)):
+        s[shared].compute_at(s[CC], ko)
+        s[local].compute_at(s[CC], ki)
+        _, sy, sk = s[shared].op.axis
+        s[shared].bind(s[shared].split(sy, nparts=4)[0], ty)
+        s[shared].bind(s[shared].split(sk, nparts=4)[0], tx)
+    _epilogue(s, tensors, main)
+    return s
+
+
+def schedule_pool(outs: Any, layout: str = "NCHW") -> te.Schedule:
+    """Pooling: the padding inlined, the output over blocks and threads, an average's window sums
+    computed at its thread."""
+    s, tensors = new_schedule("cuda.schedule_pool", outs)
+    sums: list[Any] = []
+    for t in tensors:
+        traverse_inline(s, t.op, lambda op: sums.append(op) if op.tag in ("pool_sum", "adaptive_pool_sum") else None)
+    for t in tensors:
+        thread = bind_flat(s, t, 64)
+        for op in sums:
+            if op in [x.op for x in t.op.input_tensors]:
+                s[op].compute_at(s[t], thread)
+    return s
+
+
+def schedule_adaptive_pool(outs: Any) -> te.Schedule:
+    """Adaptive and global pools, as :func:`schedule_pool`."""
+    return schedule_pool(outs)

@@ -1,0 +1,30 @@
+"""TVM's default schedules (``topi.generic``): under a CPU target (or none) the schedule as
+created, with injective stages inlined where TVM inlines them; under a GPU target
+(``with Target("cuda")``) the :mod:`topi.cuda` schedule, as TVM's generic functions dispatched
+by target."""
+
+from topi.generic.default import (
+    schedule_adaptive_pool,
+    schedule_batch_matmul,
+    schedule_broadcast,
+    schedule_conv2d_nchw,
+    schedule_conv2d_nhwc,
+    schedule_conv2d_transpose_nchw,
+    schedule_dense,
+    schedule_depthwise_conv2d_nchw,
+    schedule_elemwise,
+    schedule_extern,
+    schedule_group_conv2d_nchw,
+    schedule_injective,
+    schedule_injective_from_existing,
+    schedule_lrn,
+    schedule_pool,
+    schedule_reduce,
+    schedule_softmax,
+)
+
+__all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_nchw",
+           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
+           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
+           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
+           "schedule_reduce", "schedule_softmax"]

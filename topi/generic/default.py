@@ -1,0 +1,50 @@
+"""The default schedules behind :mod:`topi.generic` (see the package)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import schedule as te
+from topi.traverse import new_schedule, on_gpu
+
+
+def schedule_injective_from_existing(sch: te.Schedule, out: te.Tensor) -> te.Schedule:
+    """Fuse *out*'s axes into one loop in *sch*."""
+    if len(out.op.axis) > 1:
+        sch[out].fuse(*sch[out].op.axis)
+    return sch
+
+
+def _default(name: str, auto_inline: bool) -> Callable[..., te.Schedule]:
+    def schedule(outs: Any, *args: Any) -> te.Schedule:
+        if on_gpu():
+            from topi import cuda
+            return getattr(cuda, name)(outs, *args)
+        s, tensors = new_schedule(f"generic.{name}", outs)
+        if auto_inline:
+            te.schedule.AutoInlineInjective(s)
+            schedule_injective_from_existing(s, tensors[0])
+        return s
+    schedule.__name__ = schedule.__qualname__ = name
+    how = "injective stages inlined, the output fused" if auto_inline else "as created"
+    schedule.__doc__ = f"The default schedule of *outs* ({how}); under a GPU target, ``topi.cuda.{name}``."
+    return schedule
+
+
+schedule_injective = _default("schedule_injective", True)
+schedule_elemwise = _default("schedule_elemwise", True)
+schedule_broadcast = _default("schedule_broadcast", True)
+schedule_reduce = _default("schedule_reduce", False)
+schedule_softmax = _default("schedule_softmax", False)
+schedule_conv2d_nchw = _default("schedule_conv2d_nchw", False)
+schedule_conv2d_nhwc = _default("schedule_conv2d_nhwc", False)
+schedule_group_conv2d_nchw = _default("schedule_group_conv2d_nchw", False)
+schedule_depthwise_conv2d_nchw = _default("schedule_depthwise_conv2d_nchw", False)
+schedule_conv2d_transpose_nchw = _default("schedule_conv2d_transpose_nchw", False)
+schedule_dense = _default("schedule_dense", False)
+schedule_batch_matmul = _default("schedule_batch_matmul", False)
+schedule_pool = _default("schedule_pool", False)
+schedule_adaptive_pool = _default("schedule_adaptive_pool", False)
+schedule_lrn = _default("schedule_lrn", False)
+schedule_extern = _default("schedule_extern", False)

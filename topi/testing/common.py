@@ -1,0 +1,50 @@
+"""The schedule TVM's tests pick for a target (``topi.testing.dispatch`` and
+``get_injective_schedule`` ...): the first of the target's keys the table names, else its
+``generic`` entry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lower.target import Target
+
+
+def dispatch(target: Any, dispatch_map: Mapping[str, Callable[..., Any]]) -> Callable[..., Any]:
+    """The entry of *dispatch_map* for *target* (a Target or its text)."""
+    target = target if isinstance(target, Target) else Target(target)
+    for key in target.keys:
+        if key in dispatch_map:
+            return dispatch_map[key]
+    return dispatch_map["generic"]
+
+
+def _table(name: str) -> dict[str, Callable[..., Any]]:
+    from topi import cuda, generic, x86
+    return {"generic": getattr(generic, name), "cpu": getattr(x86, name), "gpu": getattr(cuda, name)}
+
+
+def get_injective_schedule(target: Any) -> Callable[..., Any]:
+    """``schedule_injective`` for *target*."""
+    return dispatch(target, _table("schedule_injective"))
+
+
+def get_broadcast_schedule(target: Any) -> Callable[..., Any]:
+    """``schedule_broadcast`` for *target*."""
+    return dispatch(target, _table("schedule_broadcast"))
+
+
+def get_elemwise_schedule(target: Any) -> Callable[..., Any]:
+    """``schedule_elemwise`` for *target*."""
+    return dispatch(target, _table("schedule_elemwise"))
+
+
+def get_reduce_schedule(target: Any) -> Callable[..., Any]:
+    """``schedule_reduce`` for *target*."""
+    return dispatch(target, _table("schedule_reduce"))
+
+
+def get_conv2d_nchw_implement(target: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """(``nn.conv2d_nchw``, its schedule for *target*)."""
+    from topi import nn
+    return nn.conv2d_nchw, dispatch(target, _table("schedule_conv2d_nchw"))

@@ -1,0 +1,74 @@
+"""TVM's x86 schedules of the convolutions: output channels and columns tiled, the tile
+accumulated in a cache stage whose column loop is vectorized under the reduction, the batch and
+channel tiles in parallel, the padding inlined; an injective epilogue (bias, relu) computed at
+the tile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schedule as te
+from topi.traverse import new_schedule, traverse_inline
+from topi.utils import const_value
+from topi.x86.injective import parallel_outer, schedule_injective_from_existing
+
+
+def tile_factor(extent: Any, candidates: tuple[int, ...]) -> int:
+    """The largest of *candidates* that divides a constant *extent* (the first for a symbolic
+    one, which then gets a tail)."""
+    n = const_value(extent)
+    if n is None:
+        return candidates[0]
+    return next((c for c in candidates if n % c == 0), 1)
+
+
+def schedule_conv_tile(s: te.Schedule, conv: te.Tensor, out: te.Tensor) -> None:
+    """Tile NCHW *conv* (written to *out*, itself or its injective epilogue) as the module says."""
+    acc = s.cache_write(conv, "global") if conv == out else conv
+    n, f, y, x = s[out].op.axis
+    fo, fi = s[out].split(f, factor=tile_factor(out.shape[1], (8, 4, 2)))
+    xo, xi = s[out].split(x, factor=tile_factor(out.shape[3], (16, 8, 4)))
+    s[out].reorder(n, fo, y, xo, fi, xi)
+    s[out].parallel(s[out].fuse(n, fo))
+    s[out].vectorize(xi)
+    s[acc].compute_at(s[out], xo)
+    _, cf, _, cx = s[acc].op.axis
+    s[acc].reorder(*s[acc].op.reduce_axis, cf, cx)
+    s[acc].vectorize(cx)
+
+
+def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
+    """conv2d_nchw, group_conv2d_nchw and depthwise_conv2d_nchw (with their epilogues)."""
+    s, tensors = new_schedule("x86.schedule_conv2d_nchw", outs)
+    out = tensors[0]
+
+    def visit(op: Any) -> None:
+        if op.tag in ("conv2d_nchw", "group_conv2d_nchw", "depthwise_conv2d_nchw") and not s[op].relations:
+            schedule_conv_tile(s, op.output(0), out if len(out.shape) == 4 and not s[out.op].relations
+                               else op.output(0))
+        elif op.tag == "conv2d_transpose_nchw" and not s[op].relations:
+            parallel_outer(s, op.output(0))
+    traverse_inline(s, out.op, visit)
+    for t in tensors:
+        if not s[t.op].relations and not s[t.op].attach_type.name.startswith("Inline"):
+            schedule_injective_from_existing(s, t)
+    return s
+
+
+schedule_group_conv2d_nchw = schedule_conv2d_nchw
+schedule_depthwise_conv2d_nchw = schedule_conv2d_nchw
+schedule_conv2d_transpose_nchw = schedule_conv2d_nchw
+
+
+def schedule_conv2d_nhwc(outs: Any) -> te.Schedule:
+    """conv2d_nhwc: the padding inlined, rows in parallel, the output channels vectorized."""
+    s, tensors = new_schedule("x86.schedule_conv2d_nhwc", outs)
+
+    def visit(op: Any) -> None:
+        if op.tag == "conv2d_nhwc" and not s[op].relations:
+            parallel_outer(s, op.output(0))
+    traverse_inline(s, tensors[0].op, visit)
+    for t in tensors:
+        if not s[t.op].relations:
+            schedule_injective_from_existing(s, t)
+    return s
