@@ -21,3 +21,5 @@ def is_broadcast(tag: Any) -> bool:
 def is_injective(tag: Any) -> bool:
     """Any operator whose output element reads a fixed set of input elements."""
     return is_broadcast(tag) or (isinstance(tag, str) and tag.startswith(INJECTIVE))
+
+__all__ = ["BROADCAST", "COMM_REDUCE", "COMM_REDUCE_IDX", "ELEMWISE", "INJECTIVE", "is_broadcast", "is_injective"]

@@ -1,5 +1,6 @@
 """Helpers TVM's operators share (``topi.utils``): constant shapes, stride and dilation pairs,
-and the four sides of a 2-d padding (``topi.nn.get_pad_tuple``)."""
+and the four sides of a 2-d padding (``topi.nn.get_pad_tuple``); ``traverse_inline`` is TVM's
+too, kept in :mod:`topi.traverse`."""
 
 from __future__ import annotations
 
@@ -72,3 +73,8 @@ def get_pad_tuple(padding: Any, kernel: Sequence[Any], op: str = "conv2d") -> tu
         return pair(op, "padding", padding, 4)  # type: ignore[return-value]
     rows, cols = pair(op, "padding", padding)
     return rows, cols, rows, cols
+
+
+from topi.traverse import traverse_inline  # noqa: E402 - TVM keeps it in topi.utils
+
+__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "pair", "traverse_inline"]

@@ -21,11 +21,12 @@ schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
 schedule_depthwise_conv2d_nchw = fallback("schedule_depthwise_conv2d_nchw")
 schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
 schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
+schedule_conv2d_hwcn = fallback("schedule_conv2d_hwcn")
 schedule_lrn = fallback("schedule_lrn")
 schedule_extern = fallback("schedule_extern")
 
-__all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_nchw",
-           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
+__all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
            "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
            "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
            "schedule_reduce", "schedule_softmax"]

@@ -121,6 +121,28 @@ def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilati
     return te.compute((Input.shape[0], w.out_h, w.out_w, filters), element, name="conv2d_nhwc", tag="conv2d_nhwc")
 
 
+def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                out_dtype: str | None = None) -> Tensor:
+    """The convolution with Input HWCN (rows, columns, channels, batch) and Filter HWIO:
+    ``Conv2dOutput[y, x, f, n] = sum PaddedInput[y*sh + ry*dh, x*sw + rx*dw, c, n]
+    * Filter[ry, rx, c, f]``."""
+    check_tensors("conv2d_hwcn", Input=Input, Filter=Filter)
+    out_dtype = out_dtype or Input.dtype
+    rows, cols, channels, _ = Input.shape
+    kh, kw, per_filter, filters = Filter.shape
+    if const_value(channels) is not None and const_value(per_filter) not in (None, const_value(channels)):
+        raise ValueError(f"topi.nn.conv2d_hwcn: the filter reads {per_filter} channels, the input has {channels}")
+    w = Window("conv2d_hwcn", rows, cols, (kh, kw), stride, padding, dilation)
+    padded = pad(Input, [w.top, w.left, 0, 0], [w.bottom, w.right, 0, 0], name="PaddedInput")
+    rc = te.reduce_axis((0, channels), name="rc")
+    ry, rx = te.reduce_axis((0, kh), name="ry"), te.reduce_axis((0, kw), name="rx")
+
+    def element(yy: Any, xx: Any, ff: Any, nn: Any) -> Any:
+        return te.sum(padded[w.row(yy, ry), w.col(xx, rx), rc, nn].astype(out_dtype)
+                      * Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc])
+    return te.compute((w.out_h, w.out_w, filters, Input.shape[3]), element, name="Conv2dOutput", tag="conv2d_hwcn")
+
+
 def conv2d(input: Tensor, filter: Tensor, strides: Any, padding: Any, dilation: Any,  # noqa: A002 - TVM's names
            data_layout: str = "NCHW", kernel_layout: str = "", out_dtype: str | None = None) -> Tensor:
     """:func:`conv2d_nchw` (kernel OIHW) or :func:`conv2d_nhwc` (kernel HWIO) by *data_layout*.

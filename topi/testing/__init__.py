@@ -10,6 +10,7 @@ from topi.testing.common import (
     get_reduce_schedule,
 )
 from topi.testing.conv import (
+    conv2d_hwcn_python,
     conv2d_nchw_python,
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
@@ -29,9 +30,9 @@ from topi.testing.nn import (
 )
 from topi.testing.pool import adaptive_pool, poolnd_python
 
-__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d_nchw_python", "conv2d_nhwc_python",
-           "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw", "dilate_python", "dispatch",
-           "get_broadcast_schedule", "get_conv2d_nchw_implement", "get_elemwise_schedule", "get_injective_schedule",
-           "get_reduce_schedule",
-           "layer_norm_python", "log_softmax_python", "lrn_python", "poolnd_python", "softmax_python",
-           "strided_slice_python", "upsampling_python"]
+__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d_hwcn_python", "conv2d_nchw_python",
+           "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw",
+           "dilate_python", "dispatch", "get_broadcast_schedule", "get_conv2d_nchw_implement",
+           "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule", "layer_norm_python",
+           "log_softmax_python", "lrn_python", "poolnd_python", "softmax_python", "strided_slice_python",
+           "upsampling_python"]

@@ -57,6 +57,14 @@ def conv2d_nhwc_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding:
     return out.transpose(0, 2, 3, 1)
 
 
+def conv2d_hwcn_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any,
+                       dilation: Any = 1) -> np.ndarray:
+    """The HWCN convolution of *a_np* by HWIO *w_np*."""
+    out = conv2d_nchw_python(a_np.transpose(3, 2, 0, 1), w_np.transpose(3, 2, 0, 1), stride, padding,
+                             dilation=dilation)
+    return out.transpose(2, 3, 1, 0)
+
+
 def depthwise_conv2d_python_nchw(input_np: np.ndarray, filter_np: np.ndarray, stride: Any, padding: Any,
                                  dilation: Any = 1) -> np.ndarray:
     """The depthwise convolution of NCHW *input_np* by ``(channels, multiplier, rows, cols)``."""

@@ -61,14 +61,18 @@ schedule_conv2d_transpose_nchw = schedule_conv2d_nchw
 
 
 def schedule_conv2d_nhwc(outs: Any) -> te.Schedule:
-    """conv2d_nhwc: the padding inlined, rows in parallel, the output channels vectorized."""
+    """conv2d_nhwc (and conv2d_hwcn): the padding inlined, the leading axes in parallel; an
+    epilogue as injective."""
     s, tensors = new_schedule("x86.schedule_conv2d_nhwc", outs)
 
     def visit(op: Any) -> None:
-        if op.tag == "conv2d_nhwc" and not s[op].relations:
+        if op.tag in ("conv2d_nhwc", "conv2d_hwcn") and not s[op].relations:
             parallel_outer(s, op.output(0))
     traverse_inline(s, tensors[0].op, visit)
     for t in tensors:
         if not s[t.op].relations:
             schedule_injective_from_existing(s, t)
     return s
+
+
+schedule_conv2d_hwcn = schedule_conv2d_nhwc

@@ -1,0 +1,3 @@
+"""``tvm.topi.cuda``: the module ``topi.cuda``."""
+
+from topi.cuda import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""``tvm.topi.nn``: the module ``topi.nn``."""
+
+from topi.nn import *  # noqa: F403

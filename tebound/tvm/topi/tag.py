@@ -1,0 +1,3 @@
+"""``tvm.topi.tag``: the module ``topi.tag``."""
+
+from topi.tag import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""``tvm.topi.transform``: the module ``topi.transform``."""
+
+from topi.transform import *  # noqa: F403

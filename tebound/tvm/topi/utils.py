@@ -1,0 +1,3 @@
+"""``tvm.topi.utils``: the module ``topi.utils``."""
+
+from topi.utils import *  # noqa: F403
