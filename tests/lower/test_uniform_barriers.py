@@ -13,9 +13,44 @@ from lower.passes.thread_sync import barrier
 from lower.passes.uniform_barriers import uniform_barriers
 from schedule import arith
 
-from ..ports.topi_ops import cuda_reduce
-
 BOTH = pytest.mark.parametrize("exact", [False, True])
+
+
+def argmax_reducer():
+    def fcombine(x, y):
+        pick = x[1] >= y[1]
+        return te.if_then_else(pick, x[0], y[0]), te.if_then_else(pick, x[1], y[1])
+
+    return te.comm_reducer(fcombine, lambda t0, t1: (te.const(-1, t0), te.min_value(t1)), name="argmax")
+
+
+def cuda_reduce(n: int, k_extent: int, index: bool):
+    """TOPI's CUDA schedule_reduce (32 x 32 threads): the reduction split by 32 and factored,
+    its inner part bound to threadIdx.x, the outputs fused, split by 32 over threadIdx.y and
+    blocks, and only thread x == 0 of a valid row storing."""
+    A = te.placeholder((n, k_extent), name="A")
+    k = te.reduce_axis((0, k_extent), name="k")
+    if index:
+        T0, _ = te.compute((n,), lambda i: argmax_reducer()((k, A[i, k]), axis=k), name="T")
+        out = te.compute((n,), lambda i: T0[i], name="out")
+        data_out = T0
+    else:
+        out = data_out = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="out")
+    s = te.create_schedule(out.op)
+    bx = te.thread_axis("blockIdx.x")
+    tx, ty = te.thread_axis((0, 32), "threadIdx.x"), te.thread_axis((0, 32), "threadIdx.y")
+    _, ki = s[data_out].split(s[data_out].fuse(*s[data_out].op.reduce_axis), factor=32)
+    rf = s.rfactor(data_out, ki)
+    rf = rf[0] if index else rf
+    s[data_out].bind(s[data_out].op.reduce_axis[0], tx)
+    s[rf].compute_at(s[data_out], s[data_out].op.reduce_axis[0])
+    outer, inner = s[out].split(s[out].fuse(*s[out].op.axis), factor=32)
+    s[out].bind(inner, ty)
+    s[out].bind(outer, bx)
+    if index:
+        s[data_out].compute_at(s[out], inner)
+    s[out].set_store_predicate(te.all(tx.equal(0), outer * 32 + inner < n))
+    return s, A, out
 
 
 @BOTH

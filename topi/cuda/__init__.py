@@ -13,12 +13,12 @@ from topi.cuda.nn import (
     schedule_batch_matmul,
     schedule_conv2d_nchw,
     schedule_dense,
+    schedule_depthwise_conv2d_nchw,
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
 
 schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
-schedule_depthwise_conv2d_nchw = fallback("schedule_depthwise_conv2d_nchw")
 schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
 schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
 schedule_conv2d_hwcn = fallback("schedule_conv2d_hwcn")

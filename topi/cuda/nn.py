@@ -65,6 +65,31 @@ def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
     return s
 
 
+def schedule_depthwise_conv2d_nchw(outs: Any) -> te.Schedule:
+    """depthwise_conv2d_nchw: one block per (batch, channel), threads over output rows and
+    columns, the channel's padded input and filter copied to shared memory by the same threads."""
+    s, tensors = new_schedule("cuda.schedule_depthwise_conv2d_nchw", outs)
+    main = _main(s, tensors, ("depthwise_conv2d_nchw",))
+    if main is None:
+        return bind_every_stage(s, tensors)
+    out = main.output(0)
+    padded, kernel = out.op.input_tensors
+    s[padded].compute_inline()
+    IS, FS = s.cache_read(padded, "shared", [out]), s.cache_read(kernel, "shared", [out])
+    b, ch, y, x = s[out].op.axis
+    s[out].bind(s[out].fuse(b, ch), te.thread_axis("blockIdx.x"))
+    ty, tx = te.thread_axis("threadIdx.y"), te.thread_axis("threadIdx.x")
+    s[out].bind(y, ty)
+    s[out].bind(x, tx)
+    for cached in (IS, FS):
+        s[cached].compute_at(s[out], s[out].leaf_iter_vars[0])
+    _, _, iy, ix = IS.op.axis  # the fetch split over the same threads as the output
+    s[IS].bind(s[IS].split(iy, nparts=out.shape[2])[0], ty)
+    s[IS].bind(s[IS].split(ix, nparts=out.shape[3])[0], tx)
+    _epilogue(s, tensors, main)
+    return s
+
+
 def schedule_dense(outs: Any) -> te.Schedule:
     """dense for small batches: one block per output element, its inner product factored over 32
     threads and combined across them, thread 0 storing."""
