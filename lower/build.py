@@ -269,7 +269,19 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
+    return build_lowered(lower(s, args, exact=exact), target, checks=checks, name=name, fast_math=fast_math)
+
+
+def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool | None = None,
+                  name: str = "default_function", fast_math: bool = False) -> BuiltFunc:
+    """Compile what :func:`lower` returned (its body as it is now, after any pass applied to
+    it), as :func:`build` does.
+
+    :raises TypeError: for anything but a lowered function.
+    """
+    if not isinstance(func, LoweredFunc):
+        raise TypeError(f"build: expected a schedule or what lower() returned, got {type(func).__name__}; a "
+                        f"tir.PrimFunc made by hand has no buffers to bind arrays to")
     chosen, tvm_target = choose_target(target, checks)
     fast_math = fast_math or (tvm_target is not None and tvm_target.fast_math)
-    return BuiltFunc(lower(s, args, exact=exact), checks is not False, chosen, name, fast_math,
-                     tvm_target=tvm_target)
+    return BuiltFunc(func, checks is not False, chosen, name, fast_math, tvm_target=tvm_target)

@@ -13,7 +13,7 @@ from lower.ir.stmt import Buffer, Stmt
 from lower.operation.loop_nest import has_virtual_threads
 from lower.passes.flatten import arg_buffers, flatten, layout_of
 from lower.passes.hoist_if import hoist_if_then_else
-from lower.passes.loop_partition import loop_partition
+from lower.passes.loop_partition import loop_partition, partition_options
 from lower.passes.narrow_datatype import narrow_datatype
 from lower.passes.prefetch import has_prefetch, inject_prefetch
 from lower.passes.schedule_ops import build_pipeline, inferred
@@ -27,7 +27,7 @@ from lower.passes.vectorize_check import check_vectorized
 from lower.passes.virtual_thread import inject_virtual_thread
 from schedule.base.checks import check_flag
 from schedule.base.errors import ScheduleError
-from schedule.base.pass_context import default_exact, enabled, options
+from schedule.base.pass_context import default_exact, enabled
 from schedule.ir.expr import Var
 from schedule.operation.tensor import Tensor
 from schedule.schedule.schedule import Schedule, check_schedule
@@ -129,8 +129,9 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
     check_vectorized(body)
     if enabled("tir.LoopPartition"):
-        body = loop_partition(body, bool(options("tir.LoopPartition")["partition_const_loop"]))
-        body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)
+        chosen = partition_options()
+        body = loop_partition(body, **chosen)
+        body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop or chosen["no_unroll_loop_with_extent_one"])
     body = place_allocations(body)
     body = share_storage(body)
     check_memory_bounds(body)

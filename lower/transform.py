@@ -13,7 +13,7 @@ from lower.ir.stmt import Stmt
 from lower.ir.stmt_functor import ir_transform as _ir_transform
 from lower.module import IRModule, as_stmt
 from lower.passes.hoist_if import hoist_if_then_else
-from lower.passes.loop_partition import loop_partition
+from lower.passes.loop_partition import loop_partition, partition_options
 from lower.passes.narrow_datatype import narrow_datatype
 from lower.passes.prefetch import inject_prefetch
 from lower.passes.simplify_stmt import simplify_stmt
@@ -22,7 +22,6 @@ from lower.passes.storage_share import share_storage
 from lower.passes.thread_sync import thread_sync
 from lower.passes.unroll_loop import unroll_loop
 from lower.passes.virtual_thread import inject_virtual_thread
-from schedule.base.pass_context import options
 from schedule.ir.extern_stmt import BodyStmt
 
 
@@ -68,12 +67,24 @@ def Sequential(passes: Sequence[Pass], opt_level: int = 2, name: str = "Sequenti
 
 
 def Simplify() -> Pass:  # noqa: N802
-    return Pass("Simplify", simplify_stmt)
+    """Expressions simplified, statements that do nothing removed; loops of one iteration stay,
+    as TVM's Simplify keeps them."""
+    return Pass("Simplify", lambda s: simplify_stmt(s, keep_trivial=True))
+
+
+def RemoveNoOp() -> Pass:  # noqa: N802
+    """Statements that do nothing removed (with the simplifier, which does that here)."""
+    return Pass("RemoveNoOp", lambda s: simplify_stmt(s, keep_trivial=True))
+
+
+def StorageFlatten(cache_line_size: int = 64, create_bound_attribute: bool = False) -> Pass:  # noqa: N802
+    """Nothing: ``lower`` flattens the buffers already (the pass is kept for TVM's pipelines)."""
+    return Pass("StorageFlatten", lambda s: s)
 
 
 def LoopPartition() -> Pass:  # noqa: N802
     return Pass("LoopPartition",
-                lambda s: loop_partition(s, bool(options("tir.LoopPartition")["partition_const_loop"])))
+                lambda s: loop_partition(s, **partition_options()))
 
 
 def UnrollLoop() -> Pass:  # noqa: N802
@@ -112,4 +123,4 @@ def ThreadSync(storage_scope: str = "shared") -> Pass:  # noqa: N802
 
 
 __all__ = ["HoistIfThenElse", "InjectPrefetch", "InjectVirtualThread", "LoopPartition", "NarrowDataType", "Pass",
-           "Sequential", "Simplify", "StorageRewrite", "ThreadSync", "UnrollLoop"]
+           "RemoveNoOp", "Sequential", "Simplify", "StorageFlatten", "StorageRewrite", "ThreadSync", "UnrollLoop"]

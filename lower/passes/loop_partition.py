@@ -1,106 +1,317 @@
-"""Loop partitioning (TVM's LoopPartition pass): a loop whose body tests ``likely(cond)`` on its
-variable is cut where the test starts (or stops) holding for every iteration of the loops
-inside, into a main part without the test and a part that keeps it.
+"""Loop partitioning (TVM's LoopPartition pass): a loop whose body tests conditions on its
+variable is cut into the range where every such condition is known (the middle), with the
+tests replaced by their value, and the ranges before and after it, which keep them.
 
-A split's tail guard ``likely(((i.outer*4) + i.inner) < n)`` holds for every ``i.inner`` while
-``i.outer < n/4``: the loop over ``i.outer`` becomes ``[0, n/4)`` with no guard, then the rest
-with the guard. As in TVM, loops of constant extent are partitioned only with
-``partition_const_loop``. The pass runs in ``lower`` when a :class:`~lower.PassContext` sets
-``"tir.LoopPartition"``.
+A condition is a ``likely(cond)`` guard (a split's tail guard, in a statement or an
+expression), or, on a loop marked ``pragma_loop_partition_hint``, any ``if`` or
+``if_then_else`` condition. For each, the values of the loop variable where it holds for every
+iteration of the loops inside (and those where it fails for every one) form an interval; the
+middle is where all hold, else where all fail. ``(i.outer*4 + i.inner) < n`` holds for every
+``i.inner`` while ``i.outer < n/4``: the loop over ``i.outer`` becomes ``[0, n/4)`` with no guard,
+then the rest with it. As in TVM:
+
+- loops of constant extent are cut only with ``partition_const_loop`` (or a hint);
+- each piece runs from 0 (its variable shifted), and a piece of one iteration becomes its body
+  with the variable a constant, unless ``no_unroll_loop_with_extent_one``;
+- a hinted loop with no interval is unrolled under ``unroll_loop_with_partition_hint_no_interval``;
+- a block index (``blockIdx.*``) is cut into ``if (cond) {middle} else {loop body}``; thread
+  indices of a block are left alone (their branches would put barriers under a condition), and
+  so is a loop around a cross-thread reduction;
+- after the pass no ``likely`` tag or partition hint is left.
+
+Vectorized loops are not cut: their pieces would have extents that are not constants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any
 
 from bound import IntervalSet, eval_set, simplify
 from bound.arith.linear import Linear
-from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
-from lower.ir.stmt_functor import StmtMutator, stmt_children
+from lower.ir.stmt import NO_OP, AttrStmt, For, ForKind, IfThenElse, LetStmt, Stmt, seq
+from lower.ir.stmt_functor import StmtMutator, ir_transform, stmt_children, stmt_exprs
+from lower.ir.substitute import substitute_stmt
 from schedule import arith
-from schedule.ir.expr import GE, GT, LE, LT, Call, Expr, Var
-from schedule.ir.functor import free_vars
-from schedule.ir.itervar import IterVar
+from schedule.base.pass_context import options
+from schedule.ir.expr import EQ, GE, GT, LE, LT, NE, And, Call, Expr, Not, Var
+from schedule.ir.functor import distinct_post_order, free_vars, structural_equal
+from schedule.ir.itervar import IterVar, Range
 
 Steps = Generator[Any, Any, Stmt]
+HINT = "pragma_loop_partition_hint"
+IF_THEN_ELSE = "tvm_if_then_else"
 
 
-def loop_partition(stmt: Stmt, partition_const_loop: bool = False) -> Stmt:
-    """*stmt* with its guarded loops partitioned as above."""
-    return _Partition(partition_const_loop)(stmt)
+def loop_partition(stmt: Stmt, partition_const_loop: bool = False, no_unroll_loop_with_extent_one: bool = False,
+                   unroll_loop_with_partition_hint_no_interval: bool = False) -> Stmt:
+    """*stmt* with its loops partitioned as the module says."""
+    options = _Options(partition_const_loop, no_unroll_loop_with_extent_one,
+                       unroll_loop_with_partition_hint_no_interval, _hinted(stmt))
+    return _strip_likely_and_hints(_Partition(options)(stmt))
+
+
+def partition_options() -> dict[str, bool]:
+    """The options of ``"tir.LoopPartition"`` in the current PassContext."""
+    return {k: bool(v) for k, v in options("tir.LoopPartition").items()}
+
+
+@dataclass(frozen=True)
+class _Options:
+    const_loops: bool
+    keep_extent_one: bool
+    unroll_hinted: bool
+    hinted: frozenset[Var]
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A condition on the loop variable: *test* as written (replaced by its value where known)
+    and the intervals ``[lo, hi)`` (None: unbounded) where it holds, and where it fails, for
+    every value of the loops inside."""
+
+    test: Expr
+    holds: tuple[Expr | None, Expr | None] | None
+    fails: tuple[Expr | None, Expr | None] | None
+
+
+def _hinted(stmt: Stmt) -> frozenset[Var]:
+    out = set()
+    stack = [stmt]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, AttrStmt) and s.key == HINT and arith.value_of(s.value):
+            out.add(s.node.var if isinstance(s.node, IterVar) else s.node)
+        stack.extend(stmt_children(s))
+    return frozenset(out)
 
 
 class _Partition(StmtMutator):
-    def __init__(self, partition_const_loop: bool) -> None:
-        self.const_loops = partition_const_loop
+    def __init__(self, options: _Options, settled: frozenset[Var] = frozenset(),
+                 outer: dict[Var, Range] | None = None) -> None:
+        self.options = options
+        self.settled = settled  # loops already cut: pieces before and after keep their tests
+        self.outer = outer or {}  # the ranges of the loops around, which cut points may use
+
+    def _within(self, v: Var, lo: Expr, extent: Expr, s: Stmt) -> Steps:
+        """*s* visited as usual, its children knowing *v*'s range."""
+        saved = self.outer
+        self.outer = {**saved, v: Range.from_min_extent(lo, extent)}
+        try:
+            return (yield from self.visit_default(s))
+        finally:
+            self.outer = saved
 
     def visit_for(self, s: For) -> Steps:
-        if arith.value_of(s.extent) is not None and not self.const_loops:
-            return (yield from self.visit_default(s))
-        cut = _find_cut(s)
-        if cut is None:
-            return (yield from self.visit_default(s))
-        point, guard, main_after = cut
-        end = arith.add(s.min, s.extent)
-        point = simplify(arith.max_expr(s.min, arith.min_expr(point, end)))
-        proven = _without(s.body, guard)
-        # The pieces' own bodies are partitioned further, not the pieces again on this guard.
-        proven_body = yield proven
-        kept_body = yield s.body
-        first, second = (kept_body, proven_body) if main_after else (proven_body, kept_body)
-        pieces = [For(s.loop_var, s.min, simplify(arith.sub(point, s.min)), s.kind, first),
-                  For(s.loop_var, point, simplify(arith.sub(end, point)), s.kind, second)]
-        return seq(*(p for p in pieces if arith.value_of(p.extent) != 0))
+        v = s.loop_var
+        hinted = v in self.options.hinted
+        if v in self.settled or s.kind == ForKind.VECTORIZED or _has_allreduce(s.body) or not (
+                hinted or self.options.const_loops or not _constant(s.min) or not _constant(s.extent)):
+            return (yield from self._within(v, s.min, s.extent, s))
+        found = _conditions(s.body, v, hinted)
+        stop = arith.add(s.min, s.extent)
+        middle = _middle(found, s.min, stop, self.outer)
+        if middle is None:
+            if hinted and self.options.unroll_hinted and _positive(s.extent):
+                return For(v, s.min, s.extent, ForKind.UNROLLED, (yield s.body))
+            return (yield from self._within(v, s.min, s.extent, s))
+        begin, end, value, tests = middle
+        pieces = [self._piece(s, s.min, begin, s.body, True)] if not _equal(begin, s.min, self.outer) else []
+        pieces.append(self._piece(s, begin, end, _eliminate(s.body, tests, value), False))
+        if not _equal(end, stop, self.outer):
+            pieces.append(self._piece(s, end, stop, s.body, True))
+        return seq(*pieces)
 
+    def _piece(self, loop: For, begin: Expr, end: Expr, body: Stmt, settled: bool) -> Stmt:
+        """The loop over ``[begin, end)`` from 0, or its body at the one value, partitioned in
+        turn (a *settled* piece not again on this loop's tests)."""
+        extent = simplify(arith.sub(end, begin), self.outer)
+        if arith.value_of(extent) is not None and arith.value_of(extent) <= 0:
+            return NO_OP
+        v = loop.loop_var
+        shifted = substitute_stmt(body, {v: arith.add(v, begin)}) if not _equal(begin, 0, self.outer) else body
+        if arith.value_of(extent) == 1 and not self.options.keep_extent_one:
+            return _Pieces(self.options, self.settled, self.outer)(
+                substitute_stmt(shifted, {v: arith.const(0, v.dtype)}))
+        piece = For(v, arith.const(0, v.dtype), extent, loop.kind, shifted)
+        # A piece of constant extent is cut again on the tests that concern it (it is smaller, so
+        # this ends); one of symbolic extent is not, for nothing would prove it smaller.
+        again = not settled or _constant(extent)
+        return _Pieces(self.options, self.settled if again else self.settled | {v}, self.outer)(piece)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Steps:
-        """A block index is cut as a loop is, into ``if (likely(blockIdx.x < point))`` over the
-        body without the guard, else the body with it (TVM's partition of a thread axis). Thread
-        indices of a block are left alone: their branches would put barriers under a condition."""
-        if (s.key != "thread_extent" or not isinstance(s.node, IterVar) or not s.node.thread_tag.startswith("blockIdx")
-                or (arith.value_of(s.value) is not None and not self.const_loops)):
+        """A block index is cut into ``if (likely(begin <= v < end))`` over the body with the
+        known tests replaced, else the body as it was (TVM's partition of a thread axis)."""
+        if s.key != "thread_extent" or not isinstance(s.node, IterVar):
             return (yield from self.visit_default(s))
         v = s.node.var
         zero = arith.const(0, v.dtype)
-        cut = _find_cut(For(v, zero, s.value, ForKind.SERIAL, s.body))
-        if cut is None:
-            return (yield from self.visit_default(s))
-        point, guard, main_after = cut
-        point = simplify(arith.max_expr(zero, arith.min_expr(point, s.value)))
-        proven_body = yield _without(s.body, guard)
-        kept_body = yield s.body
-        if main_after:
-            body = IfThenElse(Call("bool", "likely", (arith.ge(v, point),)), proven_body, kept_body)
-        else:
-            body = IfThenElse(Call("bool", "likely", (arith.lt(v, point),)), proven_body, kept_body)
-        return AttrStmt(s.node, s.key, s.value, body)
+        if (not s.node.thread_tag.startswith("blockIdx") or (_constant(s.value) and not self.options.const_loops)
+                or _has_allreduce(s.body)):
+            return (yield from self._within(v, zero, s.value, s))
+        middle = _middle(_conditions(s.body, v, v in self.options.hinted), zero, s.value, self.outer)
+        if middle is None:
+            return (yield from self._within(v, zero, s.value, s))
+        begin, end, value, tests = middle
+        inside = [arith.ge(v, begin)] if not _equal(begin, zero, self.outer) else []
+        inside += [arith.lt(v, end)] if not _equal(end, s.value, self.outer) else []
+        known = yield _eliminate(s.body, tests, value)
+        if not inside:
+            return AttrStmt(s.node, s.key, s.value, known)
+        kept = yield s.body
+        cond = inside[0] if len(inside) == 1 else arith.and_op(inside[0], inside[1])
+        return AttrStmt(s.node, s.key, s.value, IfThenElse(Call("bool", "likely", (cond,)), known, kept))
 
 
-def _find_cut(loop: For) -> tuple[Expr, Expr, bool] | None:
-    """``(point, guard, main_after)``: the first likely guard in *loop*'s body that holds for
-    every inner iteration on one side of *point* (after it if *main_after*)."""
-    v = loop.loop_var
-    stack: list[tuple[Stmt, dict[Var, IntervalSet]]] = [(loop.body, {})]
+class _Pieces(_Partition):
+    """The mutator a piece is visited with: its own loop is left whole when *settled* names it."""
+
+    def dispatch(self, s: Stmt) -> Any:
+        if isinstance(s, For) and s.loop_var in self.settled:
+            return self._inside(s)
+        return super().dispatch(s)
+
+    def _inside(self, s: For) -> Steps:
+        saved = self.outer
+        self.outer = {**saved, s.loop_var: Range.from_min_extent(s.min, s.extent)}
+        try:
+            body = yield s.body
+        finally:
+            self.outer = saved
+        return s if body is s.body else For(s.loop_var, s.min, s.extent, s.kind, body)
+
+
+def _constant(e: Expr) -> bool:
+    return arith.value_of(e) is not None
+
+
+def _positive(e: Expr) -> bool:
+    v = arith.value_of(simplify(e))
+    return v is not None and v > 0
+
+
+def _equal(a: Any, b: Any, ranges: dict[Var, Range]) -> bool:
+    return arith.value_of(simplify(arith.sub(a, b), ranges)) == 0
+
+
+def _has_allreduce(s: Stmt) -> bool:
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        if any(isinstance(e, Call) and e.name == "tvm_thread_allreduce"
+               for expr in stmt_exprs(x) for e in distinct_post_order(expr)):
+            return True
+        stack.extend(stmt_children(x))
+    return False
+
+
+def _conditions(body: Stmt, v: Var, hinted: bool) -> list[_Found]:
+    """The conditions on *v* in *body* whose intervals can be told, inner loops relaxed."""
+    found: list[_Found] = []
+    stack: list[tuple[Stmt, dict[Var, IntervalSet]]] = [(body, {})]
     while stack:
         s, inner = stack.pop()
-        if isinstance(s, IfThenElse) and s.else_case is None and _is_likely(s.condition):
-            cond = s.condition.args[0]  # type: ignore[attr-defined]
-            found = _deduce(cond, v, inner)
-            if found is not None:
-                return found[0], s.condition, found[1]
+        tests = [e for expr in stmt_exprs(s) for e in _tests_in(expr, hinted)]
+        if isinstance(s, IfThenElse) and hinted and not _is_likely(s.condition):
+            tests.append(s.condition)
+        for test in tests:
+            cond = test.args[0] if _is_likely(test) else test
+            if v in free_vars([cond]) and not any(structural_equal(test, f.test) for f in found):
+                holds, fails = _interval(cond, v, inner), _interval(_negated(cond), v, inner)
+                if holds is not None or fails is not None:
+                    found.append(_Found(test, holds, fails))
         if isinstance(s, For):
             inner = {**inner, s.loop_var: IntervalSet.interval(s.min, arith.sub(arith.add(s.min, s.extent), 1))}
         elif isinstance(s, AttrStmt) and s.key == "thread_extent" and isinstance(s.node, IterVar):
             inner = {**inner, s.node.var: IntervalSet.interval(arith.const(0, s.value.dtype), arith.sub(s.value, 1))}
-        elif isinstance(s, LetStmt):  # a value the cut point may not use: not defined outside the loop
+        elif isinstance(s, LetStmt):  # a value the interval may not use: not defined outside the loop
             inner = {**inner, s.var: IntervalSet.everything()}
         stack.extend((c, inner) for c in reversed(stmt_children(s)))
-    return None
+    return found
+
+
+def _tests_in(e: Expr, hinted: bool) -> list[Expr]:
+    """The ``likely`` calls in *e*, and with a hint the conditions of its ``if_then_else``."""
+    out = []
+    for x in distinct_post_order(e):
+        if _is_likely(x):
+            out.append(x)
+        elif hinted and isinstance(x, Call) and x.name == IF_THEN_ELSE and not _is_likely(x.args[0]):
+            out.append(x.args[0])
+    return out
 
 
 def _is_likely(e: Expr) -> bool:
     return isinstance(e, Call) and e.name == "likely" and len(e.args) == 1
+
+
+def _negated(cond: Expr) -> Expr | None:
+    flips = {LT: arith.ge, LE: arith.gt, GT: arith.le, GE: arith.lt}
+    for kind, make in flips.items():
+        if isinstance(cond, kind):
+            return make(cond.a, cond.b)
+    if isinstance(cond, Not):
+        return cond.a
+    return None
+
+
+def _interval(cond: Expr | None, v: Var, inner: dict[Var, IntervalSet]) -> tuple[Expr | None, Expr | None] | None:
+    """``[lo, hi)`` of the values of *v* where *cond* holds for every value of the *inner*
+    variables (a bound None where it has none); None where that cannot be told."""
+    if cond is None:
+        return None
+    if isinstance(cond, And):
+        a, b = _interval(cond.a, v, inner), _interval(cond.b, v, inner)
+        if a is None or b is None:
+            return None
+        return _meet(a[0], b[0], arith.max_expr), _meet(a[1], b[1], arith.min_expr)
+    if isinstance(cond, (EQ, NE)):
+        return None
+    deduced = _deduce(cond, v, inner)
+    if deduced is None:
+        return None
+    point, after = deduced
+    return (point, None) if after else (None, point)
+
+
+def _meet(a: Expr | None, b: Expr | None, pick: Any) -> Expr | None:
+    return b if a is None else a if b is None else simplify(pick(a, b))
+
+
+def _middle(found: list[_Found], lo: Expr, hi: Expr, ranges: dict[Var, Range]
+            ) -> tuple[Expr, Expr, bool, list[Expr]] | None:
+    """``(begin, end, value, tests)``: the part of ``[lo, hi)`` where every test of *tests* has
+    *value*, clamped into the loop: all hold if such a part can be non-empty, else all fail. A
+    test whose interval misses the loop is left out, as TVM leaves it."""
+    for value in (True, False):
+        chosen = [(f.test, i) for f in found if (i := f.holds if value else f.fails) is not None
+                  and not _empty(_meet(i[0], lo, arith.max_expr), _meet(i[1], hi, arith.min_expr), ranges)]
+        if not chosen:
+            continue
+        starts = [a for _, (a, _) in chosen if a is not None]
+        stops = [b for _, (_, b) in chosen if b is not None]
+        begin = lo if not starts else simplify(arith.min_expr(_fold(arith.max_expr, [lo, *starts]), hi), ranges)
+        end = hi if not stops else simplify(arith.max_expr(_fold(arith.min_expr, [hi, *stops]), begin), ranges)
+        if _empty(begin, end, ranges):
+            continue
+        return begin, end, value, [t for t, _ in chosen]
+    return None
+
+
+def _empty(begin: Expr | None, end: Expr | None, ranges: dict[Var, Range]) -> bool:
+    """Whether ``[begin, end)`` is provably empty."""
+    if begin is None or end is None:
+        return False
+    length = arith.value_of(simplify(arith.sub(end, begin), ranges))
+    return length is not None and length <= 0
+
+
+def _fold(pick: Any, exprs: list[Expr]) -> Expr:
+    out = exprs[0]
+    for e in exprs[1:]:
+        out = pick(out, e)
+    return out
 
 
 def _deduce(cond: Expr, v: Var, inner: dict[Var, IntervalSet]) -> tuple[Expr, bool] | None:
@@ -132,18 +343,28 @@ def _deduce(cond: Expr, v: Var, inner: dict[Var, IntervalSet]) -> tuple[Expr, bo
     return simplify(arith.add(arith.floordiv(arith.sub(arith.const(0, hi.dtype), bound), -k), 1)), True
 
 
-def _without(body: Stmt, guard: Expr) -> Stmt:
-    """*body* with every ``if (guard)`` (the same condition) replaced by its then-branch."""
-    return _Drop(guard)(body)
+def _eliminate(body: Stmt, tests: list[Expr], value: bool) -> Stmt:
+    """*body* with each of *tests* known to be *value*: an ``if`` on one keeps the branch taken,
+    an ``if_then_else`` its operand, and the test itself elsewhere becomes the constant."""
+    def known(e: Any) -> bool:
+        return isinstance(e, Expr) and any(structural_equal(e, t) for t in tests)
+
+    def post(node: Any) -> Any:
+        if isinstance(node, IfThenElse) and known(node.condition):
+            return node.then_case if value else (node.else_case or NO_OP)
+        if isinstance(node, Call) and node.name == IF_THEN_ELSE and known(node.args[0]):
+            return node.args[1] if value else node.args[2]
+        if known(node):
+            return arith.const(1 if value else 0, "bool")
+        return None
+    return ir_transform(body, None, post)
 
 
-class _Drop(StmtMutator):
-    def __init__(self, guard: Expr) -> None:
-        self.guard = guard
-
-    def visit_if_then_else(self, s: IfThenElse) -> Steps:
-        if s.else_case is None and bool(s.condition == self.guard):
-            return (yield s.then_case)
-        return (yield from self.visit_default(s))
-
-
+def _strip_likely_and_hints(stmt: Stmt) -> Stmt:
+    def post(node: Any) -> Any:
+        if _is_likely(node):
+            return node.args[0]
+        if isinstance(node, AttrStmt) and node.key == HINT:
+            return node.body
+        return None
+    return ir_transform(stmt, None, post)

@@ -21,7 +21,8 @@ DEFAULTS: dict[str, Any] = {
     "tir.UnrollLoop": {"auto_max_step": 0, "auto_max_depth": 8, "auto_max_extent": 0, "explicit_unroll": True,
                        "unroll_local_access": False},
     # Given at all, it turns the pass on (TVM runs it by default; here it is optional).
-    "tir.LoopPartition": {"partition_const_loop": False},
+    "tir.LoopPartition": {"partition_const_loop": False, "no_unroll_loop_with_extent_one": False,
+                          "unroll_loop_with_partition_hint_no_interval": False},
     # The bounds of infer_bound, explain, lower and build when a call passes no exact=: exact
     # (True) or TVM's (False). Unset, $TEBOUND_EXACT decides, else the entry point's default.
     "tebound.exact": True,

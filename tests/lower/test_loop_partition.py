@@ -59,7 +59,8 @@ def test_nothing_is_partitioned_unless_asked():
         T2 = te.compute((18,), lambda i: A2[i] * 2, name="T")
         s2 = te.create_schedule(T2.op)
         s2[T2].split(T2.op.axis[0], factor=4)
-        assert "if (likely(" in str(lower(s2, [A2, T2], exact=False))
+        text2 = str(lower(s2, [A2, T2], exact=False))  # whole, its guard kept (the likely tag gone, as TVM's)
+        assert text2.count("for (i.outer") == 1 and "if ((((i.outer*4) + i.inner) < 18))" in text2
         f2 = build(s2, [A2, T2], exact=False)
     a2, t2 = np.arange(18, dtype="float32"), np.full(18, np.nan, "float32")
     f2(a2, t2)
@@ -196,3 +197,138 @@ def test_thread_indices_of_a_block_are_not_cut():
     c = np.full(70, np.nan, "float32")
     f(a, c)
     np.testing.assert_array_equal(c, a * 2)
+
+
+def _count(s, kind):
+    return sum(1 for x in walk(s) if isinstance(x, kind))
+
+
+def _tvm_options(**extra):
+    return {"tir.LoopPartition": {"partition_const_loop": True, **extra}}
+
+
+def test_a_piece_of_one_iteration_is_its_body_unless_asked():
+    """TVM's no_unroll_loop case: 21 = 5 * 4 + 1; the last tile's loop and the tail's loop run
+    once. By default they become their bodies; ``no_unroll_loop_with_extent_one`` keeps them
+    (4 loops, as TVM's test counts), and the guard the tail does not need is gone."""
+    A, B = te.placeholder((21,), name="A"), te.placeholder((21,), name="B")
+    T = te.compute((21,), lambda i: A[i] + B[i], name="T")
+    s = te.create_schedule(T.op)
+    s[T].split(T.op.axis[0], factor=4)
+    counts = {}
+    for keep in (False, True):
+        with PassContext(config=_tvm_options(no_unroll_loop_with_extent_one=keep)):
+            body = lower(s, [A, B, T], exact=False).body
+            f = build(s, [A, B, T], exact=False)
+        counts[keep] = _count(body, For)
+        assert not _has_if(body)
+        a, b = np.arange(21, dtype="float32"), np.ones(21, "float32")
+        t = np.full(21, np.nan, "float32")
+        f(a, b, t)
+        np.testing.assert_array_equal(t, a + b)
+    assert counts == {False: 2, True: 4}
+
+
+def test_multilevel_splitting_with_indivisible_factors():
+    """TVM's case: relu over 130 = 2 x 16 x 8 (split twice, the inner loop unrolled). The first
+    tile of 128 runs without guards, the last 2 elements as 2 unrolled copies: 10 max in all."""
+    import topi
+    from schedule.ir.expr import Max
+
+    A = te.placeholder((130,), name="A")
+    B = topi.nn.relu(A)
+    s = te.create_schedule(B.op)
+    yo, yi = s[B].split(B.op.axis[0], factor=8)
+    yoo, yoi = s[B].split(yo, factor=16)
+    s[B].reorder(yoo, yoi, yi)
+    s[B].unroll(yi)
+    with PassContext(config=_tvm_options()):
+        body = lower(s, [A, B], exact=False).body
+        f = build(s, [A, B], exact=False)
+    maxima = []
+    from lower.ir.stmt_functor import post_order_visit
+    post_order_visit(body, lambda x: maxima.append(x) if isinstance(x, Max) else None)
+    assert len(maxima) == 10 and not _has_if(body)
+    a = np.linspace(-1, 1, 130).astype("float32")
+    b = np.full(130, np.nan, "float32")
+    f(a, b)
+    np.testing.assert_array_equal(b, np.maximum(a, 0))
+
+
+def test_double_splitting_with_indivisible_factors():
+    """TVM's case: C (split by 10) computed at D's tiles of 32 over 48 elements: every guard is
+    cut away (the tail of each tile, and the tiles of C past 48)."""
+    A = te.placeholder((48,), name="A")
+    C = te.compute((48,), lambda i: A[i], name="C")
+    D = te.compute((48,), lambda i: C[i], name="D")
+    s = te.create_schedule(D.op)
+    s[C].split(C.op.axis[0], factor=10)
+    do, _ = s[D].split(D.op.axis[0], 32)
+    s[C].compute_at(s[D], do)
+    with PassContext(config=_tvm_options()):
+        body = lower(s, [A, C, D], exact=False).body
+        f = build(s, [A, C, D], exact=False)
+    assert not _has_if(body)
+    a = np.arange(48, dtype="float32")
+    c, d = np.full(48, np.nan, "float32"), np.full(48, np.nan, "float32")
+    f(a, c, d)
+    np.testing.assert_array_equal(c, a)
+    np.testing.assert_array_equal(d, a)
+
+
+def test_simple_rfactor():
+    """TVM's case: a sum of 68 factored by 16 (5 parts, the last of 4): partitioning changes the
+    factored stage (the tail part loses its guard)."""
+    A = te.placeholder((1, 68), name="A")
+    k = te.reduce_axis((0, 68), "k")
+    B = te.compute((1,), lambda b: te.sum(A[b, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    ko, _ = s[B].split(s[B].op.reduce_axis[0], 16)
+    s.rfactor(B, ko, 0)
+    before = str(lower(s, [A, B], exact=False))
+    with PassContext(config=_tvm_options()):
+        after = lower(s, [A, B], exact=False)
+        f = build(s, [A, B], exact=False)
+    assert "if (" in before and "if (" not in str(after) and str(after) != before
+    a = np.arange(68, dtype="float32").reshape(1, 68)
+    b = np.full(1, np.nan, "float32")
+    f(a, b)
+    np.testing.assert_array_equal(b, a.sum(axis=1))
+
+
+def test_explicit_partition_hint():
+    """TVM's case: ``pragma(axis, "loop_partition_hint")`` cuts a loop on a plain
+    ``if_then_else`` (no likely tag): a concatenation becomes two loops of 16 without a test.
+    (TVM's test reads ``B[i]`` for i in [16, 32) of a B of 16, past its end: here ``B[i - 16]``.)"""
+    A, B = te.placeholder((16,), name="A"), te.placeholder((16,), name="B")
+    C = te.compute((32,), lambda i: te.if_then_else(i < 16, A[i], B[i - 16]), name="C")
+    s = te.create_schedule(C.op)
+    s[C].pragma(s[C].op.axis[0], "loop_partition_hint", True)
+    with PassContext(config=_tvm_options()):
+        body = lower(s, [A, B, C], exact=False).body
+        f = build(s, [A, B, C], exact=False)
+    loops = _loops(body)
+    assert [int(x.extent) for x in loops] == [16, 16] and "if_then_else" not in str(body)
+    assert "C[(i + 16)] = B[i]" in str(body) and "loop_partition_hint" not in str(body)
+    a, b = np.arange(16, dtype="float32"), -np.arange(16, dtype="float32")
+    c = np.full(32, np.nan, "float32")
+    f(a, b, c)
+    np.testing.assert_array_equal(c, np.concatenate([a, b]))
+    with PassContext(config=_tvm_options()):  # without the hint the test stays
+        s2 = te.create_schedule(C.op)
+        assert "if_then_else" in str(lower(s2, [A, B, C], exact=False))
+
+
+def test_a_hinted_loop_with_no_interval_is_unrolled_when_asked():
+    A = te.placeholder((8,), name="A")
+    C = te.compute((8,), lambda i: te.if_then_else(A[i] > 0, A[i], 0.0), name="C")  # a test on data
+    s = te.create_schedule(C.op)
+    s[C].pragma(s[C].op.axis[0], "loop_partition_hint", True)
+    with PassContext(config=_tvm_options(unroll_loop_with_partition_hint_no_interval=True)):
+        text = str(lower(s, [A, C], exact=False))
+        f = build(s, [A, C], exact=False)
+    assert "for (" not in text and text.count("C[") == 8  # unrolled
+    a = np.linspace(-1, 1, 8).astype("float32")
+    c = np.full(8, np.nan, "float32")
+    f(a, c)
+    np.testing.assert_array_equal(c, np.maximum(a, 0))

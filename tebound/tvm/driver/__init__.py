@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lower.build import BuiltFunc
+from lower.build import BuiltFunc, build_lowered
 from lower.build import build as _build
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
+from lower.module import IRModule
 from schedule.base.pass_context import default_exact
 
 
@@ -35,12 +36,18 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
           runtime: Any = None, name: str = "default_function", binds: Any = None,
           exact: bool | None = None) -> BuiltFunc:
     """The compiled function of schedule *inputs* over *args* for *target* (a Target, its text,
-    or the enclosing ``with Target(...)``); *target_host* and *runtime* are accepted: the host
-    is this machine.
+    or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
+    pass); *target_host* and *runtime* are accepted: the host is this machine.
 
     :raises ValueError: for ``binds`` (see :func:`lower`).
     """
     if binds:
         raise ValueError("build: binds= is not supported; declare buffers in te.extern(..., in_buffers=, "
                          "out_buffers=) instead")
+    if isinstance(inputs, IRModule) and len(inputs) == 1:
+        inputs = next(iter(dict(inputs.items()).values()))
+    if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
+        return build_lowered(inputs, target, name=name)
     return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False), name=name)
+
+from tebound.tvm.driver import build_module  # noqa: E402,F401 - TVM's tvm.driver.build_module (needs lower above)

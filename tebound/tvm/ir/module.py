@@ -1,0 +1,5 @@
+"""TVM's ``tvm.ir.module``: ``IRModule``."""
+
+from lower.module import IRModule
+
+__all__ = ["IRModule"]

@@ -1,0 +1,23 @@
+"""TVM's ``tvm.te.schedule``: the schedule functions (``create_schedule``, ``AutoInlineInjective``,
+``ScanGetBody`` ...) and TVM's two legacy steps of ``lower``, ``InferBound(s)`` (the range of
+every loop, with TVM's bounds) and ``ScheduleOps(s, bounds)`` (the loop nest)."""
+
+from typing import Any
+
+from bound import infer_bound
+from lower import schedule_ops
+from schedule.schedule import *  # noqa: F403
+from schedule.schedule import __all__ as _names
+
+
+def InferBound(sch: Any) -> Any:  # noqa: N802 - TVM's name
+    """The range of every IterVar of *sch* (normalized first), with TVM's bounds."""
+    return infer_bound(sch, exact=False)
+
+
+def ScheduleOps(sch: Any, dom_map: Any, debug_keep_trivial_loop: bool = False) -> Any:  # noqa: N802
+    """The loop nest of *sch* with the ranges *dom_map* (``InferBound``'s), TVM's bounds."""
+    return schedule_ops(sch, dom_map, debug_keep_trivial_loop=debug_keep_trivial_loop, exact=False)
+
+
+__all__ = [*_names, "InferBound", "ScheduleOps"]
