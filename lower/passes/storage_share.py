@@ -20,9 +20,12 @@ from typing import Any
 from lower.errors import LoweringError
 from lower.ir.stmt import AttrStmt, Buffer, For, Load, SeqStmt, Stmt, Store
 from lower.ir.stmt_functor import StmtMutator, StmtVisitor, walk
+from lower.passes.storage_combine import combine
 from lower.passes.storage_rewrite import allocate, allocation
 from schedule import arith
+from schedule.base.errors import ScheduleError
 from schedule.base.memory_info import memory_info
+from schedule.base.storage_scope import RANKS, scope_rank
 from schedule.ir.dtype import bits
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import ExprMutator, distinct_post_order, field_names, free_vars, structural_equal
@@ -62,10 +65,19 @@ class _Share(StmtMutator):
             buffers.append(buf)
             body = body.body.body  # type: ignore[attr-defined]
         body = yield body
-        merged = _plan(buffers, body, self.kernel or {})
-        if merged:
-            body = _Rename(merged)(body)
-            buffers = [b for b in buffers if b not in merged]
+        merged, opaque = _plan(buffers, body, self.kernel or {})
+        moved = {b: (target, 0) for b, target in merged.items()}
+        kept = [b for b in buffers if b not in merged]
+        combined = combine(kept, opaque)
+        for b, (target, _) in list(moved.items()):  # a buffer sharing a combined one's storage
+            if target in combined:
+                moved[b] = combined[target]
+        moved.update({b: place for b, place in combined.items() if place != (b, 0)})
+        if moved:
+            body = _Rename(moved)(body)
+        carriers = {place[0].name: place[0] for place in combined.values()}
+        buffers = [carriers.get(b.name, b) if b in combined else b for b in kept
+                   if b not in combined or combined[b][1] == 0]
         return allocate(buffers, body)
 
 
@@ -76,11 +88,13 @@ class _Slot:
     last: int
 
 
-def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]) -> dict[Buffer, Buffer]:
-    """Which buffer takes which other's storage: buffer -> the buffer it is renamed to."""
+def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]
+          ) -> tuple[dict[Buffer, Buffer], set[Buffer]]:
+    """Which buffer takes which other's storage (buffer -> the buffer it is renamed to), and the
+    buffers reached other than by loads and stores."""
     seq = _sequence(body)
     if len(seq) < 2 or len(buffers) < 2:
-        return {}
+        return {}, _opaque(buffers, body)
     uses = [_Uses(set(buffers)) for _ in seq]
     for u, x in zip(uses, seq):
         u(x)
@@ -107,7 +121,13 @@ def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]) 
             continue
         merged[b] = slot.buffer
         slot.current, slot.last = b, last[b]
-    return merged
+    return merged, opaque
+
+
+def _opaque(buffers: list[Buffer], body: Stmt) -> set[Buffer]:
+    uses = _Uses(set(buffers))
+    uses(body)
+    return uses.opaque
 
 
 def _sequence(body: Stmt) -> list[Stmt]:
@@ -124,11 +144,19 @@ def _sequence(body: Stmt) -> list[Stmt]:
 
 
 def _fits(slot: Buffer, b: Buffer) -> bool:
-    """Whether *b* fits in *slot*'s storage: same scope and type, a size no larger."""
-    if not (slot.scope == b.scope and slot.scope in SHARED_SCOPES and slot.dtype == b.dtype):
+    """Whether *b* fits in *slot*'s storage: same scope (a rank that shares, tagged or not) and
+    type, a size no larger."""
+    if not (slot.scope == b.scope and _shares(slot.scope) and slot.dtype == b.dtype):
         return False
     small, large = arith.value_of(b.size), arith.value_of(slot.size)
     return structural_equal(slot.size, b.size) or (small is not None and large is not None and small <= large)
+
+
+def _shares(scope: str) -> bool:
+    try:
+        return RANKS[scope_rank(scope)] in SHARED_SCOPES and not scope.startswith(("warp", "wmma"))
+    except ScheduleError:
+        return False
 
 
 def _in_place(dying: Buffer, born: Buffer, uses: _Uses, threads: frozenset[Var]) -> bool:
@@ -200,28 +228,35 @@ class _Uses(StmtVisitor):
                     self.opaque.add(value)
 
 
+Moved = dict[Buffer, tuple[Buffer, int]]  # buffer -> the buffer it lives in, at that offset
+
+
+def _moved(node: Any, moved: Moved) -> Any:
+    place = moved.get(node.buffer)
+    if place is None:
+        return node
+    target, offset = place
+    return replace(node, buffer=target, index=arith.add(node.index, offset) if offset else node.index)
+
+
 class _RenameExpr(ExprMutator):
-    def __init__(self, merged: dict[Buffer, Buffer]) -> None:
-        self.merged = merged
+    def __init__(self, moved: Moved) -> None:
+        self.moved = moved
 
     def visit_load(self, e: Load) -> Expr:
-        new = self.visit_default(e)
-        target = self.merged.get(e.buffer)
-        return replace(new, buffer=target) if target is not None else new
+        return _moved(self.visit_default(e), self.moved)
 
 
 class _Rename(StmtMutator):
-    def __init__(self, merged: dict[Buffer, Buffer]) -> None:
-        self.merged = merged
-        self.exprs = _RenameExpr(merged)
+    def __init__(self, moved: Moved) -> None:
+        self.moved = moved
+        self.exprs = _RenameExpr(moved)
 
     def mutate_expr(self, e: Expr) -> Expr:
         return self.exprs(e)
 
     def visit_store(self, s: Store) -> Generator[Any, Any, Stmt]:
-        new = yield from self.visit_default(s)
-        target = self.merged.get(s.buffer)
-        return replace(new, buffer=target) if target is not None else new
+        return _moved((yield from self.visit_default(s)), self.moved)
 
 
 def check_memory_bounds(stmt: Stmt) -> None:
@@ -232,7 +267,7 @@ def check_memory_bounds(stmt: Stmt) -> None:
     """
     for s in walk(stmt):
         buf = allocation(s)
-        if buf is None or "." not in buf.scope:
+        if buf is None or buf.scope in RANKS:
             continue
         info, size = memory_info(buf.scope), arith.value_of(buf.size)
         if info is None or size is None:

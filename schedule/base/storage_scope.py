@@ -1,5 +1,6 @@
 """Storage scopes as TVM names them: a rank (``global``, ``shared``, ``warp``, ``local``, the
-tensor-core fragments, ``texture``) and an optional tag after it (``shared.dyn``, ``global.texture``)."""
+tensor-core fragments, ``texture``) and an optional tag after it (``shared.dyn``,
+``global.texture``, ``global:tag``)."""
 
 from __future__ import annotations
 
@@ -49,8 +50,15 @@ def check_scope(primitive: str, scope: Any, allow_empty: bool = False) -> str:
 
     if not isinstance(scope, str) or (not scope and not allow_empty):
         raise ScheduleError(f"{primitive}: a storage scope is a non-empty string such as 'shared', not {scope!r}")
-    if scope and scope not in RANKS and scope not in TAGGED and memory_info(scope) is None:
+    if scope and scope not in RANKS and scope not in TAGGED and not _colon_tagged(scope) and memory_info(scope) is None:
         known = ", ".join(repr(n) for n in (*RANKS, *TAGGED))
-        raise ScheduleError(f"{primitive}: unknown storage scope {scope!r}; the known scopes are {known}, and "
-                            "those registered with te.register_func('tvm.info.mem.<scope>', ...)")
+        raise ScheduleError(f"{primitive}: unknown storage scope {scope!r}; the known scopes are {known}, a rank "
+                            "with a tag after a colon ('global:tag'), and those registered with "
+                            "te.register_func('tvm.info.mem.<scope>', ...)")
     return scope
+
+
+def _colon_tagged(scope: str) -> bool:
+    """``<rank>:<tag>``: a rank's memory under a tag of its own (TVM's ``global:tag``)."""
+    rank, sep, tag = scope.partition(":")
+    return bool(sep) and rank in RANKS and bool(tag)

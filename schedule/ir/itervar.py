@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from schedule.base.checks import check_name
 from schedule.base.errors import ScheduleError
@@ -88,6 +88,17 @@ class IterVar(ExprLike):
     var: Var
     iter_type: IterVarType = IterVarType.DataPar
     thread_tag: str = ""
+
+    # TVM's constants for the kinds (``IterVar.Unrolled``), as its tests compare them.
+    DataPar: ClassVar[IterVarType] = IterVarType.DataPar
+    ThreadIndex: ClassVar[IterVarType] = IterVarType.ThreadIndex
+    CommReduce: ClassVar[IterVarType] = IterVarType.CommReduce
+    Ordered: ClassVar[IterVarType] = IterVarType.Ordered
+    DimInfo: ClassVar[IterVarType] = IterVarType.Opaque
+    Unrolled: ClassVar[IterVarType] = IterVarType.Unrolled
+    Vectorized: ClassVar[IterVarType] = IterVarType.Vectorized
+    Parallelized: ClassVar[IterVarType] = IterVarType.Parallelized
+    Tensorized: ClassVar[IterVarType] = IterVarType.Tensorized
 
     def __post_init__(self) -> None:
         if self.dom is not None and not isinstance(self.dom, Range):

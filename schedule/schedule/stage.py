@@ -46,6 +46,16 @@ ATTACHED = (AttachType.Scope, AttachType.ScanUpdate)
 
 
 
+class PragmaKey(str):
+    """A pragma's key: a string that also reads as TVM's ``StringImm`` (``key.value``)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+
 @dataclass(frozen=True)
 class IterVarAttr:
     """Per-IterVar schedule annotations: loop kind, bound thread, pragmas."""
@@ -458,7 +468,7 @@ class Stage:
         if not isinstance(key, str) or not key:
             raise self._error("pragma", iv, f"needs a non-empty string key, not {key!r}")
         old = self.iter_var_attrs.get(iv, IterVarAttr())
-        self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, key),
+        self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, PragmaKey(key)),
                                           pragma_values=(*old.pragma_values, value))
 
     @recorded

@@ -1,8 +1,15 @@
 """TVM's CUDA schedules (``topi.cuda``), run on the C target with a GPU's semantics (threads,
 shared and local memory, barriers): blocks and threads bound, reductions across threads."""
 
+from topi.cuda.fallbacks import (
+    schedule_conv2d_hwcn,
+    schedule_conv2d_nhwc,
+    schedule_conv2d_transpose_nchw,
+    schedule_extern,
+    schedule_group_conv2d_nchw,
+    schedule_lrn,
+)
 from topi.cuda.injective import (
-    fallback,
     schedule_broadcast,
     schedule_elemwise,
     schedule_injective,
@@ -17,13 +24,6 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
-
-schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
-schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
-schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
-schedule_conv2d_hwcn = fallback("schedule_conv2d_hwcn")
-schedule_lrn = fallback("schedule_lrn")
-schedule_extern = fallback("schedule_extern")
 
 __all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import schedule as te
+from topi import cuda
 from topi.traverse import new_schedule, on_gpu
 
 
@@ -19,7 +20,6 @@ def schedule_injective_from_existing(sch: te.Schedule, out: te.Tensor) -> te.Sch
 def _default(name: str, auto_inline: bool) -> Callable[..., te.Schedule]:
     def schedule(outs: Any, *args: Any) -> te.Schedule:
         if on_gpu():
-            from topi import cuda
             return getattr(cuda, name)(outs, *args)
         s, tensors = new_schedule(f"generic.{name}", outs)
         if auto_inline:

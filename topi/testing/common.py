@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lower.target import Target
+from topi import cuda, generic, nn, x86
 
 
 def dispatch(target: Any, dispatch_map: Mapping[str, Callable[..., Any]]) -> Callable[..., Any]:
@@ -20,7 +21,6 @@ def dispatch(target: Any, dispatch_map: Mapping[str, Callable[..., Any]]) -> Cal
 
 
 def _table(name: str) -> dict[str, Callable[..., Any]]:
-    from topi import cuda, generic, x86
     return {"generic": getattr(generic, name), "cpu": getattr(x86, name), "gpu": getattr(cuda, name)}
 
 
@@ -46,5 +46,4 @@ def get_reduce_schedule(target: Any) -> Callable[..., Any]:
 
 def get_conv2d_nchw_implement(target: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """(``nn.conv2d_nchw``, its schedule for *target*)."""
-    from topi import nn
     return nn.conv2d_nchw, dispatch(target, _table("schedule_conv2d_nchw"))

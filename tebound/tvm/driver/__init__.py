@@ -1,53 +1,6 @@
-"""TVM's ``tvm.lower`` and ``tvm.build``: ours, with TVM's signature, and TVM's bounds by
-default (``exact=False``) unless the switch says otherwise (the PassContext key
-``"tebound.exact"``, then ``$TEBOUND_EXACT``), so that a TVM program prints TVM's IR."""
+"""TVM's ``tvm.driver``: ``lower`` and ``build`` (see :mod:`.build_module`)."""
 
-from __future__ import annotations
+from tebound.tvm.driver import build_module
+from tebound.tvm.driver.build_module import build, lower
 
-from collections.abc import Sequence
-from typing import Any
-
-from lower.build import BuiltFunc, build_lowered
-from lower.build import build as _build
-from lower.lower import LoweredFunc
-from lower.lower import lower as _lower
-from lower.module import IRModule
-from schedule.base.pass_context import default_exact
-
-
-def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None,
-          simple_mode: bool = False, exact: bool | None = None) -> LoweredFunc:
-    """The lowered function of schedule *inputs* over *args*; *name* is kept as its name.
-    *simple_mode* is accepted and changes nothing: the text is always TVM's legacy statement
-    form (TVM's ``simple_mode=True``).
-
-    :raises ValueError: for ``binds`` (buffers given by the caller), which this lowering does
-        not take: declare the buffers with ``te.decl_buffer`` in an extern instead.
-    """
-    if binds:
-        raise ValueError("lower: binds= is not supported; declare buffers in te.extern(..., in_buffers=, "
-                         "out_buffers=) instead")
-    func = _lower(inputs, list(args or []), simple_mode=True, exact=default_exact("lower", exact, fallback=False))
-    func.name = name
-    return func
-
-
-def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, target_host: Any = None,
-          runtime: Any = None, name: str = "default_function", binds: Any = None,
-          exact: bool | None = None) -> BuiltFunc:
-    """The compiled function of schedule *inputs* over *args* for *target* (a Target, its text,
-    or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
-    pass); *target_host* and *runtime* are accepted: the host is this machine.
-
-    :raises ValueError: for ``binds`` (see :func:`lower`).
-    """
-    if binds:
-        raise ValueError("build: binds= is not supported; declare buffers in te.extern(..., in_buffers=, "
-                         "out_buffers=) instead")
-    if isinstance(inputs, IRModule) and len(inputs) == 1:
-        inputs = next(iter(dict(inputs.items()).values()))
-    if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
-        return build_lowered(inputs, target, name=name)
-    return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False), name=name)
-
-from tebound.tvm.driver import build_module  # noqa: E402,F401 - TVM's tvm.driver.build_module (needs lower above)
+__all__ = ["build", "build_module", "lower"]

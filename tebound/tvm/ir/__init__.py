@@ -2,8 +2,10 @@
 as "llvm" or "cuda", apply when building for it)."""
 
 from lower.module import IRModule
+from schedule.base.serialize import load_json, save_json
 from schedule.ir.expr import Op
 from schedule.ir.extern_calls import register_intrin_lowering, register_op_attr
 from schedule.ir.functor import structural_equal
 
-__all__ = ["IRModule", "Op", "register_intrin_lowering", "register_op_attr", "structural_equal"]
+__all__ = ["IRModule", "Op", "load_json", "register_intrin_lowering", "register_op_attr", "save_json",
+           "structural_equal"]

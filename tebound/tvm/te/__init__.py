@@ -2,11 +2,10 @@
 ``te.schedule`` (our ``schedule.schedule`` plus TVM's ``InferBound`` and ``ScheduleOps``),
 ``te.hybrid``, ``te.gradient``, ``te.extern``, ``te.decl_tensor_intrin`` ..."""
 
-import importlib
-
+# isort: off
 from schedule import *  # noqa: F403
 from schedule import hybrid  # noqa: F401
 
-# Imported by name: ``schedule`` from the line above is the package's own module, which the
-# submodule of the same name replaces here.
-schedule = importlib.import_module("tebound.tvm.te.schedule")
+# The submodule replaces the name ``schedule`` the line above brought (our schedule.schedule).
+import tebound.tvm.te.schedule  # noqa: E402,F401
+# isort: on

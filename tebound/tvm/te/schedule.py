@@ -6,6 +6,8 @@ from typing import Any
 
 from bound import infer_bound
 from lower import schedule_ops
+from schedule.ir.buffer import DeclBuffer as Buffer
+from schedule.ir.itervar import IterVar
 from schedule.schedule import *  # noqa: F403
 from schedule.schedule import __all__ as _names
 
@@ -20,4 +22,4 @@ def ScheduleOps(sch: Any, dom_map: Any, debug_keep_trivial_loop: bool = False) -
     return schedule_ops(sch, dom_map, debug_keep_trivial_loop=debug_keep_trivial_loop, exact=False)
 
 
-__all__ = [*_names, "InferBound", "ScheduleOps"]
+__all__ = [*_names, "Buffer", "InferBound", "IterVar", "ScheduleOps"]

@@ -102,7 +102,7 @@ from schedule.ir.intrinsics import (
     tan,
     trunc,
 )
-from tebound.tvm.tir import stmt_functor, transform
+from tebound.tvm.tir import stmt, stmt_functor, transform
 
 __all__ = [
     "EQ", "GE", "GT", "LE", "LT", "NE", "CallEffectKind", "PrimFunc", "Add", "Allocate", "And", "AttrStmt",
@@ -113,6 +113,6 @@ __all__ = [
     "all", "any", "asin", "atan", "call_extern", "call_intrin", "call_packed", "call_pure_extern", "ceil", "const",
     "cos", "cosh", "decl_buffer", "div", "erf", "exp", "exp2", "exp10", "floor", "floordiv", "floormod",
     "if_then_else", "indexdiv", "indexmod", "ir_builder", "likely", "log", "log1p", "log2", "log10", "max_value",
-    "min_value", "power", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "stmt_functor", "stmt_list", "tan",
-    "tanh", "transform", "trunc", "truncdiv", "truncmod",
+    "min_value", "power", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list",
+    "tan", "tanh", "transform", "trunc", "truncdiv", "truncmod",
 ]

@@ -1,0 +1,18 @@
+"""TVM's ``tvm.tir.stmt``: the statement classes (``tvm.tir.stmt.For`` ...)."""
+
+from lower.ir.stmt import (  # noqa: F401
+    Allocate,
+    AttrStmt,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    ProducerConsumer,
+    Provide,
+    Realize,
+    SeqStmt,
+    Stmt,
+)
+from lower.ir.stmt import Load as BufferLoad  # noqa: F401
+from lower.ir.stmt import Store as BufferStore  # noqa: F401

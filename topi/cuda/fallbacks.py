@@ -1,0 +1,11 @@
+"""The CUDA schedules TVM has for operators we schedule the simple way: every stage over
+blocks and threads, injective producers inlined (:func:`topi.cuda.injective.bind_every_stage`)."""
+
+from topi.cuda.injective import fallback
+
+schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
+schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
+schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
+schedule_conv2d_hwcn = fallback("schedule_conv2d_hwcn")
+schedule_lrn = fallback("schedule_lrn")
+schedule_extern = fallback("schedule_extern")
