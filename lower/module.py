@@ -19,6 +19,8 @@ def as_stmt(body: Any, where: str = "PrimFunc") -> Stmt:
     lowered as an extern's body is."""
     if isinstance(body, BodyStmt):
         return lower_body(where, body)
+    if isinstance(body, SeqStmt) and any(isinstance(x, BodyStmt) for x in body.seq):  # tir.SeqStmt([ib.get(), ...])
+        return SeqStmt(tuple(as_stmt(x, where) for x in body.seq))
     if not isinstance(body, Stmt):
         raise TypeError(f"{where}: a statement (tir.Stmt, or ib.get() of an ir_builder), got {body!r}")
     return body

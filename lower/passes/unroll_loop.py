@@ -15,7 +15,8 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
-from lower.ir.stmt import AttrStmt, Evaluate, For, ForKind, Load, SeqStmt, Stmt, Store, seq
+from bound import simplify
+from lower.ir.stmt import AttrStmt, DeclStore, Evaluate, For, ForKind, Load, SeqStmt, Stmt, Store, seq
 from lower.ir.stmt_functor import StmtMutator
 from lower.ir.substitute import substitute_stmt
 from schedule import arith
@@ -77,6 +78,10 @@ class _Unroller(StmtMutator):
         self.step_count += 1
         return s
 
+    def visit_decl_store(self, s: DeclStore) -> Stmt:  # a store of an ir_builder body, one step too
+        self.step_count += 1
+        return s
+
     def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         out = []
         for x in s.seq:
@@ -91,7 +96,7 @@ class _Unroller(StmtMutator):
     def visit_for(self, s: For) -> Steps:
         body = yield s.body
         new = s if body is s.body else replace(s, body=body)
-        value = arith.value_of(s.extent)
+        value = arith.value_of(simplify(s.extent))  # ((n + 2) - n) is 2
         extent = int(value) if isinstance(value, int) else -1
         auto = (s.kind == ForKind.SERIAL and extent >= 0 and self.normal_depth == 0
                 and self.unroll_depth <= self.auto_max_depth

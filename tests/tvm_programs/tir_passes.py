@@ -57,6 +57,38 @@ def test_unroll_loop_thresholds():
         assert loop.kind == tvm.tir.ForKind.UNROLLED
 
 
+def test_unroll_an_ir_builder_nest():
+    """Two iterations of an outer loop (n to n + 2) around an unrolled loop of 8 stores: 16 steps
+    unroll it under a limit of 16, not under 15; without explicit unrolling the loop is marked;
+    a pragma sets the limit for its part of a sequence only."""
+    ib = tvm.tir.ir_builder.create()
+    n = te.size_var("n")
+    buf = tvm.tir.decl_buffer((n,), "int64")
+    ptr = ib.buffer_ptr(buf)
+    with ib.for_range(n, n + 2, name="i") as i:
+        with ib.for_range(0, 8, name="j", kind="unroll") as j:
+            ptr[j + 1] = ptr[i] + 1
+    nest = ib.get()
+    assert isinstance(nest, tvm.tir.For)
+    mod = tvm.IRModule.from_expr(tvm.tir.PrimFunc([buf], nest))
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}}):
+        body = tvm.tir.transform.UnrollLoop()(mod)["main"].body
+        assert not isinstance(body, tvm.tir.For) and len(tvm.tir.stmt_list(body)) == 16
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 15}}):
+        assert isinstance(tvm.tir.transform.UnrollLoop()(mod)["main"].body, tvm.tir.For)
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16, "explicit_unroll": False}}):
+        body = tvm.tir.transform.UnrollLoop()(mod)["main"].body
+        assert body.kind == tvm.tir.ForKind.UNROLLED
+    ib = tvm.tir.ir_builder.create()
+    ib.scope_attr(tvm.tir.const(0, "int32"), "pragma_auto_unroll_max_step", 16)
+    ib.emit(nest)
+    mod = tvm.IRModule.from_expr(tvm.tir.PrimFunc([buf], tvm.tir.SeqStmt([ib.get(), nest])))
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_depth": 8, "explicit_unroll": False}}):
+        body = tvm.tir.transform.UnrollLoop()(mod)["main"].body
+        assert body[0].kind == tvm.tir.ForKind.UNROLLED and body[1].kind != tvm.tir.ForKind.UNROLLED
+        assert body[0].body.kind == tvm.tir.ForKind.UNROLLED and isinstance(body[0].body.body, tvm.tir.BufferStore)
+
+
 def test_loop_partition_of_a_tail():
     a = te.placeholder((10,), name="A")
     b = te.compute((10,), lambda i: a[i] * 2, name="B")
@@ -79,4 +111,5 @@ def test_loop_partition_of_a_tail():
 if __name__ == "__main__":
     test_ir_transform()
     test_unroll_loop_thresholds()
+    test_unroll_an_ir_builder_nest()
     test_loop_partition_of_a_tail()

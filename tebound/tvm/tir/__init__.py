@@ -1,12 +1,12 @@
 """TVM's ``tvm.tir``: expressions and their constructors, index arithmetic, math intrinsics,
 calls, buffers, the IR builder, the statements (ours are flat: ``BufferStore``/``BufferLoad``
-name our ``Store``/``Load``), ``PrimFunc``, ``stmt_functor`` and ``transform``."""
+name our ``Store``/``Load``; ``For`` and ``BufferStore`` also match an ``ir_builder``'s, see
+:mod:`.kinds`), ``PrimFunc``, ``stmt_functor`` and ``transform``."""
 
 from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Evaluate,
-    For,
     ForKind,
     IfThenElse,
     LetStmt,
@@ -19,7 +19,6 @@ from lower.ir.stmt import (
     Store,
 )
 from lower.ir.stmt import Load as BufferLoad
-from lower.ir.stmt import Store as BufferStore
 from lower.module import PrimFunc, stmt_list
 from schedule import (
     abs,  # noqa: A004
@@ -103,6 +102,7 @@ from schedule.ir.intrinsics import (
     trunc,
 )
 from tebound.tvm.tir import stmt, stmt_functor, transform
+from tebound.tvm.tir.kinds import BufferStore, For
 
 __all__ = [
     "EQ", "GE", "GT", "LE", "LT", "NE", "CallEffectKind", "PrimFunc", "Add", "Allocate", "And", "AttrStmt",

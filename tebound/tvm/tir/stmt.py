@@ -4,7 +4,6 @@ from lower.ir.stmt import (  # noqa: F401
     Allocate,
     AttrStmt,
     Evaluate,
-    For,
     ForKind,
     IfThenElse,
     LetStmt,
@@ -15,4 +14,4 @@ from lower.ir.stmt import (  # noqa: F401
     Stmt,
 )
 from lower.ir.stmt import Load as BufferLoad  # noqa: F401
-from lower.ir.stmt import Store as BufferStore  # noqa: F401
+from tebound.tvm.tir.kinds import BufferStore, For  # noqa: F401

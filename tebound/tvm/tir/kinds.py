@@ -1,0 +1,37 @@
+"""TVM statement classes that stand for two of ours: a loop is a lowered ``For`` or an
+``ir_builder`` loop (``ib.get()`` before lowering), a store a flat ``Store`` or a store into an
+extern's declared buffer. ``isinstance`` accepts either; calling the class builds the lowered
+kind."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from lower.ir.stmt import DeclStore, Store
+from lower.ir.stmt import For as LoweredFor
+from schedule.ir.extern_stmt import Loop
+
+
+class _EitherKind(type):
+    kinds: tuple[type, ...]
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls.kinds)
+
+
+class For(metaclass=_EitherKind):
+    """TVM's ``tir.For``: a lowered loop, or an ``ir_builder`` loop."""
+
+    kinds: ClassVar[tuple[type, ...]] = (LoweredFor, Loop)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        return LoweredFor(*args, **kwargs)
+
+
+class BufferStore(metaclass=_EitherKind):
+    """TVM's ``tir.BufferStore``: a flat store, or a store into a declared buffer."""
+
+    kinds: ClassVar[tuple[type, ...]] = (Store, DeclStore)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        return Store(*args, **kwargs)
