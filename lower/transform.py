@@ -82,6 +82,11 @@ def StorageFlatten(cache_line_size: int = 64, create_bound_attribute: bool = Fal
     return Pass("StorageFlatten", lambda s: s)
 
 
+def VectorizeLoop(enable_vectorize: bool = True) -> Pass:  # noqa: N802
+    """Nothing: a vectorized loop stays a loop here, and the backends emit its vector code."""
+    return Pass("VectorizeLoop", lambda s: s)
+
+
 def LoopPartition() -> Pass:  # noqa: N802
     return Pass("LoopPartition",
                 lambda s: loop_partition(s, **partition_options()))
@@ -92,10 +97,10 @@ def UnrollLoop() -> Pass:  # noqa: N802
 
 
 def NarrowDataType(target_bits: int = 32) -> Pass:  # noqa: N802
-    """int64 loop variables made int32 where their ranges fit (32 bits only, so far)."""
-    if target_bits != 32:
-        raise ValueError(f"NarrowDataType: narrows to 32 bits only, got target_bits={target_bits!r}")
-    return Pass("NarrowDataType", narrow_datatype)
+    """Wider loop variables made ``int<target_bits>`` (8, 16 or 32) where their ranges fit."""
+    if target_bits not in (8, 16, 32):
+        raise ValueError(f"NarrowDataType: target_bits must be 8, 16 or 32, got {target_bits!r}")
+    return Pass("NarrowDataType", lambda s: narrow_datatype(s, target_bits))
 
 
 def StorageRewrite() -> Pass:  # noqa: N802
@@ -123,4 +128,5 @@ def ThreadSync(storage_scope: str = "shared") -> Pass:  # noqa: N802
 
 
 __all__ = ["HoistIfThenElse", "InjectPrefetch", "InjectVirtualThread", "LoopPartition", "NarrowDataType", "Pass",
-           "RemoveNoOp", "Sequential", "Simplify", "StorageFlatten", "StorageRewrite", "ThreadSync", "UnrollLoop"]
+           "RemoveNoOp", "Sequential", "Simplify", "StorageFlatten", "StorageRewrite", "ThreadSync", "UnrollLoop",
+           "VectorizeLoop"]

@@ -380,6 +380,11 @@ class Cast(Expr):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", check_dtype(self.dtype))
+        if isinstance(self.value, int) and not isinstance(self.value, bool):  # TVM's Cast("int64", 7)
+            object.__setattr__(self, "value", IntImm("int32" if -(2**31) <= self.value < 2**31 else "int64",
+                                                     self.value))
+        elif isinstance(self.value, float):
+            object.__setattr__(self, "value", FloatImm("float32", self.value))
         _check_expr("Cast", "value", self.value)
 
 

@@ -157,9 +157,11 @@ class IRBuilder:
                 rest = [item(_block(rest[::-1]))]
         return _block(rest[::-1])
 
-    def for_range(self, begin: Any, end: Any, name: str = "i", dtype: str = "int32", kind: str = "serial") -> Any:
+    def for_range(self, begin: Any, end: Any, name: str = "i", dtype: str | None = None,
+                  kind: str = "serial") -> Any:
         """A loop over ``[begin, end)``; ``with ib.for_range(0, n) as i:``. Unnamed loops are
-        named i, j, k, then i_0, i_1 ... as TVM names them."""
+        named i, j, k, then i_0, i_1 ... as TVM names them. The variable is int64 when either
+        bound is, else int32, unless *dtype* says."""
         check_name("ir_builder.for_range", name)
         if kind not in LOOP_KINDS:
             raise ScheduleError(f"ir_builder.for_range: kind must be one of {', '.join(LOOP_KINDS)}, not {kind!r}")
@@ -168,6 +170,8 @@ class IRBuilder:
             self._names += 1
         lo = _as_index(begin, "ir_builder.for_range: begin")
         hi = _as_index(end, "ir_builder.for_range: end")
+        if dtype is None:
+            dtype = "int64" if "int64" in (lo.dtype, hi.dtype) else "int32"
         var = Var(name, check_dtype(dtype))
         extent = hi if arith.value_of(lo) == 0 else arith.sub(hi, lo)
         if lo.dtype != var.dtype:

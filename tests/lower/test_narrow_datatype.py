@@ -91,3 +91,49 @@ def test_a_thread_schedule_over_an_int64_shape(exact):
     c = np.full((70, 4), np.nan, "float32")
     build(s, [A, C], exact=exact)(a, c)
     np.testing.assert_array_equal(c, a * 3)
+
+
+@pytest.mark.parametrize(("m", "n", "bits", "dtype"), [(2, 2, 16, "int16"), (2**10, 2**10, 16, "int32"),
+                                                       (2, 2, 8, "int8"), (2**4, 2**4, 8, "int16")])
+def test_narrowing_to_16_and_8_bits(m, n, bits, dtype):
+    """TVM's basic case at 16 bits: int64 loops go to the target width when every index fits (2 x 2),
+    else to the narrowest width that holds them (2**10 * 2**10 needs int32)."""
+    out = narrow_datatype(_nest(m, n), bits)
+    assert out.loop_var.dtype == dtype and out.body.loop_var.dtype == dtype
+
+
+@pytest.mark.parametrize(("m", "bits", "dtype"), [(te.const(64, "int32"), 16, "int16"),
+                                                  (te.const(2**16, "int32"), 16, "int32"),
+                                                  (te.const(64, "int64"), 32, "int32")])
+def test_reduce_narrowed_by_the_pass(m, bits, dtype):
+    """TVM's reduce case through ``tir.transform.NarrowDataType(bits)``; the narrowed function
+    still builds and sums."""
+    from lower.transform import NarrowDataType
+
+    A = te.placeholder((m,), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((), lambda *idx: te.sum(A[k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    func = NarrowDataType(bits)(lower(s, [A, B], exact=False))
+    loop = func.body.body.seq[1]
+    assert isinstance(loop, For) and loop.loop_var.dtype == dtype
+    from lower.build import build_lowered
+    a = np.arange(int(m.value), dtype="float32") % 7
+    b = np.full((), np.nan, "float32")
+    build_lowered(func)(a, b)
+    assert float(b) == a.sum()
+
+
+def test_a_vector_index_keeps_the_width_its_operands_need():
+    """TVM's ramp_dtype_consistency: ``i * (2**31 - 1)`` needs int64, so i stays int64 while the
+    vector lane is int32; the function builds and computes the products."""
+    n, m = te.const(4, "int64"), te.const(2, "int64")
+    A = te.compute((n, m), lambda i, j: te.Cast("int64", 2**31 - 1) * i, name="A")
+    s = te.create_schedule(A.op)
+    s[A].vectorize(A.op.axis[1])
+    body = narrow_datatype(lower(s, [A], exact=False).body)
+    loop = body.body
+    assert loop.loop_var.dtype == "int64" and loop.body.loop_var.dtype == "int32"
+    a = np.zeros((4, 2), "int64")
+    build(s, [A], exact=False)(a)
+    np.testing.assert_array_equal(a, np.repeat(np.arange(4, dtype="int64")[:, None] * (2**31 - 1), 2, axis=1))
