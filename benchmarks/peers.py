@@ -18,7 +18,7 @@ import numpy as np
 Run = Callable[[], Any]
 
 
-def _native_cpu() -> str:
+def native_cpu() -> str:
     """The compiler's name for this CPU (LLVM takes the same names)."""
     out = subprocess.run(["gcc", "-march=native", "-Q", "--help=target"], capture_output=True, text=True).stdout
     for line in out.splitlines():
@@ -81,7 +81,7 @@ def _tvm() -> Any:
 
 
 def _tvm_compile(tvm: Any, mod: Any) -> Any:
-    return tvm.compile(mod, target=tvm.target.Target({"kind": "llvm", "mcpu": _native_cpu()}))
+    return tvm.compile(mod, target=tvm.target.Target({"kind": "llvm", "mcpu": native_cpu()}))
 
 
 def tvm_blur(a: np.ndarray, out: np.ndarray, tile: int = 64, rows: int | None = None,

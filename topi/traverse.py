@@ -11,6 +11,7 @@ import schedule as te
 from lower.target import Target
 from schedule import Tensor
 from schedule.operation.compute import ComputeOp
+from schedule.schedule.auto_inline import is_scheduled
 from topi import tag
 
 
@@ -33,8 +34,8 @@ def new_schedule(op: str, outs: Any) -> tuple[te.Schedule, list[Tensor]]:
 
 def traverse_inline(s: te.Schedule, final_op: Any, callback: Callable[[Any], None]) -> None:
     """Visit every operation *final_op* reads, producers after consumers, each once: inline it if
-    it is injective and not an output, and call *callback* on every compute. Iterative, so any
-    depth of pipeline works."""
+    it is injective, not an output and not scheduled yet (a consumer's callback may have placed
+    it), and call *callback* on every compute. Iterative, so any depth of pipeline works."""
     outputs = {st.op for st in s.stages if st.is_output}
     seen: set[Any] = set()
     stack = [final_op]
@@ -43,7 +44,7 @@ def traverse_inline(s: te.Schedule, final_op: Any, callback: Callable[[Any], Non
         if op in seen or not isinstance(op, ComputeOp):
             continue
         seen.add(op)
-        if tag.is_injective(op.tag) and op not in outputs and not s[op].is_output:
+        if tag.is_injective(op.tag) and op not in outputs and not s[op].is_output and not is_scheduled(s[op]):
             s[op].compute_inline()
         callback(op)
         stack.extend(t.op for t in reversed(op.input_tensors))

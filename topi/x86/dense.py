@@ -1,6 +1,7 @@
-"""TVM's x86 schedules of dense, matmul and batch_matmul: the output tiled (rows by 4, columns
-by 16), the tile accumulated in a cache stage with the inner product outside and the columns
-vectorized, the row tiles (and batches) in parallel; a bias computed at the tile."""
+"""TVM's x86 schedules of dense, matmul and batch_matmul (its dense_nopack): the inner product
+factored into 16 lanes along the operands' contiguous axis, each 4 x 4 tile of outputs
+accumulating its lanes in registers, the tiles (and batches) in parallel; a bias after it as
+injective."""
 
 from __future__ import annotations
 
@@ -12,19 +13,27 @@ from topi.x86.conv2d import tile_factor
 from topi.x86.injective import schedule_injective_from_existing
 
 
-def _tile(s: te.Schedule, mat: te.Tensor, out: te.Tensor) -> None:
-    acc = s.cache_write(mat, "global") if mat == out else mat
-    *batch, y, x = s[out].op.axis
-    yo, yi = s[out].split(y, factor=tile_factor(out.shape[-2], (4, 2)))
-    xo, xi = s[out].split(x, factor=tile_factor(out.shape[-1], (16, 8, 4)))
-    s[out].reorder(*batch, yo, xo, yi, xi)
-    s[out].parallel(s[out].fuse(*batch, yo) if batch else yo)
-    s[out].vectorize(xi)
-    s[acc].compute_at(s[out], xo)
-    *_, ay, ax = s[acc].op.axis
-    (k,) = s[acc].op.reduce_axis
-    s[acc].reorder(k, ay, ax)
-    s[acc].vectorize(ax)
+def _tile(s: te.Schedule, mat: te.Tensor) -> None:
+    """TVM's dense_nopack: the inner product split by 16 and factored, so that a tile of 4 x 4
+    outputs accumulates 16 lanes each along the contiguous inner axis of both operands, then
+    sums its lanes; the tiles (and batches) in parallel."""
+    (k,) = s[mat].op.reduce_axis
+    _, ki = s[mat].split(k, factor=tile_factor(k.dom.extent, (16, 8, 4)))
+    lanes = s.rfactor(mat, ki, factor_axis=len(mat.op.axis))
+    *batch, y, x = s[mat].op.axis
+    yo, yi = s[mat].split(y, factor=tile_factor(mat.shape[-2], (4, 2)))
+    xo, xi = s[mat].split(x, factor=tile_factor(mat.shape[-1], (4, 2)))
+    s[mat].reorder(*batch, yo, xo, yi, xi)
+    fused = s[mat].fuse(*batch, yo, xo)
+    s[mat].parallel(fused)
+    s[mat].unroll(s[mat].op.reduce_axis[0])
+    s[lanes].compute_at(s[mat], fused)
+    *outer, lane = s[lanes].op.axis
+    (ko,) = s[lanes].op.reduce_axis
+    cells = s[lanes].fuse(*outer) if len(outer) > 1 else outer[0]
+    s[lanes].reorder(ko, cells, lane)
+    s[lanes].unroll(cells)
+    s[lanes].vectorize(lane)
 
 
 def _schedule(name: str, tags: tuple[str, ...], outs: Any) -> te.Schedule:
@@ -33,8 +42,7 @@ def _schedule(name: str, tags: tuple[str, ...], outs: Any) -> te.Schedule:
 
     def visit(op: Any) -> None:
         if op.tag in tags and not s[op].relations:
-            _tile(s, op.output(0), out if len(out.shape) == len(op.axis) and not s[out.op].relations
-                  else op.output(0))
+            _tile(s, op.output(0))
     traverse_inline(s, out.op, visit)
     for t in tensors:
         if not s[t.op].relations:

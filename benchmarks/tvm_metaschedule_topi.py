@@ -1,0 +1,54 @@
+"""TVM's side of ``bench_topi.py``: each workload of ``topi_workloads.py`` built with TVM's own
+topi, tuned by TVM's MetaSchedule (64 trials) and saved as a shared library in ``--out``, which
+``bench_topi.py`` loads and times beside ours. Run in a scratch environment with apache-tvm
+(0.25 or later, whose MetaSchedule is ``tvm.s_tir.meta_schedule``), not the project's:
+
+    python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [--trials 64] [names...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import sys
+import time
+
+import tvm
+from tvm import te, topi
+from tvm.s_tir import meta_schedule as ms
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from peers import native_cpu  # noqa: E402
+from topi_workloads import WORKLOADS  # noqa: E402
+
+
+def tune(name: str, out: pathlib.Path, trials: int, target: tvm.target.Target) -> None:
+    shapes, make = WORKLOADS[name]
+    placeholders = [te.placeholder(s, name=f"p{k}") for k, s in enumerate(shapes)]
+    func = te.create_prim_func([*placeholders, make(topi, te, *placeholders)])
+    mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
+    work = out / f"{name}_work"
+    start = time.time()
+    database = ms.tune_tir(mod=mod, target=target, work_dir=str(work), max_trials_global=trials,
+                           num_trials_per_iter=16)
+    sch = ms.tir_integration.compile_tir(database, mod, target)
+    lib = tvm.compile(sch.mod if sch is not None else mod, target=target)
+    lib.export_library(str(out / f"{name}.so"))
+    print(f"{name}: tuned {trials} trials in {time.time() - start:.0f} s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--trials", type=int, default=64)
+    parser.add_argument("names", nargs="*", default=list(WORKLOADS))
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = tvm.target.Target({"kind": "llvm", "mcpu": native_cpu(), "num-cores": os.cpu_count()})
+    for name in args.names:
+        tune(name, args.out, args.trials, target)
+
+
+if __name__ == "__main__":
+    main()
