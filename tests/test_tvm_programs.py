@@ -20,11 +20,12 @@ PROGRAMS = sorted((Path(__file__).parent / "tvm_programs").glob("*.py"))
 
 def test_the_rewrite_changes_the_imports_and_nothing_else():
     source = ("import tvm\nimport tvm.testing\nimport tvm as t  # the runtime\nfrom tvm import te, tir\n"
-              "    from tvm.contrib import utils\nx = 'import tvm'\nimport tvmc\n")
+              "    from tvm.contrib import utils\nx = 'import tvm'\nimport tvmc\nimport tvm, inspect, sys\n")
     assert rewrite(source) == (
         "import tebound.tvm as tvm\nimport tebound.tvm as tvm; import tebound.tvm.testing\n"
         "import tebound.tvm as t  # the runtime\n"
-        "from tebound.tvm import te, tir\n    from tebound.tvm.contrib import utils\nx = 'import tvm'\nimport tvmc\n")
+        "from tebound.tvm import te, tir\n    from tebound.tvm.contrib import utils\nx = 'import tvm'\nimport tvmc\n"
+        "import tebound.tvm as tvm; import inspect, sys\n")
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.stem for p in PROGRAMS])

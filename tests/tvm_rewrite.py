@@ -2,6 +2,7 @@
 
 - ``import tvm`` (or ``import tvm as x``) becomes ``import tebound.tvm as tvm`` (``as x``);
 - ``import tvm.X`` becomes ``import tebound.tvm as tvm; import tebound.tvm.X``;
+- ``import tvm, a, b`` becomes ``import tebound.tvm as tvm; import a, b``;
 - ``from tvm[.X] import Y`` becomes ``from tebound.tvm[.X] import Y``.
 
 ``python -m tests.tvm_rewrite FILE`` prints the rewritten file.
@@ -13,6 +14,7 @@ import re
 import sys
 
 _IMPORT = re.compile(r"^(?P<indent>\s*)import\s+tvm(?P<sub>(?:\.\w+)*)(?:\s+as\s+(?P<alias>\w+))?\s*(?P<comment>#.*)?$")
+_LIST = re.compile(r"^(?P<indent>\s*)import\s+tvm\s*,\s*(?P<rest>[\w\s,.]+?)\s*(?P<comment>#.*)?$")
 _FROM = re.compile(r"^(?P<indent>\s*)from\s+tvm(?P<sub>(?:\.\w+)*)\s+import\s+(?P<rest>.*)$")
 
 
@@ -30,6 +32,11 @@ def rewrite(source: str) -> str:
                 out.append(f"{indent}import tebound.tvm{sub} as {alias}{comment}")
             else:
                 out.append(f"{indent}import tebound.tvm as tvm; import tebound.tvm{sub}{comment}")
+            continue
+        m = _LIST.match(line)
+        if m:  # import tvm, inspect, sys
+            comment = f"  {m.group('comment')}" if m.group("comment") else ""
+            out.append(f"{m.group('indent')}import tebound.tvm as tvm; import {m.group('rest')}{comment}")
             continue
         m = _FROM.match(line)
         if m:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bound.arith.linear import Linear
 from lower.errors import LoweringError
 from lower.ir.stmt import AttrStmt, Buffer, Evaluate, LetStmt, Load, Stmt, Store
 from lower.ir.stmt_functor import walk
@@ -84,6 +85,7 @@ def analyze_kernel(root: AttrStmt) -> Kernel:
             kernel.has_allreduce = kernel.has_allreduce or is_allreduce(s)
     if kernel.per_warp:
         _check_warp_width(kernel)
+        _check_warp_stores(kernel)
     return kernel
 
 
@@ -104,6 +106,32 @@ def _check_warp_width(k: Kernel) -> None:
             raise LoweringError(f"build: warp memory {names} needs threadIdx.x's extent to be a constant that "
                                 f"divides the warp size ({WARP_SIZE}), not {e}; split the loop bound to "
                                 f"threadIdx.x by a divisor of {WARP_SIZE}")
+
+
+def _check_warp_stores(k: Kernel) -> None:
+    """TVM's other condition: warp memory is laid out over the lanes by the coefficient of
+    ``threadIdx.x`` in the stores into it, one coefficient for every store. A buffer no store
+    indexes by ``threadIdx.x`` has no layout (TVM divides by that coefficient, zero), unless the
+    group is one lane wide.
+
+    :raises LoweringError: naming the buffer and what its stores lack.
+    """
+    lanes = {iv.var for iv in k.threads if iv.thread_tag == "threadIdx.x"}
+    one_lane = all(arith.value_of(e) == 1 for e in k.extents.get("threadIdx.x", []))
+    for buf in k.per_warp:
+        coefficients = set()
+        for st in walk(k.body):
+            if isinstance(st, Store) and st.buffer is buf:
+                terms = Linear.of(st.index).terms
+                coefficients.add(next((c for v, c in terms.items() if v in lanes), 0))
+        if not coefficients or (0 in coefficients and not one_lane):
+            lack = "no store writes it" if not coefficients else "a store into it is not indexed by threadIdx.x"
+            raise LoweringError(f"build: warp memory {buf.name}: {lack}; each lane writes its own elements of a warp "
+                                "buffer (at an index with threadIdx.x), by which the buffer is laid out over the "
+                                "lanes (TVM divides by zero here)")
+        if len(coefficients) > 1:
+            raise LoweringError(f"build: warp memory {buf.name}: its stores index it by threadIdx.x with different "
+                                f"coefficients {sorted(coefficients)}; TVM lays it out by one")
 
 
 def check_races(k: Kernel) -> None:

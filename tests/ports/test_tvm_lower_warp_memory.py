@@ -254,3 +254,30 @@ def test_warp_memory_needs_threadidx_x():
     s[AA].compute_at(s[B], xo)
     with pytest.raises(LoweringError, match=r"warp memory A\.warp needs threadIdx\.x bound in its kernel"):
         build(s, [A, B], target="python")
+
+
+def _unwritten_warp_buffer(ins, outs, write):
+    import schedule.ir.ir_builder as irb
+    ib = irb.create()
+    bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
+    ib.scope_attr(bx, "thread_extent", 2)
+    ib.scope_attr(tx, "thread_extent", 32)
+    t = ib.allocate("float32", 16, name="t", scope="warp")
+    n = ib.allocate("float32", 16, name="n", scope="local")
+    if write:
+        t[0] = 1.0  # every lane at index 0: no lane of its own
+    n[0] = t[0]
+    out = ib.buffer_ptr(outs[0])
+    out[bx * 32 + tx] = n[0]
+    return ib.get()
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_a_warp_buffer_no_lane_owns_is_refused(write):
+    """TVM's divide_by_factor case: a warp buffer of 16 that no store indexes by threadIdx.x has
+    no layout over the lanes (TVM divides by zero); here a LoweringError says what is missing."""
+    C = te.extern((64,), [], lambda ins, outs: _unwritten_warp_buffer(ins, outs, write), name="C", dtype="float32")
+    s = te.create_schedule(C.op)
+    with pytest.raises(LoweringError, match="warp memory t: (no store writes it|a store into it is not indexed "
+                                            "by threadIdx.x)"):
+        build(s, [C], target="python")

@@ -5,9 +5,8 @@
 
 # isort: off
 from schedule import *  # noqa: F403
-from schedule import hybrid  # noqa: F401
 
-# The submodule replaces the name ``schedule`` the line above brought (our schedule.schedule).
+# The submodules replace the names ``schedule`` and ``hybrid`` the line above brought.
 import tebound.tvm.te.schedule  # noqa: E402,F401
-from tebound.tvm.te import tensor  # noqa: E402,F401
+from tebound.tvm.te import hybrid, tensor  # noqa: E402,F401
 # isort: on
