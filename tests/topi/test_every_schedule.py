@@ -1,0 +1,137 @@
+"""Every topi operator under each of its schedules (generic, x86, cuda on the GPU-semantics
+path), in both bound modes and on both targets: the operators a schedule serves are built as
+one kernel (its outputs together), each output checked against NumPy or topi.testing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import schedule as te
+import topi
+from lower import build
+from lower.target import Target
+from topi import testing as ref
+
+RNG = np.random.default_rng(5)
+TARGET = {"generic": "llvm", "x86": "llvm", "cuda": "cuda"}
+
+
+def _data(*shape, lo=-1.0, hi=1.0):
+    return RNG.uniform(lo, hi, shape).astype("float32")
+
+
+def _injective(X, x, Y, y, I, idx):
+    """(output, expected) of every injective operator."""
+    return [
+        (topi.exp(X), np.exp(x)), (topi.sigmoid(X), 1 / (1 + np.exp(-x))), (topi.tanh(X), np.tanh(x)),
+        (topi.clip(X, -0.5, 0.5), np.clip(x, -0.5, 0.5)), (topi.cast(X, "int32"), x.astype("int32")),
+        (topi.add(X, Y), x + y), (topi.maximum(X, Y), np.maximum(x, y)), (topi.power(topi.abs(X), Y),
+                                                                          np.abs(x) ** y),
+        (topi.where(topi.greater(X, Y), X, Y), np.where(x > y, x, y)),
+        (topi.nn.relu(X), np.maximum(x, 0)), (topi.nn.leaky_relu(X, 0.2), np.where(x > 0, x, 0.2 * x)),
+        (topi.reshape(X, (6, 20)), x.reshape(6, 20)), (topi.transpose(X, (3, 1, 0, 2)), x.transpose(3, 1, 0, 2)),
+        (topi.concatenate([X, Y], 1), np.concatenate([x, y], 1)), (topi.split(X, 3, 1)[2], np.split(x, 3, 1)[2]),
+        (topi.take(X, I, axis=3, mode="wrap"), np.take(x, idx, axis=3, mode="wrap")),
+        (topi.strided_slice(X, [0, 2, 1], [2, 0, 4], [1, -1, 2]), x[0:2, 2:0:-1, 1:4:2]),
+        (topi.expand_dims(X, 2), x[:, :, None]), (topi.squeeze(topi.expand_dims(X, 0)), x),
+        (topi.broadcast_to(topi.strided_slice(X, [0], [1]), (3, 3, 4, 5)), np.broadcast_to(x[:1], (3, 3, 4, 5))),
+        (topi.stack([X, Y], 1), np.stack([x, y], 1)), (topi.tile(X, (1, 1, 2, 1)), np.tile(x, (1, 1, 2, 1))),
+        (topi.repeat(X, 2, 3), np.repeat(x, 2, 3)), (topi.flip(X, 2), np.flip(x, 2)),
+        (topi.layout_transform(X, "NCHW", "NCHW3c"), x.reshape(2, 1, 3, 4, 5).transpose(0, 1, 3, 4, 2)),
+        (topi.nn.pad(X, (0, 1, 0, 2), (0, 0, 1, 0), 0.5),
+         np.pad(x, ((0, 0), (1, 0), (0, 1), (2, 0)), constant_values=0.5)),
+        (topi.nn.dilate(X, (1, 1, 2, 1)), ref.dilate_python(x, (1, 1, 2, 1))), (topi.nn.flatten(X), x.reshape(2, -1)),
+        (topi.nn.upsampling(X, 2, 2, method="bilinear"), ref.upsampling_python(x, (2, 2), method="bilinear")),
+    ]
+
+
+def _reductions(X, x):
+    return [(topi.sum(X, axis=(1, 3)), x.sum(axis=(1, 3))), (topi.max(X, axis=2, keepdims=True),
+                                                              x.max(axis=2, keepdims=True)),
+            (topi.min(X, axis=-1), x.min(axis=-1)), (topi.prod(X, axis=1), x.prod(axis=1)),
+            (topi.argmax(X, axis=3), x.argmax(axis=3)), (topi.argmin(X, axis=0), x.argmin(axis=0)),
+            (topi.sum(X), x.sum())]
+
+
+def _nn(A, a, W, w):
+    """(schedule, [(output, expected)]) for the operators with schedules of their own."""
+    P, p = te.placeholder((3, 6, 8), name="P"), _data(3, 6, 8)
+    Q, q = te.placeholder((3, 5, 8), name="Q"), _data(3, 5, 8)
+    WD, wd = te.placeholder((3, 2, 3, 3), name="WD"), _data(3, 2, 3, 3)
+    WT, wt = te.placeholder((3, 4, 3, 3), name="WT"), _data(3, 4, 3, 3)
+    WN, wn = te.placeholder((3, 3, 3, 4), name="WN"), _data(3, 3, 3, 4)
+    G, g = te.placeholder((6,), name="G"), _data(6)
+    x2 = a.reshape(6, 42)
+    X2 = topi.reshape(A, (6, 42))
+    an = a.transpose(0, 2, 3, 1)
+    pool = ((3, 3), (2, 2), (1, 1), (1, 1), (1, 1))
+    cases = {
+        "schedule_conv2d_nchw": [(topi.nn.relu(topi.nn.conv2d_nchw(A, W, 1, 1, 1)),
+                                  np.maximum(ref.conv2d_nchw_python(a, w, 1, 1), 0))],
+        "schedule_depthwise_conv2d_nchw": [(topi.nn.depthwise_conv2d_nchw(A, WD, 2, 1, 1),
+                                            ref.depthwise_conv2d_python_nchw(a, wd, 2, 1))],
+        "schedule_conv2d_transpose_nchw": [(topi.nn.conv2d_transpose_nchw(A, WT, 2, 1, "float32", (1, 1)),
+                                            ref.conv2d_transpose_nchw_python(a, wt, 2, 1, (1, 1)))],
+        "schedule_conv2d_nhwc": [(topi.nn.conv2d_nhwc(topi.transpose(A, (0, 2, 3, 1)), WN, 1, 1, 1),
+                                  ref.conv2d_nhwc_python(an, wn, 1, 1))],
+        "schedule_dense": [(topi.nn.dense(X2, topi.reshape(A, (6, 42)), G), x2 @ x2.T + g)],
+        "schedule_batch_matmul": [(topi.nn.batch_matmul(P, Q), ref.batch_matmul(p, q))],
+        "schedule_pool": [(topi.nn.pool2d(A, 3, 2, 1, (1, 1, 1, 1), "max"), ref.poolnd_python(a, *pool, "max")),
+                          (topi.nn.pool2d(A, 3, 2, 1, (1, 1, 1, 1), "avg", count_include_pad=False),
+                           ref.poolnd_python(a, *pool, "avg", count_include_pad=False))],
+        "schedule_adaptive_pool": [(topi.nn.adaptive_pool(A, (3, 2), "avg"), ref.adaptive_pool(a, (3, 2), "avg")),
+                                   (topi.nn.global_pool(A, "max"), a.max(axis=(2, 3), keepdims=True))],
+        "schedule_softmax": [(topi.nn.softmax(X2), ref.softmax_python(x2))],
+        "schedule_lrn": [(topi.nn.lrn(A, 3, 1, 0.1, 0.75, 2.0), ref.lrn_python(a, 3, 1, 2.0, 0.1, 0.75))],
+    }
+    inputs = {"schedule_depthwise_conv2d_nchw": ([WD], [wd]), "schedule_conv2d_transpose_nchw": ([WT], [wt]),
+              "schedule_conv2d_nhwc": ([WN], [wn]), "schedule_dense": ([G], [g]),
+              "schedule_batch_matmul": ([P, Q], [p, q])}
+    return cases, inputs
+
+
+def _check(style, schedule, outs, wants, inputs, arrays, exact):
+    with Target(TARGET[style]):
+        s = getattr(getattr(topi, style), schedule)(outs)
+    got = [np.full([int(d) for d in o.shape], np.nan if o.dtype.startswith("float") else -7, dtype=o.dtype)
+           for o in outs]
+    build(s, [*inputs, *outs], exact=exact)(*arrays, *got)
+    for o, g, want in zip(outs, got, wants):
+        np.testing.assert_allclose(g, want, rtol=2e-5, atol=2e-5, err_msg=f"{style}.{schedule} {o.op.name}")
+
+
+STYLES = pytest.mark.parametrize("style", ["generic", "x86", "cuda"])
+MODES = pytest.mark.parametrize("exact", [False, True])
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@STYLES
+@MODES
+def test_injective_operators(style, exact):
+    x, y, idx = _data(2, 3, 4, 5), _data(2, 3, 4, 5, lo=0.5, hi=2.0), np.array([[0, 7], [-1, 3]], "int32")
+    X, Y, I = te.placeholder(x.shape, name="X"), te.placeholder(y.shape, name="Y"), te.placeholder(
+        idx.shape, name="I", dtype="int32")
+    cases = _injective(X, x, Y, y, I, idx)
+    _check(style, "schedule_injective", [o for o, _ in cases], [w for _, w in cases], [X, Y, I], [x, y, idx], exact)
+
+
+@STYLES
+@MODES
+def test_reductions(style, exact):
+    x = RNG.integers(-4, 5, (3, 4, 5, 6)).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    cases = _reductions(X, x)
+    _check(style, "schedule_reduce", [o for o, _ in cases], [w for _, w in cases], [X], [x], exact)
+
+
+@STYLES
+@MODES
+def test_operators_with_schedules_of_their_own(style, exact):
+    a, w = _data(2, 3, 7, 6), _data(4, 3, 3, 3)
+    A, W = te.placeholder(a.shape, name="A"), te.placeholder(w.shape, name="W")
+    cases, extra = _nn(A, a, W, w)
+    for schedule, pairs in cases.items():
+        more, more_arrays = extra.get(schedule, ([], []))
+        _check(style, schedule, [o for o, _ in pairs], [e for _, e in pairs], [A, W, *more], [a, w, *more_arrays],
+               exact)
