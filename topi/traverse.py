@@ -32,6 +32,17 @@ def new_schedule(op: str, outs: Any) -> tuple[te.Schedule, list[Tensor]]:
     return te.create_schedule([t.op for t in tensors]), tensors
 
 
+def schedule_outputs(op: str, outs: Any, place: Callable[[te.Schedule, Tensor], Any]) -> te.Schedule:
+    """A schedule of *outs* with every injective producer inlined and *place* applied to each
+    output that is a compute (the shape of TVM's ``schedule_injective``)."""
+    s, tensors = new_schedule(op, outs)
+    te.schedule.AutoInlineInjective(s)
+    for t in tensors:
+        if isinstance(t.op, ComputeOp):
+            place(s, t)
+    return s
+
+
 def traverse_inline(s: te.Schedule, final_op: Any, callback: Callable[[Any], None]) -> None:
     """Visit every operation *final_op* reads, producers after consumers, each once: inline it if
     it is injective, not an output and not scheduled yet (a consumer's callback may have placed

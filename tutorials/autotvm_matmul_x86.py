@@ -53,8 +53,12 @@ def main() -> None:
     logging.getLogger("autotvm").addHandler(logging.StreamHandler(sys.stdout))
 
     measure_option = autotvm.measure_option(builder="local", runner=autotvm.LocalRunner(number=5))
-    log = os.path.join(tempfile.mkdtemp(prefix="autotvm_"), "matmul.log")
+    with tempfile.TemporaryDirectory(prefix="autotvm_") as folder:
+        tune_and_check(task, measure_option, os.path.join(folder, "matmul.log"), N, L, M)
 
+
+def tune_and_check(task, measure_option, log: str, N: int, L: int, M: int) -> None:  # noqa: N803 - TVM's names
+    """Ten random trials logged to *log*, then the best one built and checked against NumPy."""
     tuner = autotvm.tuner.RandomTuner(task)
     tuner.tune(
         n_trial=10,

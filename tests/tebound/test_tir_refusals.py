@@ -27,7 +27,7 @@ def _module():
     (lambda: tvm.tir.stmt_functor.ir_transform(_body(), lambda n: 5, None), TypeError,
      "returned 5 for tir.For"),
     (lambda: tvm.tir.transform.Simplify()(3), TypeError, "Simplify: applies to an IRModule"),
-    (lambda: tvm.tir.transform.NarrowDataType(16), ValueError, "32 bits only"),
+    (lambda: tvm.tir.transform.NarrowDataType(12), ValueError, "8, 16 or 32"),
     (lambda: tvm.transform.Sequential([3]), TypeError, "a list of passes"),
     (lambda: tvm.IRModule({"main": 3}), TypeError, "a function has a body"),
     (lambda: tvm.IRModule()["main"], ValueError, "no function named 'main'"),

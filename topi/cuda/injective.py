@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import schedule as te
-from schedule.operation.compute import ComputeOp
-from topi.traverse import max_threads, new_schedule, traverse_inline
+from topi.traverse import max_threads, new_schedule, schedule_outputs, traverse_inline
 
 
 def bind_flat(sch: te.Schedule, out: te.Tensor, threads: int | None = None) -> Any:
@@ -31,12 +30,7 @@ def schedule_injective_from_existing(sch: te.Schedule, out: te.Tensor) -> te.Sch
 
 def schedule_injective(outs: Any) -> te.Schedule:
     """Every injective producer inlined; each output over blocks and threads."""
-    s, tensors = new_schedule("cuda.schedule_injective", outs)
-    te.schedule.AutoInlineInjective(s)
-    for t in tensors:
-        if isinstance(t.op, ComputeOp):
-            bind_flat(s, t)
-    return s
+    return schedule_outputs("cuda.schedule_injective", outs, bind_flat)
 
 
 schedule_elemwise = schedule_injective

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import schedule as te
-from schedule.operation.compute import ComputeOp
 from topi import tag
-from topi.traverse import new_schedule, traverse_inline
+from topi.traverse import new_schedule, schedule_outputs, traverse_inline
 
 
 def parallel_outer(sch: te.Schedule, out: te.Tensor) -> Any:
@@ -38,12 +37,7 @@ def schedule_injective_from_existing(sch: te.Schedule, out: te.Tensor) -> te.Sch
 
 def schedule_injective(outs: Any) -> te.Schedule:
     """Every injective producer inlined; each output scheduled as above."""
-    s, tensors = new_schedule("x86.schedule_injective", outs)
-    te.schedule.AutoInlineInjective(s)
-    for t in tensors:
-        if isinstance(t.op, ComputeOp):
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_outputs("x86.schedule_injective", outs, schedule_injective_from_existing)
 
 
 schedule_elemwise = schedule_injective
