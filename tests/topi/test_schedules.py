@@ -4,23 +4,12 @@ change nothing but the loops is test_every_schedule's.)"""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import schedule as te
 import topi
 from lower.target import Target
 from topi import testing as ref
-
-RNG = np.random.default_rng(3)
-
-
-def _empty(t):
-    return np.full([int(d) for d in t.shape], np.nan if t.dtype.startswith("float") else -7, dtype=t.dtype)
-
-
-def _data(*shape):
-    return RNG.standard_normal(shape).astype("float32")
 
 
 def _leaves(s, t):
