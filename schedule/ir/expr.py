@@ -237,6 +237,14 @@ class Var(Expr):
 
 # ----------------------------------------------------------------------------- arithmetic
 
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _number(x: int | float, dtype: str) -> Expr:
+    return FloatImm(dtype, x) if is_float(dtype) else IntImm(dtype, int(x))
+
+
 @_node
 class BinaryOp(Expr):
     """Two operands of one dtype, which is also the result's."""
@@ -246,6 +254,11 @@ class BinaryOp(Expr):
 
     def __post_init__(self) -> None:
         name = type(self).__name__
+        # A number beside an expression takes its type, as TVM's constructors take it (tir.EQ(i, 0)).
+        if isinstance(self.a, Expr) and _is_number(self.b):
+            object.__setattr__(self, "b", _number(self.b, self.a.dtype))
+        elif isinstance(self.b, Expr) and _is_number(self.a):
+            object.__setattr__(self, "a", _number(self.a, self.b.dtype))
         _check_expr(name, "a", self.a)
         _check_expr(name, "b", self.b)
         if self.a.dtype != self.b.dtype:

@@ -6,7 +6,6 @@ name our ``Store``/``Load``; ``For`` and ``BufferStore`` also match an ``ir_buil
 from lower.ir.stmt import (
     Allocate,
     AttrStmt,
-    Evaluate,
     ForKind,
     IfThenElse,
     LetStmt,
@@ -102,7 +101,7 @@ from schedule.ir.intrinsics import (
     trunc,
 )
 from tebound.tvm.tir import stmt, stmt_functor, transform
-from tebound.tvm.tir.kinds import BufferStore, For
+from tebound.tvm.tir.kinds import BufferStore, Evaluate, For
 
 __all__ = [
     "EQ", "GE", "GT", "LE", "LT", "NE", "CallEffectKind", "PrimFunc", "Add", "Allocate", "And", "AttrStmt",

@@ -1,15 +1,18 @@
 """TVM statement classes that stand for two of ours: a loop is a lowered ``For`` or an
 ``ir_builder`` loop (``ib.get()`` before lowering), a store a flat ``Store`` or a store into an
-extern's declared buffer. ``isinstance`` accepts either; calling the class builds the lowered
-kind."""
+extern's declared buffer, an evaluation a lowered one or an ``ir_builder``'s. ``isinstance``
+accepts either; calling the class builds the lowered kind (an evaluation the ``ir_builder``'s,
+which ``ib.emit`` takes and lowering turns into the other)."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from lower.ir.stmt import DeclStore, Store
+from lower.ir.stmt import Evaluate as LoweredEvaluate
 from lower.ir.stmt import For as LoweredFor
-from schedule.ir.extern_stmt import Loop
+from schedule.ir import arith
+from schedule.ir.extern_stmt import Eval, Loop
 
 
 class _EitherKind(type):
@@ -35,3 +38,12 @@ class BufferStore(metaclass=_EitherKind):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         return Store(*args, **kwargs)
+
+
+class Evaluate(metaclass=_EitherKind):
+    """TVM's ``tir.Evaluate``: an expression evaluated for its effect."""
+
+    kinds: ClassVar[tuple[type, ...]] = (LoweredEvaluate, Eval)
+
+    def __new__(cls, value: Any) -> Any:
+        return Eval(arith.convert(value))

@@ -3,7 +3,6 @@
 from lower.ir.stmt import (  # noqa: F401
     Allocate,
     AttrStmt,
-    Evaluate,
     ForKind,
     IfThenElse,
     LetStmt,
@@ -14,4 +13,4 @@ from lower.ir.stmt import (  # noqa: F401
     Stmt,
 )
 from lower.ir.stmt import Load as BufferLoad  # noqa: F401
-from tebound.tvm.tir.kinds import BufferStore, For  # noqa: F401
+from tebound.tvm.tir.kinds import BufferStore, Evaluate, For  # noqa: F401
