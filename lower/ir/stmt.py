@@ -158,6 +158,15 @@ class Allocate(Stmt):
     buffer: Buffer
     body: Stmt
 
+    @property
+    def extents(self) -> tuple[Expr, ...]:
+        """The allocated shape (TVM's ``Allocate.extents``)."""
+        return self.buffer.extents
+
+    @property
+    def dtype(self) -> str:
+        return self.buffer.dtype
+
 
 @dataclass(frozen=True, eq=False)
 class Store(Stmt):

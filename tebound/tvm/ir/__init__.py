@@ -6,6 +6,7 @@ from schedule.base.serialize import load_json, save_json
 from schedule.ir.expr import Op
 from schedule.ir.extern_calls import register_intrin_lowering, register_op_attr
 from schedule.ir.functor import structural_equal
+from tebound.tvm.ir.nodes import make_node
 
-__all__ = ["IRModule", "Op", "load_json", "register_intrin_lowering", "register_op_attr", "save_json",
+__all__ = ["IRModule", "Op", "load_json", "make_node", "register_intrin_lowering", "register_op_attr", "save_json",
            "structural_equal"]
