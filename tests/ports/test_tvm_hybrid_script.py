@@ -406,6 +406,33 @@ def test_outputs_of_one_script_feed_another(exact):
     np.testing.assert_array_equal(got, ((av + 2) * (av + 1)).reshape(4, 4))
 
 
+@te.hybrid.script
+def _fill_and_multiply(a, b):
+    for i in range(len(a)):
+        a[i] = i + 1.0
+    for i in range(len(a)):
+        b[i] = i + 1.0
+    c = outer_product(10, 10, a, b)  # another script: inlined, its output an allocation here
+    d = output_tensor(c.shape, c.dtype)
+    for i in range(10):
+        for j in range(10):
+            d[i, j] = c[i, j] + i * j
+    return d
+
+
+@BOTH
+def test_a_script_calls_another(exact):
+    """TVM's func_call: the called script's body runs inside the caller; its output tensor is
+    one of the caller's allocations, not an output of the operation."""
+    a, b = te.placeholder((10,), name="a"), te.placeholder((10,), name="b")
+    d = _fill_and_multiply(a, b)
+    assert d.op.num_outputs == 1 and "allocate c[float32 * 100]" in str(lower(te.create_schedule(d.op), [a, b, d],
+                                                                              exact=exact))
+    index = np.arange(1, 11, dtype="float32")
+    _check(_fill_and_multiply, [a, b], [np.zeros(10, "float32"), np.zeros(10, "float32")], exact,
+           np.outer(index, index) + np.outer(np.arange(10), np.arange(10)))
+
+
 @BOTH
 def test_boolean_conditions(exact):
     @te.hybrid.script

@@ -75,6 +75,10 @@ class _Builtin:
 
 def parse(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """The output tensor(s) of the extern operation *func* describes, on the tensors in *args*."""
+    return _Parser(func, _definition(func)).run(args)
+
+
+def _definition(func: Callable[..., Any]) -> ast.FunctionDef:
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
@@ -83,7 +87,7 @@ def parse(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
     if fdef is None:
         raise ScheduleError(f"hybrid.script '{func.__name__}': the source holds no function definition")
-    return _Parser(func, fdef).run(args)
+    return fdef
 
 
 def _py(e: Any) -> Any:
@@ -111,11 +115,14 @@ def _dtype_of(value: Any) -> str:
 
 
 class _Parser:
-    def __init__(self, func: Callable[..., Any], fdef: ast.FunctionDef) -> None:
+    def __init__(self, func: Callable[..., Any], fdef: ast.FunctionDef, caller: _Parser | None = None) -> None:
         self.func = func
         self.fdef = fdef
         self.name = func.__name__
-        self.ib = IRBuilder()
+        # A script called from another is inlined into its caller's body: its outputs are
+        # allocations there.
+        self.caller = caller
+        self.ib = caller.ib if caller is not None else IRBuilder()
         self.scopes: list[dict[str, Any]] = [{}]
         self.inputs: list[tuple[Tensor, DeclBuffer]] = []
         self.outputs: dict[str, DeclBuffer] = {}
@@ -124,6 +131,7 @@ class _Parser:
         closure = inspect.getclosurevars(func)
         self.outer = {**closure.builtins, **closure.globals, **closure.nonlocals}
         self.assignments = _count_assignments(fdef)
+        self.references: dict[DeclBuffer, TensorRef] = {}
 
     # -- errors and names ---------------------------------------------------------------------
     def error(self, node: ast.AST, message: str, kind: type = ScheduleError) -> Exception:
@@ -297,7 +305,7 @@ class _Parser:
         if shape is None or kwargs:
             raise self.error(call, f"{kind}(shape, dtype, scope) takes a shape, a dtype and (allocate) a scope")
         dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-        if kind == "output_tensor":
+        if kind == "output_tensor" and self.caller is None:
             try:
                 decl = decl_buffer(dims, dtype, self.name)
             except TypeError as err:
@@ -308,6 +316,9 @@ class _Parser:
             access = self.ib.allocate(dtype, dims, name, scope)
         except (TypeError, ValueError) as err:
             raise self.error(call, str(err), ScheduleTypeError) from None
+        if kind == "output_tensor":  # of a script called from another
+            self.outputs[name] = access.buffer
+            self.references[access.buffer] = TensorRef(access.buffer, access)
         return TensorRef(access.buffer, access)
 
     def stmt_If(self, s: ast.If) -> None:
@@ -486,9 +497,24 @@ class _Parser:
             args.append((yield a))
         if node.keywords:
             raise self.error(node, "keyword arguments are only taken by output_tensor and allocate")
+        if getattr(fn, "is_hybrid_script", False):
+            return self.inline(node, fn, args)
         if not isinstance(fn, _Builtin):
-            raise self.error(node, "only the hybrid script's own functions can be called")
+            raise self.error(node, "only the hybrid script's own functions and other hybrid scripts can be called")
         return self.apply(node, self.builtin(node, fn.name), *args)
+
+    def inline(self, node: ast.AST, script: Any, args: list[Any]) -> Any:
+        """Another script's body, here, on *args*; its outputs (allocations here) as tensors."""
+        callee = _Parser(script.func, _definition(script.func), caller=self)
+        params = [a.arg for a in callee.fdef.args.args]
+        if len(params) != len(args):
+            raise self.error(node, f"'{callee.name}' takes {len(params)} arguments, {len(args)} given")
+        callee.scopes[0].update(zip(params, args))
+        callee.block(callee.fdef.body)
+        if callee.returned is None:
+            raise self.error(node, f"'{callee.name}' returns no tensors")
+        refs = [callee.references[b] for b in callee.returned]
+        return refs[0] if callee.single else refs
 
     def builtin(self, node: ast.AST, name: str) -> Callable[..., Any]:
         if name == "len":

@@ -16,7 +16,10 @@ from schedule.operation.tensor import Tensor
 
 class HybridFunction:
     """A hybrid script: called with tensors, its operation's output tensor(s); called with
-    NumPy arrays and numbers, what the Python function computes."""
+    NumPy arrays and numbers, what the Python function computes. Called inside another
+    script, its body is inlined there."""
+
+    is_hybrid_script = True
 
     def __init__(self, func: Callable[..., Any]) -> None:
         self.func = func
