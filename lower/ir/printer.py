@@ -8,6 +8,7 @@ from typing import Any
 from lower.ir import stmt as stmt_module
 from lower.ir.stmt import (
     Allocate,
+    AssertStmt,
     AttrStmt,
     DeclStore,
     Evaluate,
@@ -134,6 +135,9 @@ class _Printer(StmtFunctor[None]):
 
     def visit_evaluate(self, s: Evaluate) -> None:
         self.emit(expr_str(s.value))
+
+    def visit_assert_stmt(self, s: AssertStmt) -> None:
+        self.emit(f"assert({expr_str(s.condition)}, {s.message!r})")
 
 
 def stmt_str(s: Stmt) -> str:

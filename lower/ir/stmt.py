@@ -259,6 +259,15 @@ class Evaluate(Stmt):
     value: Expr
 
 
+@dataclass(frozen=True, eq=False)
+class AssertStmt(Stmt):
+    """``assert(condition, message)``: the call fails with *message* (an AssertionError on every
+    target) where *condition* does not hold."""
+
+    condition: Expr
+    message: str
+
+
 def seq(*stmts: Stmt | None) -> Stmt:
     """The statements in order, nested sequences flattened and no-ops dropped."""
     flat: list[Stmt] = []

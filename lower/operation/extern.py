@@ -15,6 +15,7 @@ from typing import Any
 from lower.errors import LoweringError
 from lower.ir.stmt import (
     Allocate,
+    AssertStmt,
     AttrStmt,
     Buffer,
     DeclStore,
@@ -40,6 +41,7 @@ from schedule.ir.extern_stmt import (
     Block,
     BodyStmt,
     Branch,
+    Check,
     ElemLoad,
     ElemStore,
     Eval,
@@ -128,6 +130,9 @@ class _Convert:
 
     def visit_eval(self, s: Eval) -> Stmt:
         return Evaluate(self.e(s.value))
+
+    def visit_check(self, s: Check) -> Stmt:
+        return AssertStmt(self.e(s.condition), s.message)
 
     def visit_body_stmt(self, s: BodyStmt) -> Stmt:
         raise LoweringError(f"extern '{self.name}': cannot lower {type(s).__name__}")

@@ -105,6 +105,15 @@ class Eval(BodyStmt):
     value: Expr
 
 
+@dataclass(frozen=True, eq=False)
+class Check(BodyStmt):
+    """A condition that must hold when the statement runs; else the call fails with *message*
+    (a hybrid script's ``assert``)."""
+
+    condition: Expr
+    message: str
+
+
 @_node
 class ElemLoad(Expr):
     """``buffer[index]``: one element of a declared buffer, at a flat element index."""

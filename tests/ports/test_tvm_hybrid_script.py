@@ -9,7 +9,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower
-from schedule.ir.extern_stmt import Alloc, Attr, Block, ElemLoad, ElemStore, Loop
+from schedule.ir.extern_stmt import Alloc, Attr, Block, Check, ElemLoad, ElemStore, Loop
 
 from .run import random, run
 
@@ -55,7 +55,8 @@ def test_outer_product(exact):
     assert isinstance(loop, Loop) and loop.var.name == "i" and loop.min.value == 0 and loop.extent is n
     inner = loop.body
     assert isinstance(inner, Loop) and inner.var.name == "j" and inner.extent is m
-    store = inner.body  # the assert is checked only while parsing
+    check, store = inner.body.stmts  # the assert, checked when the operation runs (TVM's AssertStmt)
+    assert isinstance(check, Check) and check.message.endswith("index out of range!")
     assert isinstance(store, ElemStore) and store.buffer.name == "outer_product"
     assert isinstance(store.value, te.Mul) and isinstance(store.value.a, ElemLoad)
     assert store.value.a.buffer.name == "a" and store.value.b.buffer.name == "b"
@@ -562,3 +563,29 @@ def test_errors_name_the_line_and_what_is_wrong():
         int_division(a)
     with pytest.raises(TypeError, match="takes 1 arguments, 2 given"):
         no_return(a, a)
+
+
+@te.hybrid.script
+def _checked_sqrt(a):
+    b = output_tensor(a.shape, a.dtype)
+    for i in parallel(a.shape[0]):
+        assert a[i] >= 0.0, "a must be non-negative"
+        b[i] = sqrt(a[i])
+    return b
+
+
+@BOTH
+def test_a_runtime_assert_raises_where_it_fails(exact):
+    """An ``assert`` on data holds or fails when the operation runs: the build checks it, on
+    every target with the same AssertionError, naming the script's line and its message."""
+    A = te.placeholder((8,), name="A")
+    B = _checked_sqrt(A)
+    s = te.create_schedule(B.op)
+    assert "assert(" in str(lower(s, [A, B], exact=exact))
+    f = build(s, [A, B], exact=exact)
+    a, b = np.arange(8, dtype="float32"), np.full(8, np.nan, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, np.sqrt(a), rtol=1e-6)
+    a[5] = -1.0
+    with pytest.raises(AssertionError, match=r"hybrid.script '_checked_sqrt', line \d+: a must be non-negative"):
+        f(a, b)

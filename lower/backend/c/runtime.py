@@ -22,7 +22,7 @@ from schedule.ir.extern_calls import EXTERN_CALLS
 from schedule.ir.functor import distinct_post_order
 
 #: Error codes a context records (0: none).
-PYTHON, DIV_ZERO, DIV_OVERFLOW, ALLOC, INDEX, UNWRITTEN = 1, 2, 3, 4, 5, 6
+PYTHON, DIV_ZERO, DIV_OVERFLOW, ALLOC, INDEX, UNWRITTEN, ASSERT = 1, 2, 3, 4, 5, 6, 7
 
 #: ``int32_t callback(tb_ctx_t* ctx, int32_t call, void** ptrs, int64_t* ints, double* floats,
 #: double* float_result, int64_t* int_result)``; nonzero when the Python function raised.
@@ -131,6 +131,8 @@ def failure(ctx: CallContext, sites: Sequence[Site]) -> BaseException:
                                 f"outside the realized region [{b}, {b + d})")
     if code == UNWRITTEN:
         return UnwrittenReadError(unwritten_message(site.text, a, site.kind))
+    if code == ASSERT:
+        return AssertionError(site.text)
     return RuntimeError(f"the kernel failed with code {code}")
 
 

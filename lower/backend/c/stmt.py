@@ -15,13 +15,14 @@ from typing import Any
 from lower.backend.c.callback import PythonCall
 from lower.backend.c.expr import CExprSource, c_type
 from lower.backend.c.registers import promote
-from lower.backend.c.runtime import C_RUNTIME, Site
+from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site
 from lower.backend.c.threads import KernelSource
 from lower.backend.c.vector import plan_vector_loop, vector_statements, vector_type
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.ir.stmt import (
     Allocate,
+    AssertStmt,
     AttrStmt,
     Buffer,
     BufferView,
@@ -315,6 +316,10 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         if s.buffer in self.expr.written and self.expr.checked:
             store = f"{{ {store} {self.expr.written[s.buffer]}[{index}] = 1; }}"
         self.emit(store if guard is None else f"if ({guard}) {store}")
+
+    def visit_assert_stmt(self, s: AssertStmt) -> None:
+        site = self.expr.site("assert", s.message)
+        self.emit(f"if (__builtin_expect(!({self.expr(s.condition)}), 0)) tb_fail(tb_ctx, {ASSERT}, {site}, 0, 0, 0);")
 
     def visit_evaluate(self, s: Evaluate) -> None:
         if is_barrier(s) or is_allreduce(s):

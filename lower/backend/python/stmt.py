@@ -23,6 +23,7 @@ from lower.backend.python.runtime import RUNTIME, WRAPS
 from lower.errors import LoweringError
 from lower.ir.stmt import (
     Allocate,
+    AssertStmt,
     AttrStmt,
     Buffer,
     Evaluate,
@@ -330,6 +331,9 @@ class _StmtSource(StmtFunctor[None]):
         self.expr.discarded = s.value
         self.emit(self.expr(s.value))
         self.expr.discarded = None
+
+    def visit_assert_stmt(self, s: AssertStmt) -> None:
+        self.emit(f"if not ({self.expr(s.condition)}): raise AssertionError({s.message!r})")
 
     def visit_default(self, s: Stmt) -> None:
         raise LoweringError(f"build: {type(s).__name__} must be flattened before it can run")

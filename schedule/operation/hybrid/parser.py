@@ -23,7 +23,7 @@ from schedule.ir import arith, intrinsics
 from schedule.ir.buffer import DeclBuffer, decl_buffer
 from schedule.ir.dtype import is_float
 from schedule.ir.expr import Call, Expr
-from schedule.ir.extern_stmt import ElemLoad
+from schedule.ir.extern_stmt import Check, ElemLoad
 from schedule.ir.functor import post_order_visit
 from schedule.ir.ir_builder import BufferVar, IRBuilder
 from schedule.ir.itervar import thread_axis
@@ -208,9 +208,14 @@ class _Parser:
 
     def stmt_Assert(self, s: ast.Assert) -> None:
         cond = self.expr(s.test)
-        if not isinstance(cond, Expr) and not cond:
-            raise self.error(s, "assertion failed while parsing")
-        # A condition known only when the operation runs is not checked (TVM emits an assert).
+        if not isinstance(cond, Expr):
+            if not cond:
+                raise self.error(s, "assertion failed while parsing")
+            return
+        message = self.expr(s.msg) if s.msg is not None else "assertion failed"
+        line = s.lineno + self.func.__code__.co_firstlineno - 1
+        # known only when the operation runs: checked then, as TVM's assert statement is
+        self.ib.emit(Check(self.condition(s.test, cond), f"hybrid.script '{self.name}', line {line}: {message}"))
 
     def stmt_Return(self, s: ast.Return) -> None:
         values = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value] if s.value else []
