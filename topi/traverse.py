@@ -4,7 +4,7 @@ stage that is not an output, and the kind of the current target."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import schedule as te
@@ -72,11 +72,3 @@ def max_threads(default: int = 1024) -> int:
     target = Target.current()
     value = target.attrs.get("max_num_threads") if target is not None else None
     return int(value) if value is not None else default
-
-
-def is_output(s: te.Schedule, t: Tensor) -> bool:
-    """Whether *t*'s stage is an output of *s*."""
-    return s[t.op].is_output
-
-
-Outputs = Sequence[Tensor]

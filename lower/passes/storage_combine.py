@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from lower.ir.stmt import Buffer
 from schedule import arith
-from schedule.base.memory_info import memory_info
+from schedule.base.memory_info import memory_field, memory_info
 from schedule.base.storage_scope import RANKS, TAGGED
 from schedule.ir.dtype import bits
 
@@ -41,8 +41,7 @@ def combine(buffers: Sequence[Buffer], opaque: set[Buffer]) -> dict[Buffer, tupl
         if len(members) < 2:
             continue
         info = memory_info(scope)
-        align = int(getattr(info, "max_simd_bits", 0) or (info or {}).get("max_simd_bits", 0)
-                    if isinstance(info, dict) else getattr(info, "max_simd_bits", 0) or 0) or 32
+        align = int(memory_field(info, "max_simd_bits") or 32)
         width = bits(members[0].dtype)
         offsets, total = [], 0
         for b in members:

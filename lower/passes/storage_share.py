@@ -24,7 +24,7 @@ from lower.passes.storage_combine import combine
 from lower.passes.storage_rewrite import allocate, allocation
 from schedule import arith
 from schedule.base.errors import ScheduleError
-from schedule.base.memory_info import memory_info
+from schedule.base.memory_info import memory_field, memory_info
 from schedule.base.storage_scope import RANKS, scope_rank
 from schedule.ir.dtype import bits
 from schedule.ir.expr import Expr, Var
@@ -273,7 +273,7 @@ def check_memory_bounds(stmt: Stmt) -> None:
         if info is None or size is None:
             continue
         need = int(size) * bits(buf.dtype)
-        limit = info.get("max_num_bits") if isinstance(info, dict) else getattr(info, "max_num_bits", None)
+        limit = memory_field(info, "max_num_bits")
         if not isinstance(limit, int):
             raise LoweringError(f"tvm.info.mem.{buf.scope} gave {info!r}, which has no integer "
                                 "max_num_bits; return a te.MemoryInfo")

@@ -24,3 +24,9 @@ def memory_info(scope: str) -> Any:
     ``tvm.info.mem.<scope>`` is called, as TVM does)."""
     fn = get_global_func(f"tvm.info.mem.{scope}", allow_missing=True)
     return None if fn is None else fn()
+
+
+def memory_field(info: Any, name: str) -> Any:
+    """Field *name* of a scope's information, given as a :class:`MemoryInfo` or a dict (None if
+    it has none)."""
+    return info.get(name) if isinstance(info, dict) else getattr(info, name, None)

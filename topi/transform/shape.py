@@ -192,11 +192,8 @@ def layout_transform(array: Tensor, src_layout: str, dst_layout: str, schedule_r
             shape.append(full[p])
 
     def element(*i: Any) -> Any:
-        value = {}  # each primal axis' index
-        for (p, f), x in zip(dst, i):
-            if f is None:
-                value[p] = x * sub_dst[p] + value.get(p, 0) if p in sub_dst else x
-        for (p, f), x in zip(dst, i):
+        value = {p: x * sub_dst[p] if p in sub_dst else x for (p, f), x in zip(dst, i) if f is None}
+        for (p, f), x in zip(dst, i):  # each primal axis' index: its outer part, then its inner
             if f is not None:
                 value[p] = value[p] + x
         source = [te.floordiv(value[p], sub_src[p]) if f is None and p in sub_src

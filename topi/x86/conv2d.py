@@ -27,7 +27,7 @@ def _column_tile(width: Any) -> int:
     w = const_value(width)
     if w is not None and w <= 16:
         return w
-    return tile_factor(width, (16, 8, 4)) if w is not None and any(w % c == 0 for c in (16, 8, 4)) else 8
+    return next((c for c in (16, 8, 4) if w is not None and w % c == 0), 8)
 
 
 def schedule_conv_tile(s: te.Schedule, conv: te.Tensor, out: te.Tensor) -> None:
@@ -66,7 +66,7 @@ def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
             parallel_outer(s, op.output(0))
     traverse_inline(s, out.op, visit)
     for t in tensors:
-        if not s[t.op].relations and not s[t.op].attach_type.name.startswith("Inline"):
+        if not s[t.op].relations:
             schedule_injective_from_existing(s, t)
     return s
 
