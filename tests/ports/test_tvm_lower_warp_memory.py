@@ -272,12 +272,13 @@ def _unwritten_warp_buffer(ins, outs, write):
     return ib.get()
 
 
+@pytest.mark.parametrize("target", ["python", "c"])
 @pytest.mark.parametrize("write", [False, True])
-def test_a_warp_buffer_no_lane_owns_is_refused(write):
+def test_a_warp_buffer_no_lane_owns_is_refused(write, target):
     """TVM's divide_by_factor case: a warp buffer of 16 that no store indexes by threadIdx.x has
     no layout over the lanes (TVM divides by zero); here a LoweringError says what is missing."""
     C = te.extern((64,), [], lambda ins, outs: _unwritten_warp_buffer(ins, outs, write), name="C", dtype="float32")
     s = te.create_schedule(C.op)
     with pytest.raises(LoweringError, match="warp memory t: (no store writes it|a store into it is not indexed "
                                             "by threadIdx.x)"):
-        build(s, [C], target="python")
+        build(s, [C], target=target)
