@@ -24,6 +24,7 @@ Vectorized loops are not cut: their pieces would have extents that are not const
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
@@ -132,13 +133,13 @@ class _Partition(StmtMutator):
         v = loop.loop_var
         shifted = substitute_stmt(body, {v: arith.add(v, begin)}) if not _equal(begin, 0, self.outer) else body
         if arith.value_of(extent) == 1 and not self.options.keep_extent_one:
-            return _Pieces(self.options, self.settled, self.outer)(
+            return _Partition(self.options, self.settled, self.outer)(
                 substitute_stmt(shifted, {v: arith.const(0, v.dtype)}))
         piece = For(v, arith.const(0, v.dtype), extent, loop.kind, shifted)
         # A piece of constant extent is cut again on the tests that concern it (it is smaller, so
         # this ends); one of symbolic extent is not, for nothing would prove it smaller.
         again = not settled or _constant(extent)
-        return _Pieces(self.options, self.settled if again else self.settled | {v}, self.outer)(piece)
+        return _Partition(self.options, self.settled if again else self.settled | {v}, self.outer)(piece)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         """A block index is cut into ``if (likely(begin <= v < end))`` over the body with the
@@ -162,24 +163,6 @@ class _Partition(StmtMutator):
         kept = yield s.body
         cond = inside[0] if len(inside) == 1 else arith.and_op(inside[0], inside[1])
         return AttrStmt(s.node, s.key, s.value, IfThenElse(Call("bool", "likely", (cond,)), known, kept))
-
-
-class _Pieces(_Partition):
-    """The mutator a piece is visited with: its own loop is left whole when *settled* names it."""
-
-    def dispatch(self, s: Stmt) -> Any:
-        if isinstance(s, For) and s.loop_var in self.settled:
-            return self._inside(s)
-        return super().dispatch(s)
-
-    def _inside(self, s: For) -> Steps:
-        saved = self.outer
-        self.outer = {**saved, s.loop_var: Range.from_min_extent(s.min, s.extent)}
-        try:
-            body = yield s.body
-        finally:
-            self.outer = saved
-        return s if body is s.body else For(s.loop_var, s.min, s.extent, s.kind, body)
 
 
 def _constant(e: Expr) -> bool:
@@ -291,8 +274,8 @@ def _middle(found: list[_Found], lo: Expr, hi: Expr, ranges: dict[Var, Range]
             continue
         starts = [a for _, (a, _) in chosen if a is not None]
         stops = [b for _, (_, b) in chosen if b is not None]
-        begin = lo if not starts else simplify(arith.min_expr(_fold(arith.max_expr, [lo, *starts]), hi), ranges)
-        end = hi if not stops else simplify(arith.max_expr(_fold(arith.min_expr, [hi, *stops]), begin), ranges)
+        begin = lo if not starts else simplify(arith.min_expr(functools.reduce(arith.max_expr, starts, lo), hi), ranges)
+        end = hi if not stops else simplify(arith.max_expr(functools.reduce(arith.min_expr, stops, hi), begin), ranges)
         if _empty(begin, end, ranges):
             continue
         return begin, end, value, [t for t, _ in chosen]
@@ -305,13 +288,6 @@ def _empty(begin: Expr | None, end: Expr | None, ranges: dict[Var, Range]) -> bo
         return False
     length = arith.value_of(simplify(arith.sub(end, begin), ranges))
     return length is not None and length <= 0
-
-
-def _fold(pick: Any, exprs: list[Expr]) -> Expr:
-    out = exprs[0]
-    for e in exprs[1:]:
-        out = pick(out, e)
-    return out
 
 
 def _deduce(cond: Expr, v: Var, inner: dict[Var, IntervalSet]) -> tuple[Expr, bool] | None:
