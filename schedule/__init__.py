@@ -114,6 +114,7 @@ from schedule.operation.autodiff import gradient
 from schedule.operation.compute import ComputeOp, compute
 from schedule.operation.extern import ExternOp, extern
 from schedule.operation.graph import feed_graph, post_dfs_order, read_graph
+from schedule.operation.hybrid.op import HybridOp
 from schedule.operation.placeholder import PlaceholderOp, placeholder
 from schedule.operation.scan import ScanOp, scan
 from schedule.operation.tag import TagScope, tag_scope

@@ -6,11 +6,13 @@ from __future__ import annotations
 from lower.operation.base import OperationLowering
 from lower.operation.compute import ComputeLowering
 from lower.operation.extern import ExternLowering
+from lower.operation.hybrid import HybridLowering
 from lower.operation.placeholder import PlaceholderLowering
 from lower.operation.scan import ScanLowering
 from schedule.operation.by_kind import ByKind
 from schedule.operation.compute import ComputeOp
 from schedule.operation.extern import ExternOp
+from schedule.operation.hybrid.op import HybridOp
 from schedule.operation.placeholder import PlaceholderOp
 from schedule.operation.scan import ScanOp
 from schedule.operation.tensor import Operation
@@ -19,6 +21,7 @@ _LOWERINGS = ByKind[OperationLowering]("lowering", {
     PlaceholderOp: PlaceholderLowering(),
     ComputeOp: ComputeLowering(),
     ExternOp: ExternLowering(),
+    HybridOp: HybridLowering(),
     ScanOp: ScanLowering(),
 })
 

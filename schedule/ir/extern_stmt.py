@@ -43,6 +43,11 @@ class Loop(BodyStmt):
     kind: str
     body: BodyStmt
 
+    @property
+    def loop_var(self) -> Var:
+        """TVM's name of :attr:`var`."""
+        return self.var
+
 
 @dataclass(frozen=True, eq=False)
 class Branch(BodyStmt):
@@ -96,6 +101,13 @@ class Block(BodyStmt):
     """Statements in order."""
 
     stmts: tuple[BodyStmt, ...]
+
+    def __getitem__(self, index: int) -> BodyStmt:
+        """The statement at *index*, as TVM's SeqStmt gives it."""
+        return self.stmts[index]
+
+    def __len__(self) -> int:
+        return len(self.stmts)
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -44,8 +45,7 @@ class ExternOp(Operation):
     def replace_inputs(self, vmap: Mapping[Tensor, Tensor]) -> Operation:
         if not any(t in vmap for t in self.inputs):
             return self
-        inputs = tuple(vmap.get(t, t) for t in self.inputs)
-        return ExternOp(self.name, inputs, self.input_placeholders, self.output_placeholders, self.body, self.tag)
+        return dataclasses.replace(self, inputs=tuple(vmap.get(t, t) for t in self.inputs))
 
     def bindings(self) -> dict[DeclBuffer, Tensor]:
         """The tensor each declared buffer stands for."""

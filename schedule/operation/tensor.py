@@ -14,7 +14,7 @@ from schedule.ir import arith
 from schedule.ir.buffer import DeclBuffer
 from schedule.ir.expr import Expr, IntImm, ProducerLoad
 from schedule.ir.expr_like import ExprLike
-from schedule.ir.itervar import IterVar
+from schedule.ir.itervar import IterVar, IterVarType
 from schedule.operation.tensor_compute import region
 
 _node = dataclass(frozen=True, eq=False, repr=False)
@@ -154,6 +154,10 @@ class Operation:
     @property
     def input_tensors(self) -> list[Tensor]:
         return []
+
+    def annotated_axes(self) -> dict[IterVar, IterVarType]:
+        """Root IterVars whose loops the operation itself makes parallel, vector or unrolled."""
+        return {}
 
     def output_shape(self, index: int) -> tuple[Expr, ...]:
         raise NotImplementedError

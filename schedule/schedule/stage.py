@@ -97,7 +97,8 @@ class Stage:
         self.scope = ""
         self.layout = None
         self.layout_transform = None  # schedule.schedule.transform_layout.LayoutTransform, if transformed
-        self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
+        self.iter_var_attrs: dict[IterVar, IterVarAttr] = {iv: IterVarAttr(iter_type=kind)
+                                                            for iv, kind in op.annotated_axes().items()}
         self.is_output = False
         self.group: Any = None  # the Group this stage is in (schedule.schedule.group)
         self.step_of: Stage | None = None  # the scan whose body this stage is part of

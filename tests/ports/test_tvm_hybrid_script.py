@@ -9,6 +9,7 @@ import pytest
 
 import schedule as te
 from lower import build, lower
+from lower.ir.stmt import AttrStmt, For, ProducerConsumer
 from schedule.ir.extern_stmt import Alloc, Attr, Block, Check, ElemLoad, ElemStore, Loop
 
 from .run import random, run
@@ -589,3 +590,172 @@ def test_a_runtime_assert_raises_where_it_fails(exact):
     a[5] = -1.0
     with pytest.raises(AssertionError, match=r"hybrid.script '_checked_sqrt', line \d+: a must be non-negative"):
         f(a, b)
+
+
+@te.hybrid.script
+def outer_product_64(a, b):
+    c = output_tensor((64, 64), a.dtype)
+    for i in range(64):
+        for j in range(64):
+            c[i, j] = a[i] * b[j]
+    return c
+
+
+def _loops(stmt):
+    """The loops from *stmt* down to the first statement that is no loop: (name, kind, extent)."""
+    out = []
+    while True:
+        if isinstance(stmt, (ProducerConsumer, AttrStmt)):
+            stmt = stmt.body
+        elif isinstance(stmt, For):
+            out.append((stmt.loop_var.name, stmt.kind.name, getattr(stmt.extent, "value", None)))
+            stmt = stmt.body
+        else:
+            return out
+
+
+def _built_outer_product(s, a, b, c, exact):
+    av, bv = random((64,), seed=21), random((64,), seed=22)
+    (got,) = run(s, [a, b, c], [av, bv], exact)
+    np.testing.assert_allclose(got, np.outer(av, bv))
+    np.testing.assert_allclose(outer_product_64(av, bv), np.outer(av, bv))
+
+
+@BOTH
+def test_schedule_a_scripts_loops(exact):
+    """TVM's test_schedule: a script's loops are its operation's axes; split, reorder,
+    parallel, vectorize and fuse rewrite them, and an imperfect split guards the tail."""
+    a, b = te.placeholder((64,), name="a"), te.placeholder((64,), name="b")
+    c = outer_product_64(a, b)
+    assert isinstance(c.op, te.HybridOp) and [iv.var.name for iv in c.op.axis] == ["i", "j"]
+    s = te.create_schedule(c.op)
+    i, j = c.op.axis
+    io, ii = s[c].split(i, 4)
+    s[c].parallel(ii)
+    jo, ji = s[c].split(j, 4)
+    joo, joi = s[c].split(jo, 4)
+    s[c].vectorize(ji)
+    s[c].reorder(ii, io, joo, joi, ji)
+    assert _loops(lower(s, [a, b, c], exact=exact).body) == [
+        ("i.inner", "PARALLEL", 4), ("i.outer", "SERIAL", 16), ("j.outer.outer", "SERIAL", 4),
+        ("j.outer.inner", "SERIAL", 4), ("j.inner", "VECTORIZED", 4)]
+    _built_outer_product(s, a, b, c, exact)
+
+    s = te.create_schedule(c.op)
+    s[c].fuse(*c.op.axis)
+    assert _loops(lower(s, [a, b, c], exact=exact).body) == [("i.j.fused", "SERIAL", 4096)]
+    _built_outer_product(s, a, b, c, exact)
+
+    s = te.create_schedule(c.op)
+    s[c].split(c.op.axis[0], 3)  # 64 rows in 22 steps of 3: the last step has one row
+    text = str(lower(s, [a, b, c], exact=exact))
+    assert _loops(lower(s, [a, b, c], exact=exact).body)[0] == ("i.outer", "SERIAL", 22)
+    assert ("for (i.inner, 0, min(3, (64 - (i.outer*3))))" if exact
+            else "if (likely((((i.outer*3) + i.inner) < 64)))") in text
+    _built_outer_product(s, a, b, c, exact)
+
+
+@BOTH
+def test_bind_a_scripts_loops_to_threads(exact):
+    a, b = te.placeholder((64,), name="a"), te.placeholder((64,), name="b")
+    c = outer_product_64(a, b)
+    s = te.create_schedule(c.op)
+    fused = s[c].fuse(*c.op.axis)
+    bx, tx = s[c].split(fused, 128)
+    s[c].bind(bx, te.thread_axis("blockIdx.x"))
+    s[c].bind(tx, te.thread_axis("threadIdx.x"))
+    text = str(lower(s, [a, b, c], exact=exact))
+    assert "thread_extent = 32" in text and "thread_extent = 128" in text
+    _built_outer_product(s, a, b, c, exact)
+
+
+@BOTH
+def test_a_scripts_loop_kinds_are_its_axes_annotations(exact):
+    """A loop the script makes parallel stays parallel; split, its pieces are serial, as a
+    split of any annotated axis."""
+    @te.hybrid.script
+    def scale(a):
+        b = output_tensor((8, 32), a.dtype)
+        for i in parallel(8):
+            for j in vectorize(32):
+                b[i, j] = a[i, j] * 2.0
+        return b
+
+    a = te.placeholder((8, 32), name="a")
+    out = scale(a)
+    av = random((8, 32), seed=23)
+    s = te.create_schedule(out.op)
+    assert _loops(lower(s, [a, out], exact=exact).body) == [("i", "PARALLEL", 8), ("j", "VECTORIZED", 32)]
+    np.testing.assert_allclose(run(s, [a, out], [av], exact)[0], 2 * av)
+    s = te.create_schedule(out.op)
+    jo, ji = s[out].split(out.op.axis[1], 8)
+    s[out].vectorize(ji)
+    assert _loops(lower(s, [a, out], exact=exact).body) == [
+        ("i", "PARALLEL", 8), ("j.outer", "SERIAL", 4), ("j.inner", "VECTORIZED", 8)]
+    np.testing.assert_allclose(run(s, [a, out], [av], exact)[0], 2 * av)
+
+
+@BOTH
+def test_which_loops_are_axes(exact):
+    """The axes are the outer perfectly nested loops whose bounds are known before the nest
+    runs: a loop that starts at an enclosing axis, loops side by side, and a non-zero start."""
+    @te.hybrid.script
+    def triangle(a, b):
+        c = output_tensor((10, 10), dtype="float32")
+        for i in range(10):
+            for j in range(i, 10):
+                c[i, j] = a[i] * b[j]
+        return c
+
+    @te.hybrid.script
+    def two_loops(a):
+        c = output_tensor((10,), dtype="float32")
+        for i in range(10):
+            c[i] = a[i]
+        for i in range(5):
+            c[i] = c[i] + 1.0
+        return c
+
+    @te.hybrid.script
+    def shifted(a):
+        c = output_tensor((12,), dtype="float32")
+        for i in range(2, 14):
+            c[i - 2] = a[i] * 3.0
+        return c
+
+    x, y = te.placeholder((10,), name="x"), te.placeholder((10,), name="y")
+    xv, yv = random((10,), seed=24), random((10,), seed=25)
+    tri = triangle(x, y)
+    assert [iv.var.name for iv in tri.op.axis] == ["i"]
+    s = te.create_schedule(tri.op)
+    s[tri].split(tri.op.axis[0], 4)
+    (got,) = run(s, [x, y, tri], [xv, yv], exact)
+    upper = np.triu(np.ones((10, 10), bool))
+    np.testing.assert_allclose(got[upper], np.outer(xv, yv)[upper])
+    assert np.isnan(got[~upper]).all()
+
+    both = two_loops(x)
+    assert both.op.axis == ()
+    (got,) = run(te.create_schedule(both.op), [x, both], [xv], exact)
+    np.testing.assert_allclose(got, xv + (np.arange(10) < 5))
+
+    a = te.placeholder((14,), name="a")
+    av = random((14,), seed=26)
+    sh = shifted(a)
+    (i,) = sh.op.axis
+    assert (i.dom.min.value, i.dom.extent.value) == (2, 12)
+    s = te.create_schedule(sh.op)
+    s[sh].split(i, 5)
+    np.testing.assert_allclose(run(s, [a, sh], [av], exact)[0], 3 * av[2:])
+
+
+def test_a_scripts_axis_refuses_what_any_axis_refuses():
+    a, b = te.placeholder((64,), name="a"), te.placeholder((64,), name="b")
+    c = outer_product_64(a, b)
+    other = outer_product_64(a, b)
+    s = te.create_schedule(c.op)
+    with pytest.raises(te.ScheduleError, match="split"):
+        s[c].split(other.op.axis[0], 4)
+    with pytest.raises(te.ScheduleError):
+        s[c].split(c.op.axis[0], 0)
+    assert [iv.var.name for iv in s[c].leaf_iter_vars] == ["i", "j"]

@@ -27,7 +27,8 @@ from schedule.ir.extern_stmt import Check, ElemLoad
 from schedule.ir.functor import post_order_visit
 from schedule.ir.ir_builder import BufferVar, IRBuilder
 from schedule.ir.itervar import thread_axis
-from schedule.operation.extern import ExternOp, extern_body
+from schedule.operation.extern import extern_body
+from schedule.operation.hybrid.op import hybrid_op
 from schedule.operation.hybrid.runtime import DTYPES, LOOPS
 from schedule.operation.tensor import Tensor
 
@@ -162,8 +163,7 @@ class _Parser:
         if self.returned is None:
             raise ScheduleError(f"hybrid.script '{self.name}': the script must return its output tensors")
         body = extern_body(self.name, self.ib.get(), [b for _, b in self.inputs] + self.returned)
-        op = ExternOp(self.name, tuple(t for t, _ in self.inputs), tuple(b for _, b in self.inputs),
-                      tuple(self.returned), body)
+        op = hybrid_op(self.name, self.inputs, self.returned, body)
         outs = [op.output(k) for k in range(op.num_outputs)]
         return outs[0] if self.single else outs
 

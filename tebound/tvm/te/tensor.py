@@ -1,5 +1,5 @@
 """TVM's ``tvm.te.tensor``: ``Tensor`` and the operations that make tensors."""
 
-from schedule import ComputeOp, ExternOp, Operation, PlaceholderOp, ScanOp, Tensor
+from schedule import ComputeOp, ExternOp, HybridOp, Operation, PlaceholderOp, ScanOp, Tensor
 
-__all__ = ["ComputeOp", "ExternOp", "Operation", "PlaceholderOp", "ScanOp", "Tensor"]
+__all__ = ["ComputeOp", "ExternOp", "HybridOp", "Operation", "PlaceholderOp", "ScanOp", "Tensor"]
