@@ -86,7 +86,7 @@ class _Region:
 
     def __init__(self, buffer: Buffer, mins: Sequence[Expr], extents: Sequence[Expr],
                  layout: Layout | None = None, sizes: Sequence[Expr] | None = None,
-                 aligns: Mapping[int, tuple[int, int]] | None = None) -> None:
+                 aligns: Mapping[int, tuple[int, int]] | None = None, order: Sequence[int] | None = None) -> None:
         self.buffer = buffer
         self.mins = tuple(mins)
         self.extents = tuple(extents)
@@ -94,7 +94,11 @@ class _Region:
         self.sizes = tuple(sizes) if sizes is not None else self.extents
         # Flat indices of a buffer of 2**31 elements or more are computed in int64, as TVM does.
         self.dtype = "int64" if _too_big_for_int32(self.sizes) else "int32"
-        self.steps = element_strides(self.sizes, aligns or {}, self.dtype)[0]
+        if order is None:
+            self.steps = element_strides(self.sizes, aligns or {}, self.dtype)[0]
+        else:  # the dimensions stored in *order*, outermost first (a permuting layout)
+            steps = element_strides([self.sizes[d] for d in order], {}, self.dtype)[0]
+            self.steps = [steps[order.index(d)] for d in range(len(order))]
 
     def flat(self, indices: Sequence[Expr]) -> tuple[Expr, tuple[Expr, ...]]:
         checks: list[Expr] = []
@@ -109,6 +113,16 @@ class _Region:
             offset = arith.sub(i, lo)
             index = arith.add(index, arith.mul(arith.cast(dtype, offset) if offset.dtype != dtype else offset, stride))
         return index, tuple(checks)
+
+
+def permutation(lay: Layout | IndexMapLayout) -> list[int] | None:
+    """The logical dimension at each physical position, if *lay* only permutes the axes."""
+    transform = getattr(lay, "transform", None)
+    if transform is None or len(transform.physical) != len(transform.logical):
+        return None
+    position = {v: k for k, v in enumerate(transform.logical)}
+    order = [position.get(e, -1) if isinstance(e, Var) else -1 for e in transform.physical]
+    return order if sorted(order) == list(range(len(order))) else None
 
 
 def element_strides(sizes: Sequence[Expr], aligns: Mapping[int, tuple[int, int]], dtype: str = "int32"
@@ -275,13 +289,18 @@ class _Flatten(StmtMutator):
         scope = stage.scope if stage is not None and stage.scope else \
             RANK_NAME[default_storage_rank(max(self.thread_ranks, default=-1))]
         lay = layout_of(stage, t)
+        order = None
         if lay is not None and not all(arith.value_of(r.min) == 0 and arith.value_of(r.extent) == n
                                        for r, n in zip(s.bounds, lay.dims)):
-            raise LoweringError(f"stage '{t.op.name}' has a layout, which needs the whole tensor "
-                                "realized at once; compute it at the root")
+            # A region of the tensor: a layout that only permutes the axes stores it permuted.
+            order = permutation(lay)
+            if order is None:
+                raise LoweringError(f"stage '{t.op.name}' has a layout that splits or fuses axes, which needs "
+                                    "the whole tensor realized at once; compute it at the root")
+            lay = None
         extents = [r.extent for r in s.bounds] if lay is not None else self._allocation(t, s.bounds)
         aligns = _aligns(stage, s.op)
-        if aligns and lay is not None:
+        if aligns and (lay is not None or order is not None):
             raise LoweringError(f"stage '{t.op.name}' has both a layout and storage_align; give it one of them")
         if aligns:
             size = self.analyzer.simplify(element_strides(extents, aligns)[1])
@@ -291,7 +310,8 @@ class _Flatten(StmtMutator):
         old = self.regions.get(t)
         # Strides are the region's extents, as TVM flattens; with box strides, the allocated box's.
         sizes = extents if self.box_strides else [r.extent for r in s.bounds]
-        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay, sizes, aligns)
+        self.regions[t] = _Region(buf, [r.min for r in s.bounds], [r.extent for r in s.bounds], lay, sizes, aligns,
+                                  order)
         try:
             body = yield s.body
             return AttrStmt(buf, "storage_scope", StringImm(buf.scope), Allocate(buf, body))

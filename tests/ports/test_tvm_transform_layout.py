@@ -215,12 +215,30 @@ def test_non_divisible_transform_raises_error():
     assert s[B].leaf_iter_vars == before and s[B].layout_transform is None
 
 
-def test_a_transformed_stage_must_be_realized_whole():
+@BOTH
+def test_a_permuted_stage_computed_at_a_loop_stores_its_region_permuted(exact):
+    """A layout that only permutes the axes holds for a region as for the whole: the region
+    computed at each step is stored with its axes in the physical order."""
+    A = te.placeholder((8, 6, 4), name="A")
+    B = te.compute((8, 6, 4), lambda i, j, k: A[i, j, k] + 1, name="B")
+    C = te.compute((8, 6, 4), lambda i, j, k: B[i, j, k] * 2, name="C")
+    s = te.create_schedule(C.op)
+    s[B].transform_layout(lambda i, j, k: [i, k, j])
+    s[B].compute_at(s[C], C.op.axis[0])
+    text = str(lower(s, [A, C], exact=exact))
+    assert "allocate B[float32 * 24]" in text and "B[((k*6) + j)]" in text
+    a = np.random.default_rng(3).uniform(-1, 1, (8, 6, 4)).astype("float32")
+    c = np.full((8, 6, 4), np.nan, "float32")
+    build(s, [A, C], exact=exact)(a, c)
+    np.testing.assert_allclose(c, (a + 1) * 2)
+
+
+def test_a_stage_whose_layout_splits_must_be_realized_whole():
     A = te.placeholder((8, 4), name="A")
     B = te.compute((8, 4), lambda i, j: A[i, j] + 1, name="B")
     C = te.compute((8, 4), lambda i, j: B[i, j] * 2, name="C")
     s = te.create_schedule(C.op)
-    s[B].transform_layout(lambda i, j: [j, i])
+    s[B].transform_layout(lambda i, j: [i // 2, j, i % 2])
     s[B].compute_at(s[C], C.op.axis[0])
-    with pytest.raises(LoweringError, match="has a layout, which needs the whole tensor realized at once"):
+    with pytest.raises(LoweringError, match="has a layout that splits or fuses axes, which needs the whole tensor"):
         lower(s, [A, C])

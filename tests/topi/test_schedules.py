@@ -8,6 +8,7 @@ import pytest
 
 import schedule as te
 import topi
+from lower import lower
 from lower.target import Target
 from topi import testing as ref
 
@@ -17,7 +18,8 @@ def _leaves(s, t):
 
 
 def test_x86_schedules_tile_vectorize_and_parallelize():
-    A, W = te.placeholder((1, 4, 8, 32), name="A"), te.placeholder((16, 4, 3, 3), name="W")
+    # 12 output channels: no vector of channels, so the columns are the vector loop.
+    A, W = te.placeholder((1, 4, 8, 32), name="A"), te.placeholder((12, 4, 3, 3), name="W")
     out = topi.nn.relu(topi.nn.conv2d_nchw(A, W, 1, 1, 1))
     s = topi.x86.schedule_conv2d_nchw(out)
     conv = out.op.input_tensors[0]
@@ -27,6 +29,27 @@ def test_x86_schedules_tile_vectorize_and_parallelize():
     padding = s[conv.op.input_tensors[0]]  # computed once, at the root, in parallel
     assert padding.attach_type.name == "GroupRoot" and any(
         a.iter_type.name == "Parallelized" for a in padding.iter_var_attrs.values())
+
+
+def test_x86_conv2d_vectorizes_output_channels_when_they_come_in_vectors():
+    A, W = te.placeholder((1, 4, 8, 28), name="A"), te.placeholder((32, 4, 3, 3), name="W")
+    out = topi.nn.relu(topi.nn.conv2d_nchw(A, W, 1, 1, 1))
+    s = topi.x86.schedule_conv2d_nchw(out)
+    conv = out.op.input_tensors[0]
+    block = s[out].leaf_iter_vars[0]
+    assert s[out].iter_var_attrs[block].iter_type.name == "Parallelized"
+    assert s[conv].attach_ivar is s[out].leaf_iter_vars[2]  # the accumulator: at a stretch of columns
+    acc_leaves = _leaves(s, conv)
+    assert acc_leaves[-1][1].iter_type.name == "Vectorized" and acc_leaves[-1][0].startswith("ff")
+    assert acc_leaves[-2][1].iter_type.name == "Unrolled"
+    text = str(lower(s, [A, W, out]))
+    assert "allocate conv2d_nchw[float32 * 224]" in text  # 14 columns by 16 channels
+    assert "allocate W.global[float32 * 576]" in text  # one block's 16 x 4 x 3 x 3 filters
+    packed = next(st for st in s.stages if st.op.name == "W.global")  # the block's filters, channel-innermost
+    assert packed.attach_ivar is block and packed.layout_transform is not None
+
+
+def test_x86_injective_splits_the_fused_axis():
     X = te.placeholder((5, 37), name="X")
     inj = topi.x86.schedule_injective(topi.exp(X))
     names = [n for n, _ in _leaves(inj, inj.outputs[0].output(0))]

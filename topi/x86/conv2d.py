@@ -1,7 +1,12 @@
 """TVM's x86 schedules of the convolutions: output channels and columns tiled, the tile
-accumulated in a cache stage whose column loop is vectorized under the reduction, the batch,
-channel tiles and rows in parallel, the padding computed once at the root; an injective
-epilogue (bias, relu) computed at the tile."""
+accumulated in a cache stage, the padding computed once at the root; an injective epilogue
+(bias, relu) computed at the tile.
+
+A plain conv2d whose output channels come in vectors (16 or 8) and whose shape is known
+vectorizes the channels, as TVM's NCHWc kernels do: each block of output channels copies its
+filters channel-innermost (a cache stage stored permuted) and accumulates a row's columns in
+registers, one vector of channels per column. The others (grouped, depthwise, symbolic shapes)
+vectorize the columns under the reduction, the batch, channel tiles and rows in parallel."""
 
 from __future__ import annotations
 
@@ -30,15 +35,31 @@ def _column_tile(width: Any) -> int:
     return next((c for c in (16, 8, 4) if w is not None and w % c == 0), 8)
 
 
-def schedule_conv_tile(s: te.Schedule, conv: te.Tensor, out: te.Tensor) -> None:
-    """Tile NCHW *conv* (written to *out*, itself or its injective epilogue) as the module says:
-    16 output channels by a row's columns accumulated in a cache stage, the padded input
-    computed once at the root (a guard on every load of an inlined padding costs 10x or more)."""
+def _channel_vector(conv: te.Tensor) -> int | None:
+    """The output channels per vector of a plain conv2d of known shape, if they come in vectors."""
+    dims = (*conv.shape, *conv.op.input_tensors[1].shape)
+    if conv.op.tag != "conv2d_nchw" or any(const_value(d) is None for d in dims):
+        return None
+    return next((v for v in (16, 8) if const_value(conv.shape[1]) % v == 0), None)
+
+
+def _pad_at_root(s: te.Schedule, conv: te.Tensor) -> None:
+    """The padded input computed once at the root (a guard on every load of an inlined
+    padding costs 10x or more)."""
     padded = conv.op.input_tensors[0]
     if "pad" in padded.op.tag:
         pn, pc, _, px = s[padded].op.axis
         s[padded].parallel(s[padded].fuse(pn, pc))
         s[padded].vectorize(s[padded].split(px, factor=8)[1])
+
+
+def schedule_conv_tile(s: te.Schedule, conv: te.Tensor, out: te.Tensor) -> None:
+    """Tile NCHW *conv* (written to *out*, itself or its injective epilogue) as the module says."""
+    _pad_at_root(s, conv)
+    vector = _channel_vector(conv)
+    if vector is not None:
+        _channel_tile(s, conv, out, vector)
+        return
     acc = s.cache_write(conv, "global") if conv == out else conv
     n, f, y, x = s[out].op.axis
     fo, fi = s[out].split(f, factor=tile_factor(out.shape[1], (16, 8, 4, 2)))
@@ -51,6 +72,29 @@ def schedule_conv_tile(s: te.Schedule, conv: te.Tensor, out: te.Tensor) -> None:
     s[acc].reorder(*s[acc].op.reduce_axis, cf, cx)
     s[acc].unroll(cf)
     s[acc].vectorize(cx)
+
+
+def _channel_tile(s: te.Schedule, conv: te.Tensor, out: te.Tensor, vector: int) -> None:
+    """*vector* output channels by up to 14 columns (a register each), the channel blocks in
+    parallel, each block's filters copied channel-innermost before its rows."""
+    weights = s.cache_read(conv.op.input_tensors[1], "global", [conv])
+    acc = s.cache_write(conv, "global") if conv == out else conv
+    s[acc].transform_layout(lambda n, f, y, x: [n, y, x, f])
+    n, f, y, x = s[out].op.axis
+    fo, fi = s[out].split(f, factor=vector)
+    width = const_value(out.shape[3])
+    xo, xi = s[out].split(x, factor=next((c for c in (14, 8, 7, 12, 10, 6, 4) if width % c == 0), min(width, 8)))
+    s[out].reorder(n, fo, y, xo, xi, fi)
+    block = s[out].fuse(n, fo)
+    s[out].parallel(block)
+    packed = s[weights].transform_layout(lambda f, c, ry, rx: [c, ry, rx, f])
+    s[weights].compute_at(s[out], block)
+    s[weights].vectorize(packed[-1])
+    s[acc].compute_at(s[out], xo)
+    an, af, ay, ax = s[acc].op.axis
+    s[acc].reorder(an, ay, *s[acc].op.reduce_axis, ax, af)
+    s[acc].unroll(ax)
+    s[acc].vectorize(af)
 
 
 def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
