@@ -1,7 +1,11 @@
-"""TVM's x86 schedules of dense, matmul and batch_matmul (its dense_nopack): the inner product
-factored into 16 lanes along the operands' contiguous axis, each 4 x 4 tile of outputs
-accumulating its lanes in registers, the tiles (and batches) in parallel; a bias after it as
-injective."""
+"""TVM's x86 schedules of dense, matmul and batch_matmul.
+
+A dense of known shape whose output columns come in vectors (16 or 8) is TVM's dense_pack:
+each parallel block of columns copies its rows of the weight transposed (a cache stage stored
+permuted), and 8 rows by a vector of columns accumulate in registers; a bias after it is
+computed at the tile. The others are TVM's dense_nopack: the inner product factored into 16
+lanes along the operands' contiguous axis, each 4 x 4 tile of outputs accumulating its lanes in
+registers, the tiles (and batches) in parallel, a bias after it as injective."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 
 import schedule as te
 from topi.traverse import new_schedule, traverse_inline
+from topi.utils import const_value
 from topi.x86.conv2d import tile_factor
 from topi.x86.injective import schedule_injective_from_existing
 
@@ -36,13 +41,48 @@ def _tile(s: te.Schedule, mat: te.Tensor) -> None:
     s[lanes].vectorize(lane)
 
 
+def _column_vector(mat: te.Tensor) -> int | None:
+    """The output columns per vector of a dense of known shape, if they come in vectors."""
+    if mat.op.tag != "dense" or any(const_value(d) is None for d in (*mat.shape, *mat.op.input_tensors[1].shape)):
+        return None
+    return next((v for v in (16, 8) if const_value(mat.shape[1]) % v == 0), None)
+
+
+def _pack_tile(s: te.Schedule, mat: te.Tensor, out: te.Tensor, vector: int) -> None:
+    """TVM's dense_pack, as the module says; *out* is *mat* or its element-wise epilogue."""
+    weights = s.cache_read(mat.op.input_tensors[1], "global", [mat])
+    acc = s.cache_write(mat, "global") if mat == out else mat
+    i, j = s[out].op.axis
+    jo, ji = s[out].split(j, factor=vector)
+    io, ii = s[out].split(i, factor=tile_factor(out.shape[0], (8, 4, 2)))
+    s[out].reorder(jo, io, ii, ji)
+    s[out].parallel(jo)
+    s[out].vectorize(ji)
+    packed = s[weights].transform_layout(lambda n, k: [k, n])
+    s[weights].compute_at(s[out], jo)
+    s[weights].vectorize(packed[-1])
+    s[acc].compute_at(s[out], io)
+    ai, aj = s[acc].op.axis
+    s[acc].reorder(*s[acc].op.reduce_axis, ai, aj)
+    s[acc].unroll(ai)
+    s[acc].vectorize(aj)
+
+
 def _schedule(name: str, tags: tuple[str, ...], outs: Any) -> te.Schedule:
     s, tensors = new_schedule(f"x86.{name}", outs)
     out = tensors[0]
 
     def visit(op: Any) -> None:
-        if op.tag in tags and not s[op].relations:
-            _tile(s, op.output(0))
+        if op.tag not in tags or s[op].relations:
+            return
+        mat = op.output(0)
+        vector = _column_vector(mat)
+        if vector is None:
+            _tile(s, mat)
+            return
+        epilogue = out != mat and len(out.shape) == 2 and not s[out.op].relations and \
+            all(const_value(a) == const_value(b) for a, b in zip(out.shape, mat.shape))
+        _pack_tile(s, mat, out if epilogue else mat, vector)
     traverse_inline(s, out.op, visit)
     for t in tensors:
         if not s[t.op].relations:
