@@ -134,3 +134,25 @@ def test_operators_with_schedules_of_their_own(style, exact):
         more, more_arrays = extra.get(schedule, ([], []))
         _check(style, schedule, [o for o, _ in pairs], [e for _, e in pairs], [A, W, *more], [a, w, *more_arrays],
                exact)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_x86_kernels_that_vectorize_output_channels_and_columns(exact):
+    """The x86 conv2d and dense paths for outputs that come in vectors (16 and 8 channels or
+    columns): strided, dilated and unpadded convolutions, columns that no tile divides, a
+    bias and relu computed at the tile, and a dense whose rows no tile divides."""
+    a, b = _data(2, 5, 9, 11), _data(7, 40)
+    A, B = te.placeholder(a.shape, name="A"), te.placeholder(b.shape, name="B")
+    for filters, stride, padding, dilation in ((16, 1, 1, 1), (8, 2, 0, 1), (16, 1, 2, 2)):
+        w = _data(filters, 5, 3, 3)
+        W = te.placeholder(w.shape, name="W")
+        conv = topi.nn.conv2d_nchw(A, W, stride, padding, dilation)
+        want = ref.conv2d_nchw_python(a, ref.dilate_python(w, (1, 1, dilation, dilation)), stride, padding)
+        for out, expected in ((conv, want), (topi.nn.relu(conv), np.maximum(want, 0))):
+            _check("x86", "schedule_conv2d_nchw", [out], [expected], [A, W], [a, w], exact)
+    for columns in (16, 24):
+        c, bias = _data(columns, 40), _data(columns)
+        C, Bias = te.placeholder(c.shape, name="C"), te.placeholder(bias.shape, name="Bias")
+        _check("x86", "schedule_dense", [topi.nn.dense(B, C)], [b @ c.T], [B, C], [b, c], exact)
+        _check("x86", "schedule_dense", [topi.nn.dense(B, C, Bias)], [b @ c.T + bias], [B, C, Bias], [b, c, bias],
+               exact)
