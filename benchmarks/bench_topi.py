@@ -3,10 +3,11 @@
     python benchmarks/bench_topi.py [--tvm DIR] [--rounds N] [--separate] [names...]
 
 The workloads of :mod:`topi_workloads` (ResNet-18's 3x3 convolutions, a 1024 x 1024 dense, a
-softmax over 1024 x 1024): ours with ``topi.x86``'s schedule on the C target, NumPy's (conv2d
+softmax over 1024 x 1024): ours with ``topi.x86``'s schedule on the C target (built as by
+default, and with ``fast_math``), NumPy's (conv2d
 as im2col and one OpenBLAS product), and TVM's own topi compute tuned by MetaSchedule with 64
 trials (the libraries ``tvm_metaschedule_topi.py`` leaves in ``DIR``, loaded here when TVM is
-installed: a scratch environment, see :mod:`peers`). The three alternate in one process, round
+installed: a scratch environment, see :mod:`peers`). They alternate in one process, round
 after round, on the same input arrays, and the median of each is reported; ``--separate``
 also times each in a process of its own. Every result is checked against NumPy's.
 """
@@ -31,6 +32,10 @@ import topi
 from lower import build
 from lower.target import Target
 
+#: ours as built by default (no contraction into fused multiply-adds: NumPy's results to the
+#: bit), ours with fast_math (GCC contracts and reassociates, as TVM's LLVM contracts by default),
+#: NumPy, TVM.
+PEERS = ["ours", "ours-fast", "numpy", "tvm"]
 SCHEDULES = {"conv2d": "schedule_conv2d_nchw", "dense": "schedule_dense", "softmax": "schedule_softmax"}
 
 
@@ -39,13 +44,13 @@ def _inputs(name: str) -> list[np.ndarray]:
     return [rng.uniform(-1, 1, s).astype("float32") for s in WORKLOADS[name][0]]
 
 
-def ours(name: str, arrays: list[np.ndarray]) -> tuple[Callable[[], Any], np.ndarray]:
+def ours(name: str, arrays: list[np.ndarray], fast_math: bool = False) -> tuple[Callable[[], Any], np.ndarray]:
     shapes, make = WORKLOADS[name]
     placeholders = [te.placeholder(s, name=f"p{k}") for k, s in enumerate(shapes)]
     out = make(topi, te, *placeholders)
     with Target("llvm"):
         s = getattr(topi.x86, SCHEDULES[name.split("_")[0]])(out)
-    f = build(s, [*placeholders, out], "c")
+    f = build(s, [*placeholders, out], "c", fast_math=fast_math)
     result = np.zeros([int(d) for d in out.shape], "float32")
     return lambda: f(*arrays, result), result
 
@@ -105,8 +110,8 @@ def measure(name: str, who: list[str], rounds: int, folder: pathlib.Path) -> dic
     expected = numpy_peer(name, arrays)[0]()
     runners: dict[str, Callable[[], Any]] = {}
     for peer in who:
-        made = ours(name, arrays) if peer == "ours" else numpy_peer(name, arrays) if peer == "numpy" \
-            else tvm_peer(name, arrays, folder)
+        made = ours(name, arrays) if peer == "ours" else ours(name, arrays, True) if peer == "ours-fast" \
+            else numpy_peer(name, arrays) if peer == "numpy" else tvm_peer(name, arrays, folder)
         if made is None:
             continue
         run, result = made
@@ -132,15 +137,16 @@ def main() -> None:
     if args.only:
         print(json.dumps({n: measure(n, [args.only], args.rounds, args.tvm).get(args.only) for n in args.names}))
         return
-    print(f"{'workload':<16}{'ours ms':>10}{'NumPy ms':>10}{'TVM ms':>10}{'ours/best':>11}")
-    table = {n: measure(n, ["ours", "numpy", "tvm"], args.rounds, args.tvm) for n in args.names}
+    print(f"{'workload':<16}{'ours ms':>10}{'fast-math':>10}{'NumPy ms':>10}{'TVM ms':>10}{'ours/best':>11}"
+          f"{'fast/best':>11}")
+    table = {n: measure(n, PEERS, args.rounds, args.tvm) for n in args.names}
     for n, t in table.items():
-        best = min(v for p, v in t.items() if p != "ours")
-        print(f"{n:<16}{t['ours']:>10.2f}{t['numpy']:>10.2f}{t.get('tvm', float('nan')):>10.2f}"
-              f"{t['ours'] / best:>10.2f}x")
+        best = min(v for p, v in t.items() if not p.startswith("ours"))
+        print(f"{n:<16}{t['ours']:>10.2f}{t['ours-fast']:>10.2f}{t['numpy']:>10.2f}{t.get('tvm', float('nan')):>10.2f}"
+              f"{t['ours'] / best:>10.2f}x{t['ours-fast'] / best:>10.2f}x")
     if args.separate:
         print("each in its own process:")
-        for peer in ("ours", "numpy", "tvm"):
+        for peer in PEERS:
             out = subprocess.run([sys.executable, __file__, "--only", peer, "--tvm", str(args.tvm),
                                   "--rounds", str(args.rounds), *args.names], capture_output=True, text=True)
             print(f"  {peer}: {out.stdout.strip() or out.stderr.strip()[-300:]}")
