@@ -92,6 +92,9 @@ def _call_args(mapping: Callable[..., Any], logical: list[Var]) -> tuple[list[Va
 
 
 def _physical_shape(stage: Stage, logical: list[Var], physical: tuple[Expr, ...], dims: list[int]) -> tuple[int, ...]:
+    if sorted(map(id, physical)) == sorted(map(id, logical)):  # a permutation: one to one, nothing to check
+        position = {id(v): k for k, v in enumerate(logical)}
+        return tuple(dims[position[id(e)]] for e in physical)
     grid = np.indices(dims, dtype=np.int64).reshape(len(dims), -1) if dims else np.zeros((0, 1), np.int64)
     env = {v: grid[k] for k, v in enumerate(logical)}
     try:  # the mapping's index arithmetic, over every logical index at once
