@@ -96,20 +96,21 @@ class BuiltFunc:
     """
 
     def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function",
-                 fast_math: bool = False, library: str | None = None, tvm_target: Target | None = None) -> None:
+                 fast_math: bool = False, library: str | None = None, tvm_target: Target | None = None,
+                 libm: bool = False) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.target = target
         self.entry_name = name
-        self.checks, self.fast_math = checks, fast_math
+        self.checks, self.fast_math, self.libm = checks, fast_math, libm
         #: The TVM target the build was asked for (None for ours: "c", "python").
         self.tvm_target = tvm_target
         # A TVM target's rules (registered for "llvm", "cuda" ...) first, then our target's.
         body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
         loaded = {"library": library} if library is not None else {}
         self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
-                                       fast_math=fast_math, **loaded)
+                                       fast_math=fast_math, libm=libm, **loaded)
         self.source = self._kernel.source
         self._writes = [not bounds_of(t.op).is_input(t.op) for t in func.tensors]
         self._checks = CallChecks.of(func, self._writes) if checks else CallChecks.none()
@@ -157,7 +158,7 @@ class BuiltFunc:
 
     def _metadata(self) -> dict[str, Any]:
         """What loading the library in another process needs (see :mod:`lower.library`)."""
-        return {"name": self.entry_name, "checks": self.checks, "fast_math": self.fast_math,
+        return {"name": self.entry_name, "checks": self.checks, "fast_math": self.fast_math, "libm": self.libm,
                 "lowered": save_json(self.lowered)}
 
     def save(self, path: str, fmt: str = "") -> None:
@@ -223,7 +224,7 @@ def load_module(path: str) -> BuiltFunc:
     """
     metadata, where = read_library(path)
     return BuiltFunc(load_json(metadata["lowered"]), metadata["checks"], "c", metadata["name"],
-                     metadata["fast_math"], library=where)
+                     metadata["fast_math"], library=where, libm=metadata.get("libm", False))
 
 
 class DeviceModule:
@@ -239,7 +240,8 @@ class DeviceModule:
 
 
 def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool | None = None,
-          checks: bool | None = None, name: str = "default_function", fast_math: bool = False) -> BuiltFunc:
+          checks: bool | None = None, name: str = "default_function", fast_math: bool = False,
+          libm: bool = False) -> BuiltFunc:
     """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
     system compiler (``target="c"``, the default when a compiler is found; ``"llvm"``, TVM's CPU
     target, means it too), or Python source run on lists (``"python"``, checked: the reference).
@@ -258,6 +260,10 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     :arg fast_math: let the C compiler reassociate floating-point arithmetic, fuse multiplies
         and adds, and assume no NaN or infinity: faster, and no longer equal to NumPy in the last
         bits. Off by default: C then rounds every operation as NumPy does.
+    :arg libm: keep the C library's ``exp``, ``log``, ``tanh`` and ``erf`` in vector loops. By
+        default a vectorized loop computes them of float32 by polynomials that vectorize, within
+        1 ulp of the correctly rounded result (libm's are within 1 ulp too, one scalar call per
+        lane); scalar code always calls libm.
     :raises TypeError: for a schedule or an argument of the wrong kind.
     :raises ValueError: for an argument outside the schedule, or a variable that no argument
         binds (naming it and the stage that uses it).
@@ -265,15 +271,17 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     check_schedule("build", s)
     exact = default_exact("build", exact)
     check_flag("build", "fast_math", fast_math)
+    check_flag("build", "libm", libm)
     if checks is not None:
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
-    return build_lowered(lower(s, args, exact=exact), target, checks=checks, name=name, fast_math=fast_math)
+    return build_lowered(lower(s, args, exact=exact), target, checks=checks, name=name, fast_math=fast_math,
+                         libm=libm)
 
 
 def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool | None = None,
-                  name: str = "default_function", fast_math: bool = False) -> BuiltFunc:
+                  name: str = "default_function", fast_math: bool = False, libm: bool = False) -> BuiltFunc:
     """Compile what :func:`lower` returned (its body as it is now, after any pass applied to
     it), as :func:`build` does.
 
@@ -284,4 +292,5 @@ def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool 
                         f"tir.PrimFunc made by hand has no buffers to bind arrays to")
     chosen, tvm_target = choose_target(target, checks)
     fast_math = fast_math or (tvm_target is not None and tvm_target.fast_math)
-    return BuiltFunc(func, checks is not False, chosen, name, fast_math, tvm_target=tvm_target)
+    check_flag("build", "libm", libm)
+    return BuiltFunc(func, checks is not False, chosen, name, fast_math, tvm_target=tvm_target, libm=libm)

@@ -34,12 +34,14 @@ class CKernel:
 
     C checks only what it cannot know before running (indices computed from data, divisors,
     reads of memory threads share, allocations); with *checks* False, allocations only.
-    *fast_math* compiles with GCC's fast math (see :data:`~lower.backend.c.compile.FAST_MATH`).
+    *fast_math* compiles with GCC's fast math (see :data:`~lower.backend.c.compile.FAST_MATH`);
+    *libm* keeps the C library's exp, log, tanh and erf in vector loops (see
+    :mod:`lower.backend.c.vector_math`).
     """
 
     def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
-                 fast_math: bool = False, library: str | None = None) -> None:
-        program = c_source(body, buffers, params, checked=checks)
+                 fast_math: bool = False, library: str | None = None, libm: bool = False) -> None:
+        program = c_source(body, buffers, params, checked=checks, libm=libm)
         self.source = program.source
         # *library*: a shared object export_library wrote from this same source.
         self._lib = ctypes.CDLL(library if library is not None else str(compile_c(self.source, fast_math)))

@@ -18,6 +18,7 @@ from lower.backend.c.registers import promote
 from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site
 from lower.backend.c.threads import KernelSource
 from lower.backend.c.vector import plan_vector_loop, vector_statements, vector_type
+from lower.backend.c.vector_math import use_vector_math
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.ir.stmt import (
@@ -352,16 +353,21 @@ class CProgram:
     sites: tuple[Site, ...]
 
 
-def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checked: bool = True) -> CProgram:
+def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checked: bool = True,
+             libm: bool = False) -> CProgram:
     """The C translation unit of a flattened function:
     ``int32_t tb_main(buffers..., params..., tb_ctx_t* tb_ctx)``; without *checked*, divisions,
-    indices computed from data and reads of memory threads share are not checked while running."""
+    indices computed from data and reads of memory threads share are not checked while running;
+    without *libm*, vector loops compute exp, log, tanh and erf by polynomial (see
+    :mod:`lower.backend.c.vector_math`)."""
     names = CNames()
     args = [f"{c_type(b.dtype)}* restrict {names(b, b.name)}" for b in buffers]
     args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
     args.append("tb_ctx_t* tb_ctx")
     gen = _StmtSource(names, checked)
     gen.expr.params = set(params)
+    if not libm:
+        body = use_vector_math(body)
     body, lanes = promote(body)
     gen.expr.registers.lanes.update(lanes)
     gen(body)

@@ -15,11 +15,11 @@ from schedule.ir.expr import Var
 
 class PythonKernel:
     """The Python function of *body* over *buffers* and the scalar *params*; with *checks*,
-    every load and store is checked against its realized region. *fast_math* changes nothing:
-    floats are computed in double precision, rounded where stored."""
+    every load and store is checked against its realized region. *fast_math* and *libm* change
+    nothing: floats are computed in double precision, rounded where stored."""
 
     def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
-                 fast_math: bool = False) -> None:
+                 fast_math: bool = False, libm: bool = False) -> None:
         self.source = python_source(body, buffers, params, checks=checks)
         self._fn = compile_source(self.source)
 
