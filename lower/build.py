@@ -12,6 +12,7 @@ import numpy as np
 from bound.operation.registry import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend.c.compile import find_compiler
+from lower.backend.c.realign import Spares, realigned, updated_in_place
 from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
@@ -117,6 +118,10 @@ class BuiltFunc:
         self._fast = None if func.layouts else fast_call(func.args, func.params, self._writes, self._checks)
         self._direct = getattr(self._kernel, "direct", None) if getattr(self._kernel, "direct_calls", False) \
             else None
+        updated = {id(b) for b in updated_in_place(body)} if target == "c" else set()
+        #: Positions of the arguments realigned for each call (see lower.backend.c.realign).
+        self._realign = [k for k, a in enumerate(func.args) if isinstance(a, Tensor) and id(func.buffers[a]) in updated]
+        self._spares = Spares()
 
     def time_evaluator(self, func_name: str | None = None, dev: Any = None, number: int = 10, repeat: int = 1,
                        min_repeat_ms: float = 0, cooldown_interval_ms: float = 0) -> Any:
@@ -187,6 +192,18 @@ class BuiltFunc:
         return [DeviceModule(target.kind.name)] if target is not None and target.is_gpu else []
 
     def __call__(self, *arrays: Any) -> None:
+        if not self._realign:
+            self._run(arrays)
+            return
+        given, moved = realigned(arrays, self._realign, self._spares)
+        try:
+            self._run(given)
+        finally:
+            for original, copy in moved:
+                original[...] = copy
+                self._spares.give(copy)
+
+    def _run(self, arrays: Sequence[Any]) -> None:
         if self._fast is not None:
             try:
                 bound = self._fast(*arrays)
