@@ -20,6 +20,7 @@ import bench_c_backend as b
 import numpy as np
 import peers
 
+import schedule as te
 from lower import build, nd
 from tune import auto_scheduler, autotvm
 
@@ -29,7 +30,20 @@ WORKLOADS = {
     "conv2d": ("conv2d", ["conv2d"]),
     "softmax": ("softmax_rfactor", ["softmax", "softmax_rfactor"]),
     "blur": ("blur", ["blur", "blur_strips"]),
+    # TVM's auto-scheduler tutorial: a 1024^3 matmul, then an add (no hand schedule here)
+    "matmul_add": ("matmul_add", []),
 }
+
+
+def matmul_add(n: int = 1024):
+    """The computation of TVM's auto-scheduler tutorial (``matmul_add``), with NumPy's result."""
+    A, B, D = (te.placeholder((n, n), name=x) for x in "ABC")
+    k = te.reduce_axis((0, n), name="k")
+    mm = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
+    out = te.compute((n, n), lambda i, j: mm[i, j] + D[i, j], name="out")
+    rng = np.random.default_rng(1)
+    a, bb, d = (nd.array(rng.random((n, n)).astype("float32")) for _ in range(3))
+    return None, [A, B, D, out], [a, bb, d], (n, n), lambda: a @ bb + d, {}
 
 
 def blur_strips():
@@ -37,6 +51,8 @@ def blur_strips():
 
 
 def _make(name: str):
+    if name == "matmul_add":
+        return matmul_add()
     return blur_strips() if name == "blur_strips" else getattr(b, name)()
 
 
@@ -76,8 +92,8 @@ def main() -> None:
         default = peers.tvm_default(name, inputs, nd.empty(shape, "float32"))
         if default is not None:  # apart: TVM's pool keeps spinning after its long runs
             med.update(b.alternating_medians({"TVM default": default}, rounds=1, runs=5))
-        best_hand = min(med[h] for h in hands)
-        hand_text = ", ".join(f"{h} {med[h] * 1e3:.2f}" for h in hands)
+        best_hand = min((med[h] for h in hands), default=float("nan"))
+        hand_text = ", ".join(f"{h} {med[h] * 1e3:.2f}" for h in hands) or "-"
         tvm_text = f"{med['TVM default'] * 1e3:.2f}" if "TVM default" in med else "-"
         print(f"| {name} | {tuner.trials} | {search:.0f} | {med['tuned'] * 1e3:.2f} | {hand_text} | "
               f"{med['tuned'] / best_hand:.2f} | {tvm_text} |", flush=True)

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import schedule as te
+import topi
 from lower import build
+from topi import testing as topi_ref
 from tune import auto_scheduler, autotvm
 from tune.autotvm.measure import MeasureInput, MeasureResult
 
@@ -43,12 +45,39 @@ def _blur(n=16):
     return [A, by], [a], (x[:-2] + x[1:-1] + x[2:]) / 3
 
 
-WORKLOADS = {"matmul": _matmul, "softmax": _softmax, "blur": _blur}
+def _matmul_add(n=32):
+    """TVM's auto-scheduler tutorial: a matmul, then an element-wise add."""
+    A, B, D = (te.placeholder((n, n), name=x) for x in "ABD")
+    k = te.reduce_axis((0, n), name="k")
+    mm = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
+    out = te.compute((n, n), lambda i, j: mm[i, j] + D[i, j], name="out")
+    a, b, d = (np.random.default_rng(s).random((n, n)).astype("float32") for s in (4, 5, 6))
+    return [A, B, D, out], [a, b, d], a @ b + d
+
+
+def _conv_bias_relu():
+    """TVM's tune_conv2d_layer, small: topi's conv2d, a bias, a relu."""
+    A, W, bias = te.placeholder((1, 4, 10, 10), name="A"), te.placeholder((8, 4, 3, 3), name="W"), \
+        te.placeholder((8, 1, 1), name="bias")
+    out = topi.nn.relu(topi.add(topi.nn.conv2d_nchw(A, W, 1, 1, 1), bias))
+    rng = np.random.default_rng(7)
+    a, w, b = rng.standard_normal((1, 4, 10, 10)), rng.standard_normal((8, 4, 3, 3)), rng.standard_normal((8, 1, 1))
+    a, w, b = a.astype("float32"), w.astype("float32"), b.astype("float32")
+    return [A, W, bias, out], [a, w, b], np.maximum(topi_ref.conv2d_nchw_python(a, w, 1, 1) + b, 0)
+
+
+WORKLOADS = {"matmul": _matmul, "softmax": _softmax, "blur": _blur, "matmul_add": _matmul_add,
+             "conv_bias_relu": _conv_bias_relu}
 KNOBS = {
     "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth"],
     "softmax": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "at_sm", "rfactor_sm", "place_ex",
                 "at_mx", "rfactor_mx"],
     "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "place_bx"],
+    # the reduction an element-wise output reads is tiled with it (tile_k, cache: fused at the tile)
+    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "at_matmul",
+                   "rfactor_matmul"],
+    "conv_bias_relu": ["tile_0", "tile_1", "tile_2", "tile_3", "tile_k", "cache", "vectorize", "parallel_depth",
+                       "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
 }
 
 
@@ -72,6 +101,37 @@ def test_sampled_configurations_compute_what_numpy_computes(name):
             np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6, err_msg=str(space.get(int(index))))
         built += 1
     assert built >= 6
+
+
+@pytest.mark.parametrize("name", ["matmul_add", "conv_bias_relu"])
+def test_a_reduction_under_an_elementwise_output_is_the_register_tile_of_its_tile(name):
+    args, inputs, expected = WORKLOADS[name]()
+    task = auto_scheduler.create(f"test_fused_{name}", args)
+    space = task.config_space
+    out = args[-1]
+    found = 0
+    for index in range(0, len(space), max(1, len(space) // 400)):
+        config = space.get(index)
+        if config["cache"].val != 1 or config["vectorize"].val != 1:
+            continue
+        try:
+            s, a = task.instantiate(config)
+        except autotvm.InstantiationError:
+            continue
+        red = next(st for st in s.stages if getattr(st.op, "reduce_axis", ()))
+        assert red.attach_stage is s[out]  # computed at the output's tile, the epilogue after it
+        kinds = [red.iter_var_attrs[iv].iter_type.name if iv in red.iter_var_attrs else "" for iv in
+                 red.leaf_iter_vars]
+        assert kinds[-1] == "Vectorized"  # its last spatial axis, under its reduction loops
+        first = red.leaf_iter_vars[0].var.name
+        assert any(first.startswith(iv.var.name) for iv in red.op.reduce_axis), first
+        got = np.full(expected.shape, np.nan, "float32")
+        build(s, a)(*inputs, got)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+        found += 1
+        if found == 3:
+            break
+    assert found == 3
 
 
 def test_every_placement_of_an_injective_producer_and_rfactor_of_a_reduction_works():

@@ -4,7 +4,10 @@ by the same tuners (the idea of TVM's auto-scheduler sketches, as autotvm knobs)
 For the output stage (each output's spatial axes tiled in two, the first reduction axis split):
 the tile sizes; whether the reduction accumulates in a ``local`` cache (a register tile: its
 rows unrolled, its last axis vectorized) attached at the tile; whether the innermost axis is
-vectorized; how many outer tile loops are fused into the parallel loop. For every other stage:
+vectorized; how many outer tile loops are fused into the parallel loop. An element-wise output
+of a reduction of its own shape (matmul + add, conv2d + bias + relu: the stages between read
+it at their own index and are inlined) is tiled the same way, the reduction itself being the
+register tile computed at the output's tile (``cache`` 1), or placed as any other reduction. For every other stage:
 an injective stage is inlined, computed at the output's tile, or computed at the root
 (parallel, vectorized); a reduction is computed at one of the output's outer loops, its
 reduction split into 8 or 16 partial results side by side (rfactor) or not. Configurations the
@@ -102,7 +105,11 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     out = outputs[0]
     s = create_schedule(out.op)
     op = out.op
-    spatial, reduce = list(op.axis), list(op.reduce_axis)
+    stages = _stages([out])
+    consumers = _consumers(stages)
+    fused_reduction = None if op.reduce_axis else _fused_reduction(op, stages, consumers)
+    spatial = list(op.axis)
+    reduce = list(op.reduce_axis or (fused_reduction.reduce_axis if fused_reduction is not None else ()))
 
     # the knobs of the output stage (all defined first: the space has the same knobs whatever
     # the configuration)
@@ -120,7 +127,10 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         cfg.raise_error(f"vector loop of {tiles[-1]} lanes")
     if cached and math.prod(tiles) > MAX_REGISTER_TILE:
         cfg.raise_error(f"register tile of {math.prod(tiles)} elements")
-    local = s.cache_write(out, "local") if cached else None
+    if fused_reduction is not None:
+        local = fused_reduction.output(0) if cached else None
+    else:
+        local = s.cache_write(out, "local") if cached else None
     computing = local if cached else out  # the stage with the reduction
 
     outer, inner = [], []
@@ -128,7 +138,7 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         o, n = cfg[f"tile_{i}"].apply(s, out, iv)
         outer.append(o)
         inner.append(n)
-    reduce_axes = list(s[computing].op.reduce_axis)
+    reduce_axes = list(s[computing].op.reduce_axis) if computing is not None else []
     reduce_split: list[Any] = []
     if reduce_axes:
         ko, ki = cfg["tile_k"].apply(s, computing, reduce_axes[0])
@@ -156,8 +166,6 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     # the other stages, consumers first. A stage is placed no deeper than its shallowest
     # consumer (positions: -1 the root, p after outer loop p; an inlined stage takes its
     # consumers' place)
-    stages = _stages([out])
-    consumers = _consumers(stages)
     position: dict[int, int] = {id(out.op): len(outer) - 1}
     placed = 0
     inlined: set[int] = set()
@@ -195,6 +203,9 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
             at, lanes = min(cfg[f"at_{name}"].val, limit), cfg[f"rfactor_{name}"].val
         else:
             at, lanes = -1, 0
+        if cached and producer is fused_reduction:  # the register tile, placed above
+            position[id(producer)] = len(outer) - 1
+            continue
         position[id(producer)] = at
         rf = None
         if lanes:
@@ -210,6 +221,25 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     if (reads := _inlined_reads(stages, inlined)) > MAX_INLINED_READS:
         cfg.raise_error(f"inlining makes an expression of {reads} tensor reads")
     return s, list(args)
+
+
+def _fused_reduction(op: Any, stages: Sequence[Any], consumers: dict[int, list[Any]]) -> Any:
+    """The reduction of *op*'s shape that *op* reads through element-wise stages each reading
+    their producer at their own index (so that they are inlined), if there is one."""
+    chain = [op]
+    while True:
+        inputs = [t.op for t in chain[-1].input_tensors if isinstance(t.op, ComputeOp)]
+        for producer in inputs:
+            if [_extent(iv) for iv in producer.axis] != [_extent(iv) for iv in op.axis] \
+                    or not _read_pointwise(producer, consumers[id(producer)]):
+                continue
+            if producer.reduce_axis:
+                return producer if len(producer.body) == 1 else None
+            if is_injective(producer):
+                chain.append(producer)
+                break
+        else:
+            return None
 
 
 def _inlined_reads(stages: Sequence[Any], inlined: set[int]) -> int:
