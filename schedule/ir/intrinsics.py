@@ -59,7 +59,8 @@ fast_exp = _fast("exp", "TVM's ``topi.fast_exp``, within 1 ulp of the correctly 
                         "the whole float range, inf and nan included")
 fast_log = _fast("log", "within 1 ulp, subnormals, zero, inf and nan included")
 fast_tanh = _fast("tanh", "TVM's ``topi.fast_tanh``, within 1 ulp")
-fast_sigmoid = _fast("sigmoid", "``1 / (1 + exp(-x))`` within 2 ulp, without overflow for large ``|x|``")
+fast_sigmoid = _fast("sigmoid", "``1 / (1 + exp(-x))`` within 1 ulp (computed in double precision), without "
+                                "overflow for large ``|x|``")
 fast_erf = _fast("erf", "TVM's ``topi.fast_erf``, within 1 ulp")
 
 

@@ -9,7 +9,8 @@ checks, so vector loops call the vector versions).
 - log: x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 + f^3 P(f), f = m - 1;
   subnormal inputs are scaled by 2^23 first.
 - tanh: |x| + |x|^3 P(x^2) below 0.625, 1 - 2 / (exp(2|x|) + 1) above, with the sign of x.
-- sigmoid: 1 / (1 + e) for x >= 0, e / (1 + e) below, e = exp(-|x|): no overflow either side.
+- sigmoid: 1 / (1 + e) for x >= 0, e / (1 + e) below, e = exp(-|x|): no overflow either side;
+  in double precision (exp by a degree-11 Taylor polynomial), rounded once to float.
 - erf: x + x P(x^2) below 1, 1 - exp(-x^2) Q(1/x - 0.625) up to 4 (Q fits erfc(x) exp(x^2)), 1 above.
 
 The polynomials of log, tanh and erf are least-squares fits of the relative error (iteratively
@@ -21,10 +22,12 @@ follow C's functions.
 
 from __future__ import annotations
 
+import math
+
 #: The functions, as ``te.fast_<name>`` calls them.
 FAST_FUNCTIONS = ("exp", "log", "tanh", "sigmoid", "erf")
 #: Measured maximum distance in ulps from the correctly rounded result, by function.
-MAX_ULPS = {"exp": 1, "log": 1, "tanh": 1, "sigmoid": 2, "erf": 1}
+MAX_ULPS = {"exp": 1, "log": 1, "tanh": 1, "sigmoid": 1, "erf": 1}
 
 _BITCAST = """static inline int32_t tb_f2i(float x) { int32_t i; __builtin_memcpy(&i, &x, 4); return i; }
 static inline float tb_i2f(int32_t i) { float x; __builtin_memcpy(&x, &i, 4); return x; }"""
@@ -72,6 +75,35 @@ class _Form:
 
     def with_sign_of(self, value: str, x: str) -> str:
         return self.flt(f"{self.bits(value)} | ({self.bits(x)} & {_SIGN})")
+
+    # double precision, for sigmoid
+    @property
+    def D(self) -> str:
+        return "double" if self.lanes == 1 else f"tb_float64x{self.lanes}"
+
+    @property
+    def L(self) -> str:
+        return "int64_t" if self.lanes == 1 else f"tb_int64x{self.lanes}"
+
+    def kd(self, value: str) -> str:
+        return value if self.lanes == 1 else f"({self.D}){{{', '.join([value] * self.lanes)}}}"
+
+    def dsel(self, mask: str, a: str, b: str) -> str:
+        if self.lanes == 1:
+            return f"({mask} ? {a} : {b})"
+        return f"(({self.D})((({self.L})({a}) & ({mask})) | (({self.L})({b}) & ~({mask}))))"
+
+    def dbits(self, x: str) -> str:
+        return f"tb_d2l({x})" if self.lanes == 1 else f"(({self.L})({x}))"
+
+    def dflt(self, i: str) -> str:
+        return f"tb_l2d({i})" if self.lanes == 1 else f"(({self.D})({i}))"
+
+    def widen(self, x: str) -> str:
+        return f"((double)({x}))" if self.lanes == 1 else f"__builtin_convertvector({x}, {self.D})"
+
+    def narrow(self, x: str) -> str:
+        return f"((float)({x}))" if self.lanes == 1 else f"__builtin_convertvector({x}, {self.F})"
 
 
 def _horner(var: str, result: str, coefficients: tuple[str, ...], d: _Form) -> list[str]:
@@ -150,11 +182,28 @@ def _tanh(d: _Form) -> list[str]:
 
 
 def _sigmoid(d: _Form) -> list[str]:
-    F = d.F
-    return [
-        f"{F} e = {d.name('exp')}(0.0f - {d.abs('x')});",
-        f"return {d.sel('x < 0.0f', 'e', d.k('1.0f'))} / (1.0f + e);",
+    # In double precision: e = exp(-|x|) by 2^n p(r) (r = -|x| - n ln 2 in two parts, p the
+    # Taylor polynomial of degree 11, 1e-14 relative on |r| <= ln 2 / 2), then 1 / (1 + e) or
+    # e / (1 + e), rounded once to float. |x| is clamped at 104, beyond which the result
+    # rounds to 0 or 1; NaN passes through the comparisons.
+    D = d.D
+    lines = [
+        f"{D} xd = {d.widen('x')};",
+        f"{D} a = {d.dsel('xd < 0.0', '0.0 - xd', 'xd')};",
+        f"a = {d.dsel('a > 104.0', d.kd('104.0'), 'a')};",
+        f"{D} t = a * -1.4426950408889634 + 6755399441055744.0;",
+        f"{d.L} bits = {d.dbits('t')} - 4843621399236968448;",  # n, from the bits of 1.5 * 2^52 + n
+        f"{D} n = t - 6755399441055744.0;",
+        f"{D} r = (0.0 - a) - n * 0.6931471803691238;",
+        "r = r - n * 1.9082149292705877e-10;",
+        f"{D} p = {d.kd(repr(1 / math.factorial(11)))};",
     ]
+    lines += [f"p = p * r + {1 / math.factorial(k)!r};" for k in range(10, -1, -1)]
+    lines += [
+        f"{D} e = p * {d.dflt('(bits + 1023) << 52')};",
+        f"return {d.narrow(d.dsel('xd < 0.0', 'e', d.kd('1.0')) + ' / (1.0 + e)')};",
+    ]
+    return lines
 
 
 def _erf(d: _Form) -> list[str]:
@@ -172,7 +221,9 @@ def _erf(d: _Form) -> list[str]:
 
 
 _BODIES = {"exp": _exp, "log": _log, "tanh": _tanh, "sigmoid": _sigmoid, "erf": _erf}
-_USES_EXP = ("tanh", "sigmoid", "erf")
+_USES_EXP = ("tanh", "erf")
+_BITCAST64 = """static inline int64_t tb_d2l(double x) { int64_t i; __builtin_memcpy(&i, &x, 8); return i; }
+static inline double tb_l2d(int64_t i) { double x; __builtin_memcpy(&x, &i, 8); return x; }"""
 
 
 def fast_function(func: str, lanes: int = 1) -> tuple[str, list[tuple[str, str]]]:
@@ -187,6 +238,12 @@ def fast_function(func: str, lanes: int = 1) -> tuple[str, list[tuple[str, str]]
         needs.append((d.I, f"typedef int32_t {d.I} __attribute__((vector_size({4 * lanes}), aligned(4)));"))
     if func in _USES_EXP:
         needs += fast_function("exp", lanes)[1]
+    if func == "sigmoid":
+        if lanes == 1:
+            needs.append(("tb_d2l", _BITCAST64))
+        else:
+            needs.append((d.D, f"typedef double {d.D} __attribute__((vector_size({8 * lanes}), aligned(8)));"))
+            needs.append((d.L, f"typedef int64_t {d.L} __attribute__((vector_size({8 * lanes}), aligned(8)));"))
     body = "\n".join("  " + line for line in _BODIES[func](d))
     # Exact float arithmetic even under build(..., fast_math=True): the range reductions would
     # not survive reassociation, nor the handling of inf and NaN a finite-math assumption.

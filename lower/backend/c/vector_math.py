@@ -1,12 +1,11 @@
-"""Math functions in vector loops: ``exp``, ``log``, ``tanh`` and ``erf`` of float32 inside a
+"""Math functions in vector loops: ``exp``, ``log``, ``tanh``, ``sigmoid`` and ``erf`` of float32 inside a
 ``vectorized`` loop are computed by the polynomials of :mod:`lower.backend.c.fast_math`, which
 vectorize, as Halide's and NumPy's vector math do. Their error is at most 1 ulp from the
 correctly rounded result (:data:`~lower.backend.c.fast_math.MAX_ULPS`, measured by the tests
 over every binade); libm's are within 1 ulp too, but stay one scalar call per lane (GCC
 vectorizes them only under ``-ffast-math``). Outside vector loops, and in a build that asks for
-libm (``build(..., libm=True)``), the C library's functions remain.
-
-``sigmoid`` keeps its scalar form (``1 / (1 + expf(-x))``): the polynomial one is 2 ulp.
+libm (``build(..., libm=True)``), the C library's functions remain (sigmoid's scalar form
+being ``1 / (1 + expf(-x))``).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from schedule.ir.expr import Call, Expr
 from schedule.ir.functor import ExprMutator
 
 #: The functions a vector loop computes by polynomial (``te.<name>`` of float32).
-VECTOR_MATH = ("exp", "log", "tanh", "erf")
+VECTOR_MATH = ("exp", "log", "tanh", "sigmoid", "erf")
 
 
 def use_vector_math(body: Stmt) -> Stmt:
