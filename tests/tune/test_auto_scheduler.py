@@ -69,15 +69,15 @@ def _conv_bias_relu():
 WORKLOADS = {"matmul": _matmul, "softmax": _softmax, "blur": _blur, "matmul_add": _matmul_add,
              "conv_bias_relu": _conv_bias_relu}
 KNOBS = {
-    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth"],
+    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis"],
     "softmax": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "at_sm", "rfactor_sm", "place_ex",
                 "at_mx", "rfactor_mx"],
     "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "place_bx"],
     # the reduction an element-wise output reads is tiled with it (tile_k, cache: fused at the tile)
-    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "at_matmul",
+    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis", "at_matmul",
                    "rfactor_matmul"],
     "conv_bias_relu": ["tile_0", "tile_1", "tile_2", "tile_3", "tile_k", "cache", "vectorize", "parallel_depth",
-                       "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
+                       "vector_axis", "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
 }
 
 
@@ -89,18 +89,20 @@ def test_sampled_configurations_compute_what_numpy_computes(name):
     assert list(space.space_map) == KNOBS[name]
     rng = np.random.default_rng(3)
     built = 0
-    for index in rng.choice(len(space), size=min(12, len(space)), replace=False):
+    for index in rng.choice(len(space), size=min(60, len(space)), replace=False):
+        if built == 8:
+            break
         try:
             s, a = task.instantiate(space.get(int(index)))
         except autotvm.InstantiationError as e:
-            assert "register tile" in str(e) or "vector loop" in str(e)
+            assert "register tile" in str(e) or "vector loop" in str(e) or "parallel loop" in str(e)
             continue
         for exact in (True, False):
             out = np.full(expected.shape, np.nan, "float32")
             build(s, a, exact=exact)(*inputs, out)
             np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6, err_msg=str(space.get(int(index))))
         built += 1
-    assert built >= 6
+    assert built == 8
 
 
 @pytest.mark.parametrize("name", ["matmul_add", "conv_bias_relu"])
@@ -134,6 +136,29 @@ def test_a_reduction_under_an_elementwise_output_is_the_register_tile_of_its_til
     assert found == 3
 
 
+def test_a_register_tile_vectorized_along_the_output_channels_packs_the_filters():
+    """vector_axis 1 of conv2d + bias + relu: the filters are copied channel-innermost at the
+    parallel loop (TVM's NCHWc), the tile is stored channels-innermost, and the result is
+    NumPy's in both modes."""
+    args, inputs, expected = WORKLOADS["conv_bias_relu"]()
+    task = auto_scheduler.create("test_packed_conv", args)
+    space = task.config_space
+    knob = space.space_map["vector_axis"]
+    assert [knob[i].val for i in range(len(knob))] == [3, 1]  # the columns, or the output channels
+    index = _index(space, tile_1=[-1, 4], cache=1, vector_axis=1, parallel_depth=2)
+    s, a = task.instantiate(space.get(index))
+    packed = next(st for st in s.stages if st.op.name == "W.global")
+    out = s[args[-1]]
+    assert packed.attach_stage is out and packed.layout_transform is not None
+    assert packed.attach_ivar is out.leaf_iter_vars[0]  # the parallel loop
+    conv = next(st for st in s.stages if getattr(st.op, "reduce_axis", ()))
+    assert conv.layout_transform is not None and conv.leaf_iter_vars[-1].var.name == "ff"
+    for exact in (False, True):
+        got = np.full(expected.shape, np.nan, "float32")
+        build(s, a, exact=exact)(*inputs, got)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
 def test_every_placement_of_an_injective_producer_and_rfactor_of_a_reduction_works():
     for name, knob, choices in (("blur", "place_bx", ["inline", "tile", "root"]),
                                 ("softmax", "rfactor_mx", [0, 8, 16])):
@@ -162,7 +187,8 @@ def _index(space, **values):
     index, scale = 0, 1
     for name, knob in space.space_map.items():
         if name in values:
-            index += scale * [getattr(knob[i], "val", None) for i in range(len(knob))].index(values[name])
+            index += scale * [getattr(knob[i], "val", getattr(knob[i], "size", None))
+                              for i in range(len(knob))].index(values[name])
         scale *= len(knob)
     return index
 

@@ -12,7 +12,11 @@ an injective stage is inlined, computed at the output's tile, or computed at the
 (parallel, vectorized); a reduction is computed at one of the output's outer loops, its
 reduction split into 8 or 16 partial results side by side (rfactor) or not. Configurations the
 backend would choke on (a register tile of more than 512 elements, a vector loop of more than
-1024 lanes) are rejected before building.
+1024 lanes, a parallel loop of fewer iterations than cores where the tiles allow as many)
+are rejected before building. A register tile may instead be vectorized along another axis
+(``vector_axis``): each input it reads with that axis' variable in a dimension other than its
+last is then copied at the parallel loop with that dimension innermost (TVM's NCHWc filters,
+a transposed operand), and the tile is stored with that axis innermost.
 
 ``create(name, args)`` makes the task; ``apply_best(task, log)`` the best schedule found.
 """
@@ -20,6 +24,7 @@ backend would choke on (a register tile of more than 512 elements, a vector loop
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +36,9 @@ from tune.autotvm.history import ApplyHistoryBest
 from tune.autotvm.space import InstantiationError
 from tune.autotvm.task import Task, _Using, get_config, template
 
+#: Configurations whose parallel loop has fewer iterations than this, where the tiles would
+#: give as many, are rejected.
+CORES = os.cpu_count() or 1
 #: Register tiles (the cache of a reduction) of more elements are rejected.
 MAX_REGISTER_TILE = 512
 #: Vector loops of more lanes are rejected.
@@ -120,9 +128,17 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     cfg.define_knob("cache", [0, 1] if reduce else [0])
     cfg.define_knob("vectorize", [1, 0])
     cfg.define_knob("parallel_depth", [1, 2] if len(spatial) > 1 else [1])
+    reducer = op if op.reduce_axis else fused_reduction
+    packable = _packable(reducer) if reducer is not None else {}
+    if packable:
+        cfg.define_knob("vector_axis", [len(spatial) - 1, *sorted(packable)])
     tiles = [cfg[f"tile_{i}"].size[1] for i in range(len(spatial))]
     cached = bool(cfg["cache"].val)
     vectorize = bool(cfg["vectorize"].val)
+    vector_axis = cfg["vector_axis"].val if packable else len(spatial) - 1
+    packing = cached and vector_axis != len(spatial) - 1
+    if packing and vectorize and tiles[vector_axis] > MAX_VECTOR:
+        cfg.raise_error(f"vector loop of {tiles[vector_axis]} lanes")
     if vectorize and tiles[-1] > MAX_VECTOR:
         cfg.raise_error(f"vector loop of {tiles[-1]} lanes")
     if cached and math.prod(tiles) > MAX_REGISTER_TILE:
@@ -132,6 +148,10 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     else:
         local = s.cache_write(out, "local") if cached else None
     computing = local if cached else out  # the stage with the reduction
+    tile_order = list(range(len(spatial)))  # the register tile's axes, the vector axis last
+    if packing:
+        tile_order = [k for k in tile_order if k != vector_axis] + [vector_axis]
+        s[local].transform_layout(_permutation(tile_order))
 
     outer, inner = [], []
     for i, iv in enumerate(s[out].op.axis):
@@ -147,21 +167,31 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     if vectorize:
         s[out].vectorize(inner[-1])
     depth = min(cfg["parallel_depth"].val, len(outer))
+    counts = [-(-_extent(iv) // t) for iv, t in zip(spatial, tiles)]
+    if math.prod(counts[:depth]) < CORES <= math.prod(counts):
+        cfg.raise_error(f"parallel loop of {math.prod(counts[:depth])} iterations for {CORES} cores")
     fused = s[out].fuse(*outer[:depth]) if depth > 1 else outer[0]
     s[out].parallel(fused)
     tile_axis = [fused, *outer[depth:]][-1]
     # where a producer can be computed: after outer loop p (those fused into the parallel loop
     # are one loop); the same choices in every configuration
     anchors = [fused if p < depth else outer[p] for p in range(len(outer))]
-    if cached:  # the register tile: reduction outside, rows unrolled, the last axis vectorized
+    if cached:  # the register tile: reduction outside, rows unrolled, the vector axis last
         s[local].compute_at(s[out], tile_axis)
-        laxes = list(s[local].op.axis)
+        laxes = [s[local].op.axis[k] for k in tile_order]
         s[local].reorder(*reduce_split, *laxes)
-        for iv, tile in zip(laxes[:-1], tiles):
-            if tile > 1:
+        for iv, k in zip(laxes[:-1], tile_order[:-1]):
+            if tiles[k] > 1:
                 s[local].unroll(iv)
         if vectorize:
             s[local].vectorize(laxes[-1])
+    if packing:  # each input read along the vector axis, copied with that dimension innermost
+        for tensor, dim in packable[vector_axis]:
+            packed = s.cache_read(tensor, "global", [s[local].op])
+            order = [d for d in range(len(tensor.shape)) if d != dim] + [dim]
+            paxes = s[packed].transform_layout(_permutation(order))
+            s[packed].compute_at(s[out], fused)
+            s[packed].vectorize(paxes[-1])
 
     # the other stages, consumers first. A stage is placed no deeper than its shallowest
     # consumer (positions: -1 the root, p after outer loop p; an inlined stage takes its
@@ -221,6 +251,26 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     if (reads := _inlined_reads(stages, inlined)) > MAX_INLINED_READS:
         cfg.raise_error(f"inlining makes an expression of {reads} tensor reads")
     return s, list(args)
+
+
+def _permutation(order: list[int]) -> Any:
+    """The layout mapping that stores dimension ``order[k]`` at position k."""
+    return lambda *ax: [ax[d] for d in order]
+
+
+def _packable(reducer: Any) -> dict[int, list[tuple[Tensor, int]]]:
+    """For each spatial axis but the last of *reducer*: the inputs (placeholders) it reads with
+    that axis' variable alone in a dimension other than their last, and that dimension (a
+    vector along the axis would load them with a stride: packed, it loads them contiguously)."""
+    out: dict[int, list[tuple[Tensor, int]]] = {}
+    axes = [iv.var for iv in reducer.axis]
+    inputs = [t for t in reducer.input_tensors if isinstance(t.op, PlaceholderOp)]
+    for acc in body_reads(reducer.body, inputs):
+        for dim, index in enumerate(acc.indices[:-1]):
+            for k, v in enumerate(axes[:-1]):
+                if index is v and (acc.tensor, dim) not in out.get(k, []):
+                    out.setdefault(k, []).append((acc.tensor, dim))
+    return out
 
 
 def _fused_reduction(op: Any, stages: Sequence[Any], consumers: dict[int, list[Any]]) -> Any:
