@@ -132,7 +132,8 @@ class _Worker:
         self.process.join(2)
         if self.process.is_alive():
             self.process.kill()
-        self.conn.close()
+        with contextlib.suppress(OSError):  # already closed: a pool stopped twice
+            self.conn.close()
 
 
 class LocalExecutor:

@@ -11,6 +11,7 @@ from tune.auto_scheduler import (
     RecordToFile,
     SearchTask,
     SketchPolicy,
+    TaskScheduler,
     TuningOptions,
     XGBModel,
     load_records,
@@ -19,5 +20,5 @@ from tune.auto_scheduler import (
 )
 
 __all__ = ["ApplyHistoryBest", "ComputeDAG", "LocalBuilder", "LocalRPCMeasureContext", "LocalRunner",
-           "PreloadMeasuredStates", "RandomModel", "RecordToFile", "SearchTask", "SketchPolicy", "TuningOptions",
-           "XGBModel", "load_records", "make_workload_key", "register_workload"]
+           "PreloadMeasuredStates", "RandomModel", "RecordToFile", "SearchTask", "SketchPolicy", "TaskScheduler",
+           "TuningOptions", "XGBModel", "load_records", "make_workload_key", "register_workload"]

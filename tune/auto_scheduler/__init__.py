@@ -24,10 +24,11 @@ from tune.auto_scheduler.sketch import (
     create,
     sketch,
 )
+from tune.auto_scheduler.task_scheduler import TaskScheduler
 from tune.auto_scheduler.workload import make_workload_key, register_workload
 from tune.autotvm.history import ApplyHistoryBest
 
 __all__ = ["MAX_INLINED_READS", "MAX_PLACED", "MAX_REGISTER_TILE", "MAX_VECTOR", "ApplyHistoryBest", "ComputeDAG",
            "LocalBuilder", "LocalRPCMeasureContext", "LocalRunner", "PreloadMeasuredStates", "RandomModel",
-           "RecordToFile", "SearchTask", "SketchPolicy", "TuningOptions", "XGBModel", "apply_best", "create",
-           "load_records", "make_workload_key", "register_workload", "schedule_text", "sketch"]
+           "RecordToFile", "SearchTask", "SketchPolicy", "TaskScheduler", "TuningOptions", "XGBModel", "apply_best",
+           "create", "load_records", "make_workload_key", "register_workload", "schedule_text", "sketch"]
