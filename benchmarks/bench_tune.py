@@ -1,5 +1,5 @@
 """Tuning without a template (run by hand: python benchmarks/bench_tune.py [trials] [workloads...]
-[--features=schedule|explain|knob]).
+[--features=schedule|explain|knob] [--optimizer=sa|evolution]).
 
 For the matmul 512, conv2d, softmax and blur of bench_c_backend: the auto-scheduler's space
 searched by XGBTuner for *trials* measurements (default 200), against the hand schedules of
@@ -76,10 +76,12 @@ def main() -> None:
     options = [a for a in sys.argv[1:] if a.startswith("--")]
     positional = [a for a in sys.argv[1:] if not a.startswith("--")]
     features = next((a.split("=", 1)[1] for a in options if a.startswith("--features=")), "schedule")
+    optimizer = next((a.split("=", 1)[1] for a in options if a.startswith("--optimizer=")), "sa")
     trials = int(positional[0]) if positional else 200
     chosen = positional[1:] or list(WORKLOADS)
     os.environ.setdefault("TEBOUND_CACHE_DIR", tempfile.mkdtemp(prefix="tebound_tune_"))
-    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; features: {features}")
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; features: {features}; "
+          f"optimizer: {optimizer}")
     print("| workload | trials | search (s) | tuned (ms) | hand schedules (ms) | tuned / best hand "
           "| TVM default (ms) |")
     print("|---|---|---|---|---|---|---|")
@@ -91,7 +93,7 @@ def main() -> None:
         option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=60),
                                         runner=autotvm.LocalRunner(number=3, repeat=3, min_repeat_ms=40, timeout=30))
         start = time.time()
-        tuner = autotvm.tuner.XGBTuner(task, feature_type=features, seed=0)
+        tuner = autotvm.tuner.XGBTuner(task, feature_type=features, optimizer=optimizer, seed=0)
         tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
         search = time.time() - start
         s, a = auto_scheduler.apply_best(task, log)

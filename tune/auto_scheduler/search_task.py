@@ -3,8 +3,9 @@
 policy (``SketchPolicy`` with an ``XGBModel`` or a ``RandomModel``), and ``apply_best`` /
 ``print_best`` on a log.
 
-The policy drives autotvm's tuners: with ``XGBModel``, :class:`~tune.autotvm.tuner.XGBTuner`;
-with ``RandomModel``, :class:`~tune.autotvm.tuner.RandomTuner`. The log is autotvm's, under
+The policy drives autotvm's tuners: with ``XGBModel``, :class:`~tune.autotvm.tuner.XGBTuner`
+with its evolutionary search (as Ansor's policy); with ``RandomModel``,
+:class:`~tune.autotvm.tuner.RandomTuner`. The log is autotvm's, under
 the task name ``auto/<workload key>``, so a task made again in another process finds its
 records.
 """
@@ -93,7 +94,8 @@ class SketchPolicy:
     def make_tuner(self) -> Tuner:
         """The tuner this policy searches with, with what it starts from already loaded."""
         if isinstance(self.model, XGBModel):
-            tuner: Tuner = XGBTuner(self.task.tuning_task, seed=self.seed if self.seed is not None else self.model.seed)
+            tuner: Tuner = XGBTuner(self.task.tuning_task, optimizer="evolution",
+                                    seed=self.seed if self.seed is not None else self.model.seed)
             if self.model.records:
                 tuner.load_history(self.model.records, min_seed_records=10**9)
         else:

@@ -1,7 +1,10 @@
 """A tuner that learns (TVM's ``XGBTuner``): an :class:`XGBoostCostModel` predicts the speed of
 unmeasured configurations, and each batch takes the best predicted among a pool of random
 configurations and neighbours of the best measured ones (this search takes the place of TVM's
-simulated annealing, ``optimizer="sa"``).
+simulated annealing, ``optimizer="sa"``). With ``optimizer="evolution"`` (Ansor's evolutionary
+search, one generation per batch of measurements) the pool also takes children of the best
+measured configurations: mutants, with one or two knobs drawn anew, and crossovers, each knob
+from one of two parents; the model ranks them with the rest.
 
 As in TVM, ``xs`` and ``ys`` hold the measured configurations and their speeds, and
 ``load_history`` fits a base model to a log when it holds at least *min_seed_records* trials
@@ -21,6 +24,12 @@ from tune.autotvm.task import Task
 from tune.autotvm.tuner.tuner import Tuner, speed
 from tune.autotvm.tuner.xgboost_cost_model import XGBoostCostModel
 
+#: The searches over the model: the pool of neighbours and random configurations, and that
+#: pool with a generation of children of the best measured.
+OPTIMIZERS = ("sa", "evolution")
+#: Children per generation (mutants and crossovers, half each).
+CHILDREN = 32
+
 
 class XGBTuner(Tuner):
     """See the module docstring. *plan_size* trials are chosen at random before the model is
@@ -37,8 +46,10 @@ class XGBTuner(Tuner):
                 raise ValueError(f"XGBTuner: {name} is a positive int, got {value!r}")
         if not 0 <= epsilon <= 1:
             raise ValueError(f"XGBTuner: epsilon is in [0, 1], got {epsilon!r}")
-        if optimizer != "sa":
-            raise ValueError(f"XGBTuner: optimizer is 'sa' (the pool search stands in for it), got {optimizer!r}")
+        if optimizer not in OPTIMIZERS:
+            raise ValueError(f"XGBTuner: optimizer is one of {OPTIMIZERS} ('sa': the pool search stands in for "
+                             f"it), got {optimizer!r}")
+        self.optimizer = optimizer
         if diversity_filter_ratio is not None:
             raise ValueError("XGBTuner: diversity_filter_ratio is not supported; leave it None")
         self.rng = np.random.default_rng(seed)
@@ -87,6 +98,8 @@ class XGBTuner(Tuner):
         order = np.argsort(-np.asarray(self.ys), kind="stable")[:8]
         self._pool -= self.visited
         self._pool |= {i for b in order for i in self._neighbours(self.xs[b]) if i not in self.visited}
+        if self.optimizer == "evolution":
+            self._pool |= set(self._children([self.xs[b] for b in order if self.ys[b] > 0]))
         fresh = self.pool_size - len(self._pool) if len(self._pool) < self.pool_size else self.pool_size // 8
         self._pool |= set(self._unvisited_random(max(fresh, batch_size), self._pool))
         ranked = sorted(self._pool)
@@ -98,6 +111,26 @@ class XGBTuner(Tuner):
         if explore:
             chosen = chosen[:len(chosen) - explore] + self._unvisited_random(explore, set(chosen))
         return [self.space.get(i) for i in chosen]
+
+    def _children(self, parents: list[int]) -> list[int]:
+        """A generation: mutants of the parents (one or two knobs drawn anew) and crossovers of
+        two parents (each knob from either), unvisited and valid."""
+        if not parents:
+            return []
+        dims = self.space.dims
+        out: list[int] = []
+        for c in range(CHILDREN):
+            knob = list(self.space.point2knob(parents[int(self.rng.integers(len(parents)))]))
+            if c % 2 == 0 or len(parents) < 2:
+                for k in self.rng.choice(len(dims), size=min(len(dims), 1 + int(self.rng.integers(2))), replace=False):
+                    knob[int(k)] = int(self.rng.integers(dims[int(k)]))
+            else:
+                other = self.space.point2knob(parents[int(self.rng.integers(len(parents)))])
+                knob = [a if self.rng.random() < 0.5 else b for a, b in zip(knob, other)]
+            point = self.space.knob2point(knob)
+            if point not in self.visited and self.space.is_index_valid(point):
+                out.append(point)
+        return out
 
     # -- learning -----------------------------------------------------------------------------
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
