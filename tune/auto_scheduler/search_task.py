@@ -141,7 +141,7 @@ class SearchTask:
         option = measure_option(builder=tuning_options.builder, runner=tuning_options.runner)
         callbacks = list(tuning_options.measure_callbacks)
         if tuning_options.verbose:
-            callbacks.append(_report)
+            callbacks.append(report_progress)
         tuner.tune(tuning_options.num_measure_trials, option, early_stopping=tuning_options.early_stopping,
                    callbacks=callbacks)
 
@@ -164,7 +164,8 @@ class SearchTask:
         return f"SearchTask(workload_key={self.workload_key}, target={self.target})"
 
 
-def _report(tuner: Tuner, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+def report_progress(tuner: Tuner, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+    """A measure callback printing the trials so far and the best (``TuningOptions(verbose=1)``)."""
     gflops = tuner.best_flops / 1e9 if tuner.task.flop else 0.0
     best = f"{gflops:.2f} GFLOPS" if tuner.task.flop else f"{tuner.best_cost * 1e3:.3f} ms"
     print(f"auto_scheduler: {tuner.trials} trials, best {best}", file=sys.stdout, flush=True)

@@ -22,7 +22,14 @@ from typing import Any
 import numpy as np
 
 from tune.auto_scheduler.measure import load_records
-from tune.auto_scheduler.search_task import RandomModel, SearchTask, SketchPolicy, TuningOptions, XGBModel, _report
+from tune.auto_scheduler.search_task import (
+    RandomModel,
+    SearchTask,
+    SketchPolicy,
+    TuningOptions,
+    XGBModel,
+    report_progress,
+)
 from tune.autotvm.measure import measure_option
 from tune.autotvm.tuner import Tuner
 
@@ -93,7 +100,7 @@ class TaskScheduler:
             if tuner.best_config is not None:
                 self.best_costs[i] = tuner.best_cost
         self._option = measure_option(builder=tune_option.builder, runner=tune_option.runner)
-        self._callbacks = list(tune_option.measure_callbacks) + ([_report] if tune_option.verbose else [])
+        self._callbacks = list(tune_option.measure_callbacks) + ([report_progress] if tune_option.verbose else [])
         self._per_round = max(1, tune_option.num_measures_per_round)
         self._early = per_task_early_stopping
         budget = tune_option.num_measure_trials
