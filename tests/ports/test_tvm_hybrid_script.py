@@ -30,6 +30,16 @@ def outer_product(n, m, a, b):
     return c
 
 
+@te.hybrid.script
+def triangle(a, b):
+    """An upper triangle: the inner loop starts at the outer one's variable."""
+    c = output_tensor((10, 10), dtype="float32")
+    for i in range(10):
+        for j in range(i, 10):
+            c[i, j] = a[i] * b[j]
+    return c
+
+
 def _check(script, tensors, arrays, exact, expected=None, scalars=()):
     """Build *script* on *tensors*, run it on *arrays*; compare with the emulation (and *expected*)."""
     outs = script(*tensors)
@@ -268,14 +278,6 @@ def test_loops_that_do_not_start_at_zero(exact):
                         s += a[i - di, j - dj]
                 b[i - 2, j - 2] = s / 9.0
         return b
-
-    @te.hybrid.script
-    def triangle(a, b):
-        c = output_tensor((10, 10), dtype="float32")
-        for i in range(10):
-            for j in range(i, 10):
-                c[i, j] = a[i] * b[j]
-        return c
 
     a = te.placeholder((32, 32), "float32", "a")
     av = random((32, 32), seed=9)
@@ -699,14 +701,6 @@ def test_a_scripts_loop_kinds_are_its_axes_annotations(exact):
 def test_which_loops_are_axes(exact):
     """The axes are the outer perfectly nested loops whose bounds are known before the nest
     runs: a loop that starts at an enclosing axis, loops side by side, and a non-zero start."""
-    @te.hybrid.script
-    def triangle(a, b):
-        c = output_tensor((10, 10), dtype="float32")
-        for i in range(10):
-            for j in range(i, 10):
-                c[i, j] = a[i] * b[j]
-        return c
-
     @te.hybrid.script
     def two_loops(a):
         c = output_tensor((10,), dtype="float32")

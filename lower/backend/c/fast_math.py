@@ -36,13 +36,19 @@ _NAN = '__builtin_nanf("")'
 
 
 class _Form:
-    """How a function body reads on one float32 (*lanes* 1) or on a GCC vector of *lanes*:
-    constants, selections by a condition mask, bit casts and conversions."""
+    """How a function body reads on one float (*lanes* 1) or on a GCC vector of *lanes*, of
+    32 bits (float32) or 64 (double, for sigmoid's intermediate values): constants,
+    selections by a condition mask, bit casts and conversions."""
 
-    def __init__(self, lanes: int) -> None:
-        self.lanes = lanes
-        self.F = "float" if lanes == 1 else f"tb_float32x{lanes}"
-        self.I = "int32_t" if lanes == 1 else f"tb_int32x{lanes}"
+    def __init__(self, lanes: int, width: int = 32) -> None:
+        self.lanes, self.width = lanes, width
+        self.scalar = "float" if width == 32 else "double"
+        self.F = self.scalar if lanes == 1 else f"tb_float{width}x{lanes}"
+        self.I = f"int{width}_t" if lanes == 1 else f"tb_int{width}x{lanes}"
+
+    def wide(self) -> _Form:
+        """The same lanes in double precision."""
+        return _Form(self.lanes, 64)
 
     def name(self, func: str) -> str:
         return f"tb_fast_{func}f" + ("" if self.lanes == 1 else f"_x{self.lanes}")
@@ -59,16 +65,19 @@ class _Form:
         return f"({mask} ? {a} : {b})" if self.lanes == 1 else f"((({a}) & ({mask})) | (({b}) & ~({mask})))"
 
     def bits(self, x: str) -> str:
-        return f"tb_f2i({x})" if self.lanes == 1 else f"(({self.I})({x}))"
+        helper = "tb_f2i" if self.width == 32 else "tb_d2l"
+        return f"{helper}({x})" if self.lanes == 1 else f"(({self.I})({x}))"
 
     def flt(self, i: str) -> str:
-        return f"tb_i2f({i})" if self.lanes == 1 else f"(({self.F})({i}))"
+        helper = "tb_i2f" if self.width == 32 else "tb_l2d"
+        return f"{helper}({i})" if self.lanes == 1 else f"(({self.F})({i}))"
 
     def to_int(self, x: str) -> str:
         return f"((int32_t)({x}))" if self.lanes == 1 else f"__builtin_convertvector({x}, {self.I})"
 
     def to_float(self, i: str) -> str:
-        return f"((float)({i}))" if self.lanes == 1 else f"__builtin_convertvector({i}, {self.F})"
+        """*i* (an integer, or a float of another width) converted to this form's floats."""
+        return f"(({self.scalar})({i}))" if self.lanes == 1 else f"__builtin_convertvector({i}, {self.F})"
 
     def abs(self, x: str) -> str:
         return self.flt(f"{self.bits(x)} & {_MAGNITUDE}")
@@ -76,34 +85,16 @@ class _Form:
     def with_sign_of(self, value: str, x: str) -> str:
         return self.flt(f"{self.bits(value)} | ({self.bits(x)} & {_SIGN})")
 
-    # double precision, for sigmoid
-    @property
-    def D(self) -> str:
-        return "double" if self.lanes == 1 else f"tb_float64x{self.lanes}"
-
-    @property
-    def L(self) -> str:
-        return "int64_t" if self.lanes == 1 else f"tb_int64x{self.lanes}"
-
-    def kd(self, value: str) -> str:
-        return value if self.lanes == 1 else f"({self.D}){{{', '.join([value] * self.lanes)}}}"
-
-    def dsel(self, mask: str, a: str, b: str) -> str:
+    def types(self, with_float: bool) -> list[tuple[str, str]]:
+        """The definitions its casts need: the bit-cast helpers of one lane, or the vector
+        types (the float one only *with_float*: float32 vectors are the caller's)."""
         if self.lanes == 1:
-            return f"({mask} ? {a} : {b})"
-        return f"(({self.D})((({self.L})({a}) & ({mask})) | (({self.L})({b}) & ~({mask}))))"
-
-    def dbits(self, x: str) -> str:
-        return f"tb_d2l({x})" if self.lanes == 1 else f"(({self.L})({x}))"
-
-    def dflt(self, i: str) -> str:
-        return f"tb_l2d({i})" if self.lanes == 1 else f"(({self.D})({i}))"
-
-    def widen(self, x: str) -> str:
-        return f"((double)({x}))" if self.lanes == 1 else f"__builtin_convertvector({x}, {self.D})"
-
-    def narrow(self, x: str) -> str:
-        return f"((float)({x}))" if self.lanes == 1 else f"__builtin_convertvector({x}, {self.F})"
+            return [("tb_f2i", _BITCAST)] if self.width == 32 else [("tb_d2l", _BITCAST64)]
+        attrs = f"__attribute__((vector_size({self.width // 8 * self.lanes}), aligned({self.width // 8})))"
+        out = [(self.I, f"typedef int{self.width}_t {self.I} {attrs};")]
+        if with_float:
+            out.append((self.F, f"typedef {self.scalar} {self.F} {attrs};"))
+        return out
 
 
 def _horner(var: str, result: str, coefficients: tuple[str, ...], d: _Form) -> list[str]:
@@ -186,22 +177,23 @@ def _sigmoid(d: _Form) -> list[str]:
     # Taylor polynomial of degree 11, 1e-14 relative on |r| <= ln 2 / 2), then 1 / (1 + e) or
     # e / (1 + e), rounded once to float. |x| is clamped at 104, beyond which the result
     # rounds to 0 or 1; NaN passes through the comparisons.
-    D = d.D
+    w = d.wide()
+    D = w.F
     lines = [
-        f"{D} xd = {d.widen('x')};",
-        f"{D} a = {d.dsel('xd < 0.0', '0.0 - xd', 'xd')};",
-        f"a = {d.dsel('a > 104.0', d.kd('104.0'), 'a')};",
+        f"{D} xd = {w.to_float('x')};",
+        f"{D} a = {w.sel('xd < 0.0', '0.0 - xd', 'xd')};",
+        f"a = {w.sel('a > 104.0', w.k('104.0'), 'a')};",
         f"{D} t = a * -1.4426950408889634 + 6755399441055744.0;",
-        f"{d.L} bits = {d.dbits('t')} - 4843621399236968448;",  # n, from the bits of 1.5 * 2^52 + n
+        f"{w.I} bits = {w.bits('t')} - 4843621399236968448;",  # n, from the bits of 1.5 * 2^52 + n
         f"{D} n = t - 6755399441055744.0;",
         f"{D} r = (0.0 - a) - n * 0.6931471803691238;",
         "r = r - n * 1.9082149292705877e-10;",
-        f"{D} p = {d.kd(repr(1 / math.factorial(11)))};",
+        f"{D} p = {w.k(repr(1 / math.factorial(11)))};",
     ]
     lines += [f"p = p * r + {1 / math.factorial(k)!r};" for k in range(10, -1, -1)]
     lines += [
-        f"{D} e = p * {d.dflt('(bits + 1023) << 52')};",
-        f"return {d.narrow(d.dsel('xd < 0.0', 'e', d.kd('1.0')) + ' / (1.0 + e)')};",
+        f"{D} e = p * {w.flt('(bits + 1023) << 52')};",
+        f"return {d.to_float(w.sel('xd < 0.0', 'e', w.k('1.0')) + ' / (1.0 + e)')};",
     ]
     return lines
 
@@ -231,19 +223,11 @@ def fast_function(func: str, lanes: int = 1) -> tuple[str, list[tuple[str, str]]
     definitions it needs, dependencies first, as (name, text) pairs for the source's helpers
     (the float vector type is the caller's)."""
     d = _Form(lanes)
-    needs: list[tuple[str, str]] = []
-    if lanes == 1:
-        needs.append(("tb_f2i", _BITCAST))
-    else:
-        needs.append((d.I, f"typedef int32_t {d.I} __attribute__((vector_size({4 * lanes}), aligned(4)));"))
+    needs = d.types(with_float=False)
     if func in _USES_EXP:
         needs += fast_function("exp", lanes)[1]
     if func == "sigmoid":
-        if lanes == 1:
-            needs.append(("tb_d2l", _BITCAST64))
-        else:
-            needs.append((d.D, f"typedef double {d.D} __attribute__((vector_size({8 * lanes}), aligned(8)));"))
-            needs.append((d.L, f"typedef int64_t {d.L} __attribute__((vector_size({8 * lanes}), aligned(8)));"))
+        needs += d.wide().types(with_float=True)
     body = "\n".join("  " + line for line in _BODIES[func](d))
     # Exact float arithmetic even under build(..., fast_math=True): the range reductions would
     # not survive reassociation, nor the handling of inf and NaN a finite-math assumption.
