@@ -88,3 +88,6 @@ def test_overlapping_arguments_are_still_refused_and_single_writes_are_left_alon
     B = te.compute((n, n), lambda i, j: A[i, j] * 2, name="B")
     g = build(te.create_schedule(B.op), [A, B], target="c")
     assert g._realign == []
+    b = _at(16, (n, n), np.nan)
+    g(a, b)
+    np.testing.assert_array_equal(b, 2 * a)

@@ -158,7 +158,7 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         o, n = cfg[f"tile_{i}"].apply(s, out, iv)
         outer.append(o)
         inner.append(n)
-    reduce_axes = list(s[computing].op.reduce_axis) if computing is not None else []
+    reduce_axes = list(s[computing].op.reduce_axis)
     reduce_split: list[Any] = []
     if reduce_axes:
         ko, ki = cfg["tile_k"].apply(s, computing, reduce_axes[0])

@@ -148,10 +148,9 @@ class TaskScheduler:
         if not math.isfinite(cost):
             return -math.inf  # nothing works yet: try it first
         delta = 1e-7 * max(cost, 1e-12)
-        lowered = list(self.best_costs)
-        lowered[i] = cost - delta
-        finite = [c if math.isfinite(c) else 0.0 for c in self.best_costs]
-        lowered = [c if math.isfinite(c) else 0.0 for c in lowered]
+        finite = [c if math.isfinite(c) else 0.0 for c in self.best_costs]  # tasks not yet working count 0
+        lowered = list(finite)
+        lowered[i] -= delta
         chain = (self.objective_func(finite) - self.objective_func(lowered)) / delta
         history = self.task_costs_history[i]
         backward = 0.0
