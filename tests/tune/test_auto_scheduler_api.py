@@ -14,7 +14,9 @@ import pytest
 import schedule as te
 from lower import build, lower
 from tune import auto_scheduler
-from tune.autotvm.measure import MeasureInput, MeasureResult
+from tune.auto_scheduler.sketch import CORES
+from tune.autotvm.measure import MeasureInput, MeasureResult, measure_option
+from tune.autotvm.space import InstantiationError
 
 
 @auto_scheduler.register_workload
@@ -94,6 +96,44 @@ def test_a_fresh_process_finds_the_records_of_a_task_made_again(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2"
+
+
+@auto_scheduler.register_workload
+def one_row_matmul(n):
+    a, b = te.placeholder((1, n), name="a"), te.placeholder((n, n), name="b")
+    k = te.reduce_axis((0, n), name="k")
+    return [a, b, te.compute((1, n), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="c")]
+
+
+def test_configurations_the_sketch_rejects_cost_no_trial(tmp_path):
+    # one row: with the parallel loop over the rows alone (parallel_depth 1), 1 iteration for
+    # CORES cores, which the sketch rejects wherever the columns' tiles would give as many
+    task = auto_scheduler.SearchTask(func=one_row_matmul, args=(64,), target="llvm")
+    space = task.tuning_task.config_space
+    rejected = 0
+    for index in range(len(space)):
+        try:
+            task.tuning_task.instantiate(space.get(index))
+        except InstantiationError as e:
+            assert "parallel loop of 1 iterations" in str(e) or "lanes" in str(e) or "register tile" in str(e)
+            rejected += 1
+    if CORES > 1:
+        assert rejected > len(space) // 4
+    log = str(tmp_path / "log.json")
+    tuner = auto_scheduler.SketchPolicy(task, auto_scheduler.RandomModel(), seed=3).make_tuner()
+    tuner.tune(24, measure_option("local", "local"), callbacks=[auto_scheduler.RecordToFile(log)])
+    records = auto_scheduler.load_records(log)
+    assert tuner.trials == len(records) == 24  # the budget was spent on built configurations
+    assert all(res.error_no == 0 for _, res in records)
+    assert len(tuner.visited) == 24 + tuner.rejected
+    if CORES > 1:
+        assert tuner.rejected > 0
+    s, args = task.apply_best(log)
+    rng = np.random.default_rng(4)
+    a, b = rng.random((1, 64)).astype("float32"), rng.random((64, 64)).astype("float32")
+    c = np.full((1, 64), np.nan, "float32")
+    build(s, args)(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
 
 
 def test_bad_arguments_are_refused():

@@ -100,6 +100,7 @@ class SketchPolicy:
                 tuner.load_history(self.model.records, min_seed_records=10**9)
         else:
             tuner = RandomTuner(self.task.tuning_task, seed=self.seed)
+        tuner.screen = True  # configurations the sketch rejects are never measured
         for callback in self.init_search_callbacks:
             callback(tuner)
         return tuner

@@ -1,6 +1,11 @@
 """The tuning loop every tuner shares (TVM's ``Tuner.tune``): propose a batch of configurations,
 measure it, keep the best, call the callbacks, stop after *n_trial* trials, when the space is
-exhausted, or *early_stopping* trials after the last improvement."""
+exhausted, or *early_stopping* trials after the last improvement.
+
+A tuner with ``screen`` set (the auto-scheduler's, as Ansor never measures a state its rules
+reject) instantiates each proposed configuration first: one the template rejects is marked
+visited and costs no trial. autotvm's tuners leave it unset, so that a rejected configuration
+is a failed trial, as in TVM."""
 
 from __future__ import annotations
 
@@ -13,10 +18,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from tune.autotvm.measure import MeasureBatch, MeasureInput, MeasureOption, MeasureResult, measure_option
-from tune.autotvm.space import ConfigEntity
+from tune.autotvm.space import ConfigEntity, InstantiationError
 from tune.autotvm.task import Task
 
 logger = logging.getLogger("autotvm")
+#: With ``screen``, the tuning stops after this many rejected configurations in a row (a space
+#: the template rejects almost everywhere).
+MAX_REJECTED_IN_A_ROW = 4096
 
 
 class Tuner:
@@ -35,6 +43,8 @@ class Tuner:
         self.best_iter = 0
         self.best_flops = 0.0
         self.trials = 0
+        self.screen = False
+        self.rejected = 0
 
     # -- what subclasses provide --------------------------------------------------------------
     def has_next(self) -> bool:
@@ -76,12 +86,20 @@ class Tuner:
         if early_stopping is not None and (not isinstance(early_stopping, int) or early_stopping < 1):
             raise ValueError(f"tune: early_stopping is a positive int or None, got {early_stopping!r}")
         option = measure_option or _default_option()
-        done = 0
+        done = in_a_row = 0
         with terminate_as_interrupt(), MeasureBatch(option, self.task) as measure:
             while done < n_trial and self.has_next():
                 configs = self.next_batch(min(measure.n_parallel, n_trial - done))
                 if not configs:
                     break
+                if self.screen:
+                    proposed, configs = len(configs), self._admitted(configs)
+                    in_a_row = 0 if configs else in_a_row + proposed
+                    if in_a_row >= MAX_REJECTED_IN_A_ROW:
+                        logger.debug("stopped: the template rejected %d configurations in a row", in_a_row)
+                        break
+                    if not configs:
+                        continue
                 inputs = [MeasureInput(self.task.target, self.task, c) for c in configs]
                 results = measure(inputs)
                 for inp, res in zip(inputs, results):
@@ -97,6 +115,20 @@ class Tuner:
                 if early_stopping is not None and self.trials - self.best_iter >= early_stopping:
                     logger.debug("early stopped: no better configuration in %d trials", early_stopping)
                     break
+
+
+    def _admitted(self, configs: Sequence[ConfigEntity]) -> list[ConfigEntity]:
+        """*configs* but those the template rejects, which are marked visited."""
+        kept = []
+        for config in configs:
+            try:
+                self.task.instantiate(config)
+            except InstantiationError:
+                self.visited.add(config.index)
+                self.rejected += 1
+                continue
+            kept.append(config)
+        return kept
 
 
 def speed(task: Task, result: MeasureResult) -> float:
