@@ -1,9 +1,10 @@
 """Running tuning jobs in worker processes, where a crash, a hang or an error costs one job.
 
 A job is a function of an importable module and its (picklable) arguments.
-:class:`LocalExecutor` keeps *workers* processes started with ``spawn`` (a fresh interpreter:
-no OpenMP thread state inherited through ``fork``; the main script is not run again), hands
-each a job, and waits at most the job's timeout: a worker
+:class:`LocalExecutor` keeps *workers* processes, each a fresh interpreter started with
+``subprocess`` (no OpenMP thread state inherited through ``fork``; the main script is not run
+again; allowed in a daemonic process such as a Dask worker), hands each a job, and waits at
+most the job's timeout: a worker
 that overruns is killed and replaced, one that dies is replaced. Every job ends as a
 :class:`JobResult`. A worker dies with the process that started it (killed by ``timeout``,
 Slurm or ``docker stop``), even in the middle of a job: on Linux the kernel kills it
@@ -15,15 +16,16 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
-import multiprocessing
 import os
 import pickle
 import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -93,35 +95,39 @@ def _serve(conn: Connection, parent: int | None = None) -> None:
             conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=4)}"))
 
 
-@contextlib.contextmanager
-def _main_script_hidden() -> Iterator[None]:
-    """While a worker starts, the main module does not name its script: ``spawn`` would run
-    the script again in the worker, and a tuning script without an ``if __name__ ==
-    "__main__":`` guard would then tune again there. Jobs are functions of importable modules."""
-    main = sys.modules.get("__main__")
-    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
-    try:
-        if main is not None:
-            main.__dict__.pop("__file__", None)
-            main.__dict__["__spec__"] = None
-        yield
-    finally:
-        if main is not None:
-            main.__dict__.pop("__spec__", None)
-            main.__dict__.update(saved)
+#: What a worker process runs: it takes the parent's ``sys.path`` first (so that it imports
+#: what the parent imports), then serves jobs on the socket it was given.
+_BOOT = ("import sys\n"
+         "from multiprocessing.connection import Connection\n"
+         "conn = Connection(int(sys.argv[1]))\n"
+         "sys.path[:] = conn.recv()\n"
+         "from tune.executor import _serve\n"
+         "_serve(conn, int(sys.argv[2]))\n")
 
 
 class _Worker:
-    def __init__(self, context: Any) -> None:
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, os.getpid()), daemon=True)
-        with _main_script_hidden():
-            self.process.start()
-        child.close()
+    """A fresh interpreter started with ``subprocess`` and a socket to it: unlike a
+    ``multiprocessing`` child, it may be started from a daemonic process (a Dask worker's), and
+    it never runs the main script again."""
+
+    def __init__(self) -> None:
+        mine, theirs = socket.socketpair()
+        with mine, theirs:
+            self.process = subprocess.Popen([sys.executable, "-c", _BOOT, str(theirs.fileno()), str(os.getpid())],
+                                            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+            self.conn = Connection(mine.detach())
+        self.conn.send(list(sys.path))
+
+    def exitcode(self) -> int | None:
+        try:
+            return self.process.wait(1)
+        except subprocess.TimeoutExpired:
+            return None
 
     def kill(self) -> None:
         self.process.kill()
-        self.process.join(5)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(5)
         self.conn.close()
 
     def stop(self) -> None:
@@ -129,9 +135,12 @@ class _Worker:
             self.conn.send(None)
         except (OSError, ValueError):
             pass
-        self.process.join(2)
-        if self.process.is_alive():
+        try:
+            self.process.wait(2)
+        except subprocess.TimeoutExpired:
             self.process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(5)
         with contextlib.suppress(OSError):  # already closed: a pool stopped twice
             self.conn.close()
 
@@ -143,7 +152,6 @@ class LocalExecutor:
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
             raise ValueError(f"LocalExecutor: workers is a positive int, got {workers!r}")
         self.size = workers or os.cpu_count() or 1
-        self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
 
     def run(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], timeout: float) -> list[JobResult]:
@@ -151,7 +159,7 @@ class LocalExecutor:
         *timeout* seconds. Results come in the order of *jobs*."""
         check_jobs(fn, jobs, timeout)
         while len(self._workers) < min(self.size, len(jobs)):
-            self._workers.append(_Worker(self._context))
+            self._workers.append(_Worker())
         results: list[JobResult | None] = [None] * len(jobs)
         pending = list(range(len(jobs)))[::-1]
         busy: dict[int, tuple[int, float]] = {}  # worker slot -> (job, start)
@@ -177,8 +185,7 @@ class LocalExecutor:
                     try:
                         status, value = worker.conn.recv()
                     except (EOFError, OSError):
-                        worker.process.join(1)
-                        code = worker.process.exitcode
+                        code = worker.exitcode()
                         status, value = "crash", f"the worker process died (exit code {code})"
                         self._replace(slot)
                     results[j] = JobResult(status, value, now - start)
@@ -191,9 +198,9 @@ class LocalExecutor:
 
     def _replace(self, slot: int, kill: bool = False) -> None:
         old = self._workers[slot]
-        if kill or old.process.is_alive():
+        if kill or old.process.poll() is None:
             old.kill()
-        self._workers[slot] = _Worker(self._context)
+        self._workers[slot] = _Worker()
 
     def close(self) -> None:
         for w in self._workers:
