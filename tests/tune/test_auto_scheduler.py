@@ -4,12 +4,14 @@ modes); apply_best takes the best trial of a log."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import schedule as te
 import topi
-from lower import build
+from lower import build, lower
 from topi import testing as topi_ref
 from tune import auto_scheduler, autotvm
 from tune.autotvm.measure import MeasureInput, MeasureResult
@@ -69,13 +71,14 @@ def _conv_bias_relu():
 WORKLOADS = {"matmul": _matmul, "softmax": _softmax, "blur": _blur, "matmul_add": _matmul_add,
              "conv_bias_relu": _conv_bias_relu}
 KNOBS = {
-    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis"],
+    # B read along the columns with a stride of a row per k: its panels (pack_B)
+    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis", "pack_B"],
     "softmax": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "at_sm", "rfactor_sm", "place_ex",
                 "at_mx", "rfactor_mx"],
     "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "place_bx"],
     # the reduction an element-wise output reads is tiled with it (tile_k, cache: fused at the tile)
-    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis", "at_matmul",
-                   "rfactor_matmul"],
+    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis", "pack_B",
+                   "at_matmul", "rfactor_matmul"],
     "conv_bias_relu": ["tile_0", "tile_1", "tile_2", "tile_3", "tile_k", "cache", "vectorize", "parallel_depth",
                        "vector_axis", "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
 }
@@ -95,7 +98,8 @@ def test_sampled_configurations_compute_what_numpy_computes(name):
         try:
             s, a = task.instantiate(space.get(int(index)))
         except autotvm.InstantiationError as e:
-            assert "register tile" in str(e) or "vector loop" in str(e) or "parallel loop" in str(e)
+            assert any(why in str(e) for why in ("register tile", "accumulator tile", "vector loop", "parallel loop",
+                                                 "panels of", "strided")), e
             continue
         for exact in (True, False):
             out = np.full(expected.shape, np.nan, "float32")
@@ -136,6 +140,42 @@ def test_a_reduction_under_an_elementwise_output_is_the_register_tile_of_its_til
     assert found == 3
 
 
+def test_a_reduction_is_tiled_in_four_levels_and_its_columns_read_from_panels():
+    """Ansor's SSRSRS for matmul + add: the parallel tiles; inside, the accumulator tile's
+    outer reduction loop, its middle loops, the inner reduction loop and the register tile; B
+    copied once in panels of the register tile's columns. NumPy's result in both modes."""
+    args, inputs, expected = WORKLOADS["matmul_add"]()
+    task = auto_scheduler.create("test_ssrsrs", args)
+    space = task.config_space
+    index = _index(space, tile_0=[-1, 2, 4], tile_1=[-1, 2, 8], tile_k=[-1, 4], cache=1, vectorize=1,
+                   parallel_depth=1, pack_B=1)
+    s, a = task.instantiate(space.get(index))
+    mm = next(st for st in s.stages if st.op.name == "matmul")
+    assert mm.attach_stage is s[args[-1]]
+    names = [iv.var.name for iv in mm.leaf_iter_vars]
+    assert names == ["k.outer", "i.outer", "j.outer", "k.inner", "i.inner", "j.inner"], names
+    kinds = [mm.iter_var_attrs[iv].iter_type.name if iv in mm.iter_var_attrs else "" for iv in mm.leaf_iter_vars]
+    assert kinds[-2:] == ["Unrolled", "Vectorized"]
+    panel = next(st for st in s.stages if st.op.name == "B.global")
+    assert panel.attach_stage is None and [int(d) for d in panel.layout_transform.shape] == [4, 32, 8]
+    assert mm.op.input_tensors[1].op is panel.op  # the matmul reads the panels
+    for exact in (False, True):
+        got = np.full(expected.shape, np.nan, "float32")
+        build(s, a, exact=exact)(*inputs, got)
+        np.testing.assert_allclose(got, expected, rtol=1e-5)
+    # the two-level tiling is the point whose middle loops are one iteration
+    flat = _index(space, tile_0=[-1, 1, 8], tile_1=[-1, 1, 16], tile_k=[-1, 4], cache=1, vectorize=1,
+                  parallel_depth=1)
+    s, a = task.instantiate(space.get(flat))
+    mm = next(st for st in s.stages if st.op.name == "matmul")
+    text = str(lower(s, a))
+    loops = re.findall(r"for \((\S+), 0, (\d+)\)", text[text.index("for (k.outer"):])
+    assert loops[:2] == [("k.outer", "8"), ("k.inner", "4")]  # no middle loop left between them
+    got = np.full(expected.shape, np.nan, "float32")
+    build(s, a)(*inputs, got)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+
+
 def test_a_register_tile_vectorized_along_the_output_channels_packs_the_filters():
     """vector_axis 1 of conv2d + bias + relu: the filters are copied channel-innermost at the
     parallel loop (TVM's NCHWc), the tile is stored channels-innermost, and the result is
@@ -145,14 +185,14 @@ def test_a_register_tile_vectorized_along_the_output_channels_packs_the_filters(
     space = task.config_space
     knob = space.space_map["vector_axis"]
     assert [knob[i].val for i in range(len(knob))] == [3, 1]  # the columns, or the output channels
-    index = _index(space, tile_1=[-1, 4], cache=1, vector_axis=1, parallel_depth=2)
+    index = _index(space, tile_1=[-1, 1, 4], cache=1, vector_axis=1, parallel_depth=2)
     s, a = task.instantiate(space.get(index))
     packed = next(st for st in s.stages if st.op.name == "W.global")
     out = s[args[-1]]
     assert packed.attach_stage is out and packed.layout_transform is not None
     assert packed.attach_ivar is out.leaf_iter_vars[0]  # the parallel loop
     conv = next(st for st in s.stages if getattr(st.op, "reduce_axis", ()))
-    assert conv.layout_transform is not None and conv.leaf_iter_vars[-1].var.name == "ff"
+    assert conv.layout_transform is not None and conv.leaf_iter_vars[-1].var.name in ("ff", "ff.inner")
     for exact in (False, True):
         got = np.full(expected.shape, np.nan, "float32")
         build(s, a, exact=exact)(*inputs, got)

@@ -115,8 +115,7 @@ def test_configurations_the_sketch_rejects_cost_no_trial(tmp_path):
         try:
             task.tuning_task.instantiate(space.get(index))
         except InstantiationError as e:
-            assert "parallel loop of 1 iterations" in str(e) or "lanes" in str(e) or "register tile" in str(e)
-            rejected += 1
+            rejected += "parallel loop of 1 iterations" in str(e)
     if CORES > 1:
         assert rejected > len(space) // 4
     log = str(tmp_path / "log.json")

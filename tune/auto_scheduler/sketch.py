@@ -1,19 +1,26 @@
 """Schedules without a template: a configuration space generated from the compute DAG, searched
 by the same tuners (the idea of TVM's auto-scheduler sketches, as autotvm knobs).
 
-For the output stage (each output's spatial axes tiled in two, the first reduction axis split):
-the tile sizes; whether the reduction accumulates in a ``local`` cache (a register tile: its
-rows unrolled, its last axis vectorized) attached at the tile; whether the innermost axis is
-vectorized; how many outer tile loops are fused into the parallel loop. An element-wise output
-of a reduction of its own shape (matmul + add, conv2d + bias + relu: the stages between read
+For the output stage (each output's spatial axes tiled in two; a reduction's in three, Ansor's
+SSRSRS: the parallel tiles, their middle loops, the register tile, with the first reduction
+axis split in two around the middle loops): the tile sizes; whether the reduction accumulates
+in a ``local`` cache (the accumulator tile, attached at the parallel tile, whose innermost
+level is the register tile: its rows unrolled, its last axis vectorized); whether the
+innermost axis is vectorized; how many outer tile loops are fused into the parallel loop. An
+element-wise output of a reduction of its own
+shape (matmul + add, conv2d + bias + relu: the stages between read
 it at their own index and are inlined) is tiled the same way, the reduction itself being the
-register tile computed at the output's tile (``cache`` 1), or placed as any other reduction. For every other stage:
+accumulator tile computed at the output's tile (``cache`` 1), or placed as any other reduction. For every other stage:
 an injective stage is inlined, computed at the output's tile, or computed at the root
 (parallel, vectorized); a reduction is computed at one of the output's outer loops, its
-reduction split into 8 or 16 partial results side by side (rfactor) or not. Configurations the
-backend would choke on (a register tile of more than 512 elements, a vector loop of more than
-1024 lanes, a parallel loop of fewer iterations than cores where the tiles allow as many)
-are rejected before building. A register tile may instead be vectorized along another axis
+reduction split into 8 or 16 partial results side by side (rfactor) or not. An input the
+reduction reads along its last axis in one dimension and along the reduction in another (B
+of a matmul, a dense layer's weights) may be copied once in panels of the register tile's
+columns (``pack_<name>``), so that the innermost loop reads it contiguously. Configurations
+the backend would choke on (a register tile of more than 512 elements, an accumulator tile of
+more than 16384, a vector loop of more than 1024 lanes or reading an unpacked input with a
+stride, a parallel loop of fewer iterations than cores where the tiles allow as many) are
+rejected before building. A register tile may instead be vectorized along another axis
 (``vector_axis``): each input it reads with that axis' variable in a dimension other than its
 last is then copied at the parallel loop with that dimension innermost (TVM's NCHWc filters,
 a transposed operand), and the tile is stored with that axis innermost.
@@ -33,14 +40,18 @@ from schedule import PlaceholderOp, Tensor, arith, create_schedule
 from schedule.operation.compute import ComputeOp
 from schedule.schedule.auto_inline import is_injective
 from tune.autotvm.history import ApplyHistoryBest
-from tune.autotvm.space import InstantiationError
+from tune.autotvm.space import ConfigEntity, InstantiationError
 from tune.autotvm.task import Task, _Using, get_config, template
 
 #: Configurations whose parallel loop has fewer iterations than this, where the tiles would
 #: give as many, are rejected.
 CORES = os.cpu_count() or 1
-#: Register tiles (the cache of a reduction) of more elements are rejected.
+#: Register tiles (the innermost level of a reduction's tiles, when it accumulates in a cache)
+#: of more elements are rejected.
 MAX_REGISTER_TILE = 512
+#: Accumulator tiles (the cache of a reduction, computed at the parallel loop's tile) of more
+#: elements are rejected (64 KiB of float32 on the stack of each thread).
+MAX_LOCAL_TILE = 16384
 #: Vector loops of more lanes are rejected.
 MAX_VECTOR = 1024
 #: Configurations whose inlining puts more tensor reads into one expression are rejected (each
@@ -121,8 +132,11 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
 
     # the knobs of the output stage (all defined first: the space has the same knobs whatever
     # the configuration)
+    # a reduction's spatial axes are split in three (Ansor's SSRSRS: the parallel tiles, their
+    # middle loops between the two levels of the reduction, the register tile); others in two
+    levels = 3 if reduce else 2
     for i, iv in enumerate(spatial):
-        cfg.define_split(f"tile_{i}", iv, num_outputs=2)
+        cfg.define_split(f"tile_{i}", iv, num_outputs=levels)
     if reduce:
         cfg.define_split("tile_k", reduce[0], num_outputs=2)
     cfg.define_knob("cache", [0, 1] if reduce else [0])
@@ -132,17 +146,34 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     packable = _packable(reducer) if reducer is not None else {}
     if packable:
         cfg.define_knob("vector_axis", [len(spatial) - 1, *sorted(packable)])
-    tiles = [cfg[f"tile_{i}"].size[1] for i in range(len(spatial))]
+    panels = _panel_inputs(reducer) if reducer is not None else []
+    for tensor, _ in panels:
+        cfg.define_knob(f"pack_{tensor.name}", [0, 1])
+    sizes = [cfg[f"tile_{i}"].size for i in range(len(spatial))]
+    tiles = [math.prod(size[1:]) for size in sizes]  # the parallel loops' tile
+    inners = [size[-1] for size in sizes]  # the register tile (the whole tile with two levels)
     cached = bool(cfg["cache"].val)
     vectorize = bool(cfg["vectorize"].val)
     vector_axis = cfg["vector_axis"].val if packable else len(spatial) - 1
     packing = cached and vector_axis != len(spatial) - 1
-    if packing and vectorize and tiles[vector_axis] > MAX_VECTOR:
-        cfg.raise_error(f"vector loop of {tiles[vector_axis]} lanes")
-    if vectorize and tiles[-1] > MAX_VECTOR:
-        cfg.raise_error(f"vector loop of {tiles[-1]} lanes")
-    if cached and math.prod(tiles) > MAX_REGISTER_TILE:
-        cfg.raise_error(f"register tile of {math.prod(tiles)} elements")
+    if packing and vectorize and inners[vector_axis] > MAX_VECTOR:
+        cfg.raise_error(f"vector loop of {inners[vector_axis]} lanes")
+    if vectorize and inners[-1] > MAX_VECTOR:
+        cfg.raise_error(f"vector loop of {inners[-1]} lanes")
+    if cached and math.prod(inners) > MAX_REGISTER_TILE:
+        cfg.raise_error(f"register tile of {math.prod(inners)} elements")
+    if cached and math.prod(tiles) > MAX_LOCAL_TILE:
+        cfg.raise_error(f"accumulator tile of {math.prod(tiles)} elements")
+    packed_panels = [(t, d) for t, d in panels if cfg[f"pack_{t.name}"].val]
+    for tensor, dim in panels:
+        if (tensor, dim) in packed_panels and (_extent(spatial[-1]) % inners[-1] or
+                                               not 1 < inners[-1] < _extent(spatial[-1])):
+            cfg.raise_error(f"panels of {inners[-1]} columns of {tensor.name}: not a division in panels")
+        if vectorize and (cached or op.reduce_axis) and not packing and dim != len(tensor.shape) - 1 \
+                and (tensor, dim) not in packed_panels:
+            cfg.raise_error(f"vector loop reading {tensor.name} with a stride (pack it in panels)")
+    if isinstance(cfg, ConfigEntity) and not cfg.valid():  # not built: the rest would only fail
+        raise InstantiationError("; ".join(cfg.errors))
     if fused_reduction is not None:
         local = fused_reduction.output(0) if cached else None
     else:
@@ -153,17 +184,22 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         tile_order = [k for k in tile_order if k != vector_axis] + [vector_axis]
         s[local].transform_layout(_permutation(tile_order))
 
-    outer, inner = [], []
+    outer, middle, inner = [], [], []
     for i, iv in enumerate(s[out].op.axis):
-        o, n = cfg[f"tile_{i}"].apply(s, out, iv)
+        o, rest = s[out].split(iv, factor=tiles[i])
+        m, n = s[out].split(rest, factor=inners[i]) if levels == 3 else (None, rest)
         outer.append(o)
+        middle += [m] if m is not None else []
         inner.append(n)
     reduce_axes = list(s[computing].op.reduce_axis)
-    reduce_split: list[Any] = []
+    ko = ki = None
     if reduce_axes:
         ko, ki = cfg["tile_k"].apply(s, computing, reduce_axes[0])
-        reduce_split = [ko, ki, *reduce_axes[1:]]
-    s[out].reorder(*outer, *([] if cached else reduce_split), *inner)
+    reduce_inner = [ki, *reduce_axes[1:]] if reduce_axes else []
+    if cached:  # the epilogue
+        s[out].reorder(*outer, *middle, *inner)
+    else:  # SSRSRS in the output itself: outer, ko, middle, the rest of the reduction, inner
+        s[out].reorder(*outer, *([ko] if ko is not None else []), *middle, *reduce_inner, *inner)
     if vectorize:
         s[out].vectorize(inner[-1])
     depth = min(cfg["parallel_depth"].val, len(outer))
@@ -176,15 +212,20 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     # where a producer can be computed: after outer loop p (those fused into the parallel loop
     # are one loop); the same choices in every configuration
     anchors = [fused if p < depth else outer[p] for p in range(len(outer))]
-    if cached:  # the register tile: reduction outside, rows unrolled, the vector axis last
+    if cached:  # the accumulator tile: ko, its middle loops, the rest of the reduction, then
+        # the register tile (rows unrolled, the vector axis last)
         s[local].compute_at(s[out], tile_axis)
-        laxes = [s[local].op.axis[k] for k in tile_order]
-        s[local].reorder(*reduce_split, *laxes)
-        for iv, k in zip(laxes[:-1], tile_order[:-1]):
-            if tiles[k] > 1:
+        lmiddle, linner = [], []
+        for k in tile_order:
+            m, n = s[local].split(s[local].op.axis[k], factor=inners[k])
+            lmiddle.append(m)
+            linner.append(n)
+        s[local].reorder(ko, *lmiddle, *reduce_inner, *linner)
+        for iv, k in zip(linner[:-1], tile_order[:-1]):
+            if inners[k] > 1:
                 s[local].unroll(iv)
         if vectorize:
-            s[local].vectorize(laxes[-1])
+            s[local].vectorize(linner[-1])
     if packing:  # each input read along the vector axis, copied with that dimension innermost
         for tensor, dim in packable[vector_axis]:
             packed = s.cache_read(tensor, "global", [s[local].op])
@@ -250,12 +291,28 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
             s[rf].vectorize(lane)
     if (reads := _inlined_reads(stages, inlined)) > MAX_INLINED_READS:
         cfg.raise_error(f"inlining makes an expression of {reads} tensor reads")
+    copied = {id(t.op) for t, _ in packable.get(vector_axis, [])} if packing else set()
+    for tensor, dim in packed_panels:  # copied once, in panels of the register tile's columns
+        if id(tensor.op) in copied:
+            continue
+        readers = [st for st in s.stages if getattr(st.op, "reduce_axis", ()) and
+                   any(t.op is tensor.op for t in st.op.input_tensors)]
+        panel = s.cache_read(tensor, "global", readers)
+        paxes = s[panel].transform_layout(_panels(dim, inners[-1]))
+        s[panel].parallel(paxes[0])
+        s[panel].vectorize(paxes[-1])
     return s, list(args)
 
 
 def _permutation(order: list[int]) -> Any:
     """The layout mapping that stores dimension ``order[k]`` at position k."""
     return lambda *ax: [ax[d] for d in order]
+
+
+def _panels(dim: int, width: int) -> Any:
+    """The layout mapping that stores dimension *dim* in panels of *width*: the panel first,
+    the other dimensions in order, the position in the panel last."""
+    return lambda *ax: [ax[dim] // width, *(a for d, a in enumerate(ax) if d != dim), ax[dim] % width]
 
 
 def _packable(reducer: Any) -> dict[int, list[tuple[Tensor, int]]]:
@@ -270,6 +327,23 @@ def _packable(reducer: Any) -> dict[int, list[tuple[Tensor, int]]]:
             for k, v in enumerate(axes[:-1]):
                 if index is v and (acc.tensor, dim) not in out.get(k, []):
                     out.setdefault(k, []).append((acc.tensor, dim))
+    return out
+
+
+def _panel_inputs(reducer: Any) -> list[tuple[Tensor, int]]:
+    """The inputs (placeholders) *reducer* reads with its last spatial axis' variable alone in
+    one dimension and a reduction variable in another (B of a matmul, the weights of a dense),
+    with that dimension: packed in panels of the register tile's columns, each panel is read
+    contiguously along the reduction."""
+    out: list[tuple[Tensor, int]] = []
+    last = reducer.axis[-1].var
+    reduce_vars = {id(iv.var) for iv in reducer.reduce_axis}
+    inputs = [t for t in reducer.input_tensors if isinstance(t.op, PlaceholderOp)]
+    for acc in body_reads(reducer.body, inputs):
+        dims = [d for d, index in enumerate(acc.indices) if index is last]
+        if len(dims) == 1 and any(id(index) in reduce_vars for index in acc.indices) and len(acc.indices) > 1 \
+                and all(t is not acc.tensor for t, _ in out):
+            out.append((acc.tensor, dims[0]))
     return out
 
 
