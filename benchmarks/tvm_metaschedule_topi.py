@@ -1,6 +1,7 @@
-"""TVM's side of ``bench_topi.py``: each workload of ``topi_workloads.py`` built with TVM's own
-topi, tuned by TVM's MetaSchedule (64 trials) and saved as a shared library in ``--out``, which
-``bench_topi.py`` loads and times beside ours. Run in a scratch environment with apache-tvm
+"""TVM's side of ``bench_topi.py`` and ``bench_autoschedule.py``: each workload of
+``topi_workloads.py`` built with TVM's own topi, tuned by TVM's MetaSchedule (64 trials) and
+saved as a shared library in ``--out`` (with the search's wall time in ``<name>.json``), which
+the benchmarks load and time beside ours. Run in a scratch environment with apache-tvm
 (0.25 or later, whose MetaSchedule is ``tvm.s_tir.meta_schedule``), not the project's:
 
     python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [--trials 64] [names...]
@@ -9,6 +10,7 @@ topi, tuned by TVM's MetaSchedule (64 trials) and saved as a shared library in `
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -20,11 +22,14 @@ from tvm.s_tir import meta_schedule as ms
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from peers import native_cpu  # noqa: E402
-from topi_workloads import WORKLOADS  # noqa: E402
+from topi_workloads import AUTOSCHEDULE, WORKLOADS  # noqa: E402
+
+#: every workload by name: bench_topi's and bench_autoschedule's
+ALL = {**WORKLOADS, **{name: (shapes, make) for name, (shapes, make, _) in AUTOSCHEDULE.items()}}
 
 
 def tune(name: str, out: pathlib.Path, trials: int, target: tvm.target.Target) -> None:
-    shapes, make = WORKLOADS[name]
+    shapes, make = ALL[name]
     placeholders = [te.placeholder(s, name=f"p{k}") for k, s in enumerate(shapes)]
     func = te.create_prim_func([*placeholders, make(topi, te, *placeholders)])
     mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
@@ -35,14 +40,16 @@ def tune(name: str, out: pathlib.Path, trials: int, target: tvm.target.Target) -
     sch = ms.tir_integration.compile_tir(database, mod, target)
     lib = tvm.compile(sch.mod if sch is not None else mod, target=target)
     lib.export_library(str(out / f"{name}.so"))
-    print(f"{name}: tuned {trials} trials in {time.time() - start:.0f} s", flush=True)
+    search = time.time() - start
+    (out / f"{name}.json").write_text(json.dumps({"trials": trials, "search_s": search}))
+    print(f"{name}: tuned {trials} trials in {search:.0f} s", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--trials", type=int, default=64)
-    parser.add_argument("names", nargs="*", default=list(WORKLOADS))
+    parser.add_argument("names", nargs="*", default=list(WORKLOADS), help=f"of {', '.join(ALL)}")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     target = tvm.target.Target({"kind": "llvm", "mcpu": native_cpu(), "num-cores": os.cpu_count()})

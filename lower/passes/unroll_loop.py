@@ -5,7 +5,8 @@ when the steps it would unroll (its extent times the stores and calls of its bod
 ``auto_max_step``, no ordinary loop lies inside it, and at most ``auto_max_depth`` unrolled
 loops nest, or (with ``unroll_local_access``) when its variable indexes local memory;
 ``pragma_auto_unroll_max_step`` and ``pragma_unroll_explicit`` set those options for a loop's
-body. Unrolled loops are written out, a copy of the body per iteration, or with
+body. A vectorized loop counts as its body's statements and no loop, as in TVM, where the loops
+are vectorized before this pass. Unrolled loops are written out, a copy of the body per iteration, or with
 ``explicit_unroll`` off kept as ``unrolled`` loops for the compiler.
 """
 
@@ -96,6 +97,8 @@ class _Unroller(StmtMutator):
     def visit_for(self, s: For) -> Steps:
         body = yield s.body
         new = s if body is s.body else replace(s, body=body)
+        if s.kind == ForKind.VECTORIZED:  # one vector statement per store, as after TVM's VectorizeLoop
+            return new
         value = arith.value_of(simplify(s.extent))  # ((n + 2) - n) is 2
         extent = int(value) if isinstance(value, int) else -1
         auto = (s.kind == ForKind.SERIAL and extent >= 0 and self.normal_depth == 0

@@ -72,15 +72,16 @@ WORKLOADS = {"matmul": _matmul, "softmax": _softmax, "blur": _blur, "matmul_add"
              "conv_bias_relu": _conv_bias_relu}
 KNOBS = {
     # B read along the columns with a stride of a row per k: its panels (pack_B)
-    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis", "pack_B"],
-    "softmax": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "at_sm", "rfactor_sm", "place_ex",
-                "at_mx", "rfactor_mx"],
-    "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "place_bx"],
+    "matmul": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "auto_unroll", "vector_axis",
+               "pack_B"],
+    "softmax": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "auto_unroll", "at_sm", "rfactor_sm",
+                "place_ex", "at_mx", "rfactor_mx"],
+    "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "auto_unroll", "place_bx"],
     # the reduction an element-wise output reads is tiled with it (tile_k, cache: fused at the tile)
-    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "vector_axis", "pack_B",
-                   "at_matmul", "rfactor_matmul"],
+    "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "auto_unroll", "vector_axis",
+                   "pack_B", "at_matmul", "rfactor_matmul"],
     "conv_bias_relu": ["tile_0", "tile_1", "tile_2", "tile_3", "tile_k", "cache", "vectorize", "parallel_depth",
-                       "vector_axis", "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
+                       "auto_unroll", "vector_axis", "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
 }
 
 
@@ -163,6 +164,16 @@ def test_a_reduction_is_tiled_in_four_levels_and_its_columns_read_from_panels():
         got = np.full(expected.shape, np.nan, "float32")
         build(s, a, exact=exact)(*inputs, got)
         np.testing.assert_allclose(got, expected, rtol=1e-5)
+    # auto_unroll_max_step on the parallel loop: the inner reduction loop (4 steps of a register
+    # tile of 4 vector stores) is written out under 16, kept without the pragma
+    for step, kept in ((0, True), (16, False)):
+        unrolled = _index(space, tile_0=[-1, 2, 4], tile_1=[-1, 2, 8], tile_k=[-1, 4], cache=1, vectorize=1,
+                          parallel_depth=1, pack_B=1, auto_unroll=step)
+        s, a = task.instantiate(space.get(unrolled))
+        assert ("for (k.inner" in str(lower(s, a))) is kept
+        got = np.full(expected.shape, np.nan, "float32")
+        build(s, a)(*inputs, got)
+        np.testing.assert_allclose(got, expected, rtol=1e-5)
     # the two-level tiling is the point whose middle loops are one iteration
     flat = _index(space, tile_0=[-1, 1, 8], tile_1=[-1, 1, 16], tile_k=[-1, 4], cache=1, vectorize=1,
                   parallel_depth=1)
@@ -239,7 +250,7 @@ def test_a_pointwise_chain_of_1000_stages_is_inlined_without_knobs():
     for k in range(1000):
         stages.append(_add_one(stages[-1], k))
     task = auto_scheduler.create("test_pointwise_chain", [stages[0], stages[-1]])
-    assert list(task.config_space.space_map) == ["tile_0", "cache", "vectorize", "parallel_depth"]
+    assert list(task.config_space.space_map) == ["tile_0", "cache", "vectorize", "parallel_depth", "auto_unroll"]
     s, args = task.instantiate(task.config_space.get(len(task.config_space) - 1))
     a = np.arange(n, dtype="float32")
     out = np.full(n, np.nan, "float32")

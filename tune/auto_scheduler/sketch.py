@@ -6,7 +6,8 @@ SSRSRS: the parallel tiles, their middle loops, the register tile, with the firs
 axis split in two around the middle loops): the tile sizes; whether the reduction accumulates
 in a ``local`` cache (the accumulator tile, attached at the parallel tile, whose innermost
 level is the register tile: its rows unrolled, its last axis vectorized); whether the
-innermost axis is vectorized; how many outer tile loops are fused into the parallel loop. An
+innermost axis is vectorized; how many outer tile loops are fused into the parallel loop; for a
+reduction, ``auto_unroll_max_step`` on that loop (0, 16, 64 or 512, with ``unroll_explicit``). An
 element-wise output of a reduction of its own
 shape (matmul + add, conv2d + bias + relu: the stages between read
 it at their own index and are inlined) is tiled the same way, the reduction itself being the
@@ -52,6 +53,8 @@ MAX_REGISTER_TILE = 512
 #: Accumulator tiles (the cache of a reduction, computed at the parallel loop's tile) of more
 #: elements are rejected (64 KiB of float32 on the stack of each thread).
 MAX_LOCAL_TILE = 16384
+#: The choices of ``auto_unroll_max_step`` on the parallel loop of a reduction (Ansor's for CPUs).
+AUTO_UNROLL = [0, 16, 64, 512]
 #: Vector loops of more lanes are rejected.
 MAX_VECTOR = 1024
 #: Configurations whose inlining puts more tensor reads into one expression are rejected (each
@@ -142,6 +145,7 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     cfg.define_knob("cache", [0, 1] if reduce else [0])
     cfg.define_knob("vectorize", [1, 0])
     cfg.define_knob("parallel_depth", [1, 2] if len(spatial) > 1 else [1])
+    cfg.define_knob("auto_unroll", AUTO_UNROLL if reduce else [0])
     reducer = op if op.reduce_axis else fused_reduction
     packable = _packable(reducer) if reducer is not None else {}
     if packable:
@@ -208,6 +212,9 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         cfg.raise_error(f"parallel loop of {math.prod(counts[:depth])} iterations for {CORES} cores")
     fused = s[out].fuse(*outer[:depth]) if depth > 1 else outer[0]
     s[out].parallel(fused)
+    if cfg["auto_unroll"].val:  # TVM's UnrollLoop writes out the small loops under it
+        s[out].pragma(fused, "auto_unroll_max_step", cfg["auto_unroll"].val)
+        s[out].pragma(fused, "unroll_explicit", True)
     tile_axis = [fused, *outer[depth:]][-1]
     # where a producer can be computed: after outer loop p (those fused into the parallel loop
     # are one loop); the same choices in every configuration

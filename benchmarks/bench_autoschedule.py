@@ -1,0 +1,164 @@
+"""The automatic scheduler against TVM's MetaSchedule and NumPy (run by hand):
+
+    /tmp/tvmenv/bin/python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [names...]
+    PYTHONPATH=. /tmp/tvmenv/bin/python benchmarks/bench_autoschedule.py [--trials 64] [--tvm DIR]
+        [--separate] [names...]
+
+The workloads of ``topi_workloads.AUTOSCHEDULE``. Ours: the auto-scheduler's space searched by
+its policy (``XGBTuner`` with the evolutionary search; rejected configurations cost no trial)
+for *trials* measurements, for ``"llvm -fast-math"`` (fused multiply-adds, as TVM's LLVM
+contracts); the untuned default (the computation built unscheduled); NumPy; and TVM's own
+compute tuned by MetaSchedule with the same trials (the libraries ``tvm_metaschedule_topi.py``
+leaves in ``DIR``, with its search time; the column is empty where TVM is not installed or
+the library is missing). The kernels alternate in one process on the same arrays, and every
+result is checked against NumPy's; ``--separate`` also times each in a process of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from bench_topi import _median_ms
+from topi_workloads import AUTOSCHEDULE
+
+import schedule as te
+import topi
+from lower import build
+from tune import auto_scheduler, autotvm
+
+TARGET = "llvm -fast-math"
+
+
+def _inputs(name: str) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    return [rng.uniform(-1, 1, s).astype("float32") for s in AUTOSCHEDULE[name][0]]
+
+
+def _task(name: str) -> Any:
+    shapes, make, _ = AUTOSCHEDULE[name]
+    placeholders = [te.placeholder(s, name=f"p{k}") for k, s in enumerate(shapes)]
+    return auto_scheduler.create(f"bench_autoschedule_{name}", [*placeholders, make(topi, te, *placeholders)],
+                                 TARGET)
+
+
+def tune(name: str, trials: int, log: str) -> float:
+    """Searches *name*'s space for *trials* measurements into *log*; the wall time."""
+    task = _task(name)
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=60),
+                                    runner=autotvm.LocalRunner(number=3, repeat=3, min_repeat_ms=40, timeout=30))
+    tuner = autotvm.tuner.XGBTuner(task, optimizer="evolution", seed=0)
+    tuner.screen = True
+    start = time.time()
+    tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    return time.time() - start
+
+
+def _ours(name: str, arrays: list[np.ndarray], log: str | None) -> tuple[Callable[[], Any], np.ndarray]:
+    """The best of *log* or, without one, the untuned default."""
+    if log is not None:
+        s, args = auto_scheduler.apply_best(_task(name), log)
+    else:
+        shapes, make, _ = AUTOSCHEDULE[name]
+        placeholders = [te.placeholder(sh, name=f"p{k}") for k, sh in enumerate(shapes)]
+        out = make(topi, te, *placeholders)
+        s, args = te.create_schedule(out.op), [*placeholders, out]
+    f = build(s, args, target=TARGET)
+    result = np.zeros([int(d) for d in args[-1].shape], "float32")
+    return lambda: f(*arrays, result), result
+
+
+def _tvm(name: str, arrays: list[np.ndarray], folder: pathlib.Path) -> tuple[Callable[[], Any], Any] | None:
+    try:
+        import tvm
+    except ImportError:
+        return None
+    path = folder / f"{name}.so"
+    if not path.exists():
+        return None
+    f = tvm.runtime.load_module(str(path))["main"]
+    dev = tvm.cpu()
+    args = [tvm.runtime.tensor(a, dev) for a in arrays]
+    out = tvm.runtime.empty(AUTOSCHEDULE[name][2](*arrays).shape, "float32", dev)
+    return (lambda: f(*args, out)), out
+
+
+def _peers(name: str, who: list[str], arrays: list[np.ndarray], log: str, folder: pathlib.Path) -> dict:
+    expected = AUTOSCHEDULE[name][2](*arrays)
+    made: dict[str, Any] = {}
+    for peer in who:
+        if peer == "ours":
+            made[peer] = _ours(name, arrays, log)
+        elif peer == "default":
+            made[peer] = _ours(name, arrays, None)
+        elif peer == "numpy":
+            made[peer] = (lambda: AUTOSCHEDULE[name][2](*arrays)), None
+        elif (tvm_made := _tvm(name, arrays, folder)) is not None:
+            made[peer] = tvm_made
+    runners = {}
+    for peer, (run, result) in made.items():
+        got = run() if result is None else (run(), result)[1]
+        got = got.numpy() if hasattr(got, "numpy") else got
+        np.testing.assert_allclose(got, expected, rtol=2e-3, atol=2e-3, err_msg=f"{peer} {name}")
+        runners[peer] = run
+    return runners
+
+
+def measure(name: str, who: list[str], rounds: int, log: str, folder: pathlib.Path) -> dict[str, float]:
+    """The median run time (ms) of each peer, the peers alternating round after round."""
+    runners = _peers(name, who, _inputs(name), log, folder)
+    samples: dict[str, list[float]] = {p: [] for p in runners}
+    for _ in range(rounds):
+        for peer, run in runners.items():
+            samples[peer].append(_median_ms(run, 5))
+    return {p: statistics.median(v) for p, v in samples.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=64)
+    parser.add_argument("--tvm", type=pathlib.Path, default=pathlib.Path("/tmp/tvm_ms"))
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--separate", action="store_true", help="also time each peer in its own process")
+    parser.add_argument("--only", help=argparse.SUPPRESS)  # one peer of one workload, as JSON
+    parser.add_argument("--log", help=argparse.SUPPRESS)
+    parser.add_argument("names", nargs="*", default=list(AUTOSCHEDULE))
+    args = parser.parse_args()
+    if args.only:
+        print(json.dumps(measure(args.names[0], [args.only], args.rounds, args.log, args.tvm).get(args.only)))
+        return
+    os.environ.setdefault("TEBOUND_CACHE_DIR", tempfile.mkdtemp(prefix="tebound_autoschedule_"))
+    print(f"{args.trials} trials; target {TARGET}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| workload | ours: search (s) | ours (ms) | untuned (ms) | MetaSchedule: search (s) | MetaSchedule (ms) "
+          "| NumPy (ms) | ours / best peer |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in args.names:
+        log = os.path.join(tempfile.mkdtemp(prefix="autoschedule_"), f"{name}.log")
+        search = tune(name, args.trials, log)
+        t = measure(name, ["ours", "default", "numpy", "tvm"], args.rounds, log, args.tvm)
+        info = args.tvm / f"{name}.json"
+        ms_search = json.loads(info.read_text())["search_s"] if info.exists() else float("nan")
+        best = min(v for p, v in t.items() if p in ("numpy", "tvm"))
+        print(f"| {name} | {search:.0f} | {t['ours']:.2f} | {t['default']:.2f} | {ms_search:.0f} | "
+              f"{t.get('tvm', float('nan')):.2f} | {t['numpy']:.2f} | {t['ours'] / best:.2f} |", flush=True)
+        if args.separate:
+            alone = {}
+            for peer in ("ours", "numpy", "tvm"):
+                out = subprocess.run([sys.executable, __file__, "--only", peer, "--log", log, "--tvm", str(args.tvm),
+                                      "--rounds", str(args.rounds), name], capture_output=True, text=True)
+                alone[peer] = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-200:]
+            print(f"  each in its own process (ms): {alone}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
