@@ -14,7 +14,6 @@ import pytest
 import schedule as te
 from lower import build, lower
 from tune import auto_scheduler
-from tune.auto_scheduler.sketch import CORES
 from tune.autotvm.measure import MeasureInput, MeasureResult, measure_option
 from tune.autotvm.space import InstantiationError
 
@@ -107,17 +106,18 @@ def one_row_matmul(n):
 
 def test_configurations_the_sketch_rejects_cost_no_trial(tmp_path):
     # one row: with the parallel loop over the rows alone (parallel_depth 1), 1 iteration for
-    # CORES cores, which the sketch rejects wherever the columns' tiles would give as many
+    # CORES cores, which the sketch rejects wherever the columns' tiles would give as many (and
+    # vector loops of fewer than 8 lanes, everywhere)
     task = auto_scheduler.SearchTask(func=one_row_matmul, args=(64,), target="llvm")
     space = task.tuning_task.config_space
+    sample = range(0, len(space), 7)
     rejected = 0
-    for index in range(len(space)):
+    for index in sample:
         try:
             task.tuning_task.instantiate(space.get(index))
-        except InstantiationError as e:
-            rejected += "parallel loop of 1 iterations" in str(e)
-    if CORES > 1:
-        assert rejected > len(space) // 4
+        except InstantiationError:
+            rejected += 1
+    assert rejected > len(sample) // 4
     log = str(tmp_path / "log.json")
     tuner = auto_scheduler.SketchPolicy(task, auto_scheduler.RandomModel(), seed=3).make_tuner()
     tuner.tune(24, measure_option("local", "local"), callbacks=[auto_scheduler.RecordToFile(log)])
@@ -125,8 +125,7 @@ def test_configurations_the_sketch_rejects_cost_no_trial(tmp_path):
     assert tuner.trials == len(records) == 24  # the budget was spent on built configurations
     assert all(res.error_no == 0 for _, res in records)
     assert len(tuner.visited) == 24 + tuner.rejected
-    if CORES > 1:
-        assert tuner.rejected > 0
+    assert tuner.rejected > 0
     s, args = task.apply_best(log)
     rng = np.random.default_rng(4)
     a, b = rng.random((1, 64)).astype("float32"), rng.random((64, 64)).astype("float32")

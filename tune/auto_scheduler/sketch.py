@@ -19,12 +19,13 @@ reduction reads along its last axis in one dimension and along the reduction in 
 of a matmul, a dense layer's weights) may be copied once in panels of the register tile's
 columns (``pack_<name>``), so that the innermost loop reads it contiguously. Configurations
 the backend would choke on (a register tile of more than 512 elements, an accumulator tile of
-more than 16384, a vector loop of more than 1024 lanes or reading an unpacked input with a
-stride, a parallel loop of fewer iterations than cores where the tiles allow as many) are
-rejected before building. A register tile may instead be vectorized along another axis
-(``vector_axis``): each input it reads with that axis' variable in a dimension other than its
-last is then copied at the parallel loop with that dimension innermost (TVM's NCHWc filters,
-a transposed operand), and the tile is stored with that axis innermost.
+more than 16384, a vector loop of more than 1024 lanes, of a reduction's tile with fewer than
+8 where the axis has 8, or reading an unpacked input with a stride, a parallel loop of fewer
+iterations than cores where the tiles allow as many) are rejected before building. A register
+tile may instead be vectorized along another axis (``vector_axis``): each input it reads with
+that axis' variable in a dimension other than its last is then copied at the parallel loop
+with that dimension innermost (TVM's NCHWc filters, a transposed operand), and the tile is
+stored with that axis innermost.
 
 ``create(name, args)`` makes the task; ``apply_best(task, log)`` the best schedule found.
 """
@@ -57,6 +58,9 @@ MAX_LOCAL_TILE = 16384
 AUTO_UNROLL = [0, 16, 64, 512]
 #: Vector loops of more lanes are rejected.
 MAX_VECTOR = 1024
+#: A reduction's vector loops of fewer lanes (a 256-bit vector of float32) are rejected where
+#: the axis has as many: they leave most of each vector register empty.
+MIN_VECTOR = 8
 #: Configurations whose inlining puts more tensor reads into one expression are rejected (each
 #: inlined stencil multiplies them: 16 three-point stencils inlined in a row make 43 million).
 MAX_INLINED_READS = 1024
@@ -164,6 +168,9 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         cfg.raise_error(f"vector loop of {inners[vector_axis]} lanes")
     if vectorize and inners[-1] > MAX_VECTOR:
         cfg.raise_error(f"vector loop of {inners[-1]} lanes")
+    lane_axis = vector_axis if packing else len(spatial) - 1
+    if reduce and vectorize and inners[lane_axis] < min(MIN_VECTOR, _extent(spatial[lane_axis])):
+        cfg.raise_error(f"vector loop of {inners[lane_axis]} lanes where {MIN_VECTOR} fit")
     if cached and math.prod(inners) > MAX_REGISTER_TILE:
         cfg.raise_error(f"register tile of {math.prod(inners)} elements")
     if cached and math.prod(tiles) > MAX_LOCAL_TILE:
