@@ -187,6 +187,21 @@ def test_a_reduction_is_tiled_in_four_levels_and_its_columns_read_from_panels():
     np.testing.assert_allclose(got, expected, rtol=1e-5)
 
 
+def test_an_input_marked_layout_free_is_always_packed():
+    """TVM's tutorial marks B of its matmul ``layout_free_placeholders``: every configuration
+    packs it; without the mark, packing is a knob."""
+    n = 32
+    A, B, D = (te.placeholder((n, n), name=x) for x in "ABD")
+    k = te.reduce_axis((0, n), name="k")
+    mm = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul",
+                    attrs={"layout_free_placeholders": [B]})
+    out = te.compute((n, n), lambda i, j: mm[i, j] + D[i, j], name="out")
+    space = auto_scheduler.create("test_layout_free", [A, B, D, out]).config_space
+    assert [space.space_map["pack_B"][i].val for i in range(len(space.space_map["pack_B"]))] == [1]
+    unmarked = auto_scheduler.create("test_layout_unmarked", WORKLOADS["matmul_add"]()[0]).config_space  # n 32
+    assert len(unmarked.space_map["pack_B"]) == 2 and len(unmarked) == 2 * len(space)
+
+
 def test_a_register_tile_vectorized_along_the_output_channels_packs_the_filters():
     """vector_axis 1 of conv2d + bias + relu: the filters are copied channel-innermost at the
     parallel loop (TVM's NCHWc), the tile is stored channels-innermost, and the result is

@@ -17,7 +17,9 @@ an injective stage is inlined, computed at the output's tile, or computed at the
 reduction split into 8 or 16 partial results side by side (rfactor) or not. An input the
 reduction reads along its last axis in one dimension and along the reduction in another (B
 of a matmul, a dense layer's weights) may be copied once in panels of the register tile's
-columns (``pack_<name>``), so that the innermost loop reads it contiguously. Configurations
+columns (``pack_<name>``; always, if the computation lists it in its
+``layout_free_placeholders`` attribute, as TVM's tutorial marks B), so that the innermost loop
+reads it contiguously. Configurations
 the backend would choke on (a register tile of more than 512 elements, an accumulator tile of
 more than 16384, a vector loop of more than 1024 lanes, of a reduction's tile with fewer than
 8 where the axis has 8, or reading an unpacked input with a stride, a parallel loop of fewer
@@ -155,8 +157,10 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     if packable:
         cfg.define_knob("vector_axis", [len(spatial) - 1, *sorted(packable)])
     panels = _panel_inputs(reducer) if reducer is not None else []
-    for tensor, _ in panels:
-        cfg.define_knob(f"pack_{tensor.name}", [0, 1])
+    marked = reducer.attrs.get("layout_free_placeholders", []) if reducer is not None else []
+    free = {id(t.op) for t in marked if hasattr(t, "op")}
+    for tensor, _ in panels:  # an input the computation marks layout-free is always packed
+        cfg.define_knob(f"pack_{tensor.name}", [1] if id(tensor.op) in free else [0, 1])
     sizes = [cfg[f"tile_{i}"].size for i in range(len(spatial))]
     tiles = [math.prod(size[1:]) for size in sizes]  # the parallel loops' tile
     inners = [size[-1] for size in sizes]  # the register tile (the whole tile with two levels)
@@ -306,7 +310,7 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     if (reads := _inlined_reads(stages, inlined)) > MAX_INLINED_READS:
         cfg.raise_error(f"inlining makes an expression of {reads} tensor reads")
     copied = {id(t.op) for t, _ in packable.get(vector_axis, [])} if packing else set()
-    for tensor, dim in packed_panels:  # copied once, in panels of the register tile's columns
+    for tensor, dim in packed_panels if cfg.valid() else []:  # copied once, in panels of the register tile's columns
         if id(tensor.op) in copied:
             continue
         readers = [st for st in s.stages if getattr(st.op, "reduce_axis", ()) and
