@@ -79,9 +79,9 @@ KNOBS = {
     "blur": ["tile_0", "tile_1", "cache", "vectorize", "parallel_depth", "auto_unroll", "place_bx"],
     # the reduction an element-wise output reads is tiled with it (tile_k, cache: fused at the tile)
     "matmul_add": ["tile_0", "tile_1", "tile_k", "cache", "vectorize", "parallel_depth", "auto_unroll", "vector_axis",
-                   "pack_B", "at_matmul", "rfactor_matmul"],
+                   "pack_B"],
     "conv_bias_relu": ["tile_0", "tile_1", "tile_2", "tile_3", "tile_k", "cache", "vectorize", "parallel_depth",
-                       "auto_unroll", "vector_axis", "at_conv2d_nchw", "rfactor_conv2d_nchw", "place_pad_temp"],
+                       "auto_unroll", "vector_axis", "place_pad_temp"],
 }
 
 

@@ -11,7 +11,8 @@ reduction, ``auto_unroll_max_step`` on that loop (0, 16, 64 or 512, with ``unrol
 element-wise output of a reduction of its own
 shape (matmul + add, conv2d + bias + relu: the stages between read
 it at their own index and are inlined) is tiled the same way, the reduction itself being the
-accumulator tile computed at the output's tile (``cache`` 1), or placed as any other reduction. For every other stage:
+accumulator tile computed at the output's tile (``cache`` is then 1 in every configuration). For
+every other stage:
 an injective stage is inlined, computed at the output's tile, or computed at the root
 (parallel, vectorized); a reduction is computed at one of the output's outer loops, its
 reduction split into 8 or 16 partial results side by side (rfactor) or not. An input the
@@ -148,7 +149,9 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         cfg.define_split(f"tile_{i}", iv, num_outputs=levels)
     if reduce:
         cfg.define_split("tile_k", reduce[0], num_outputs=2)
-    cfg.define_knob("cache", [0, 1] if reduce else [0])
+    # a reduction under an element-wise output is always tiled with it (Ansor's multi-level
+    # tiling with fusion); left to be placed as any other stage, its loops stay untiled
+    cfg.define_knob("cache", [1] if fused_reduction is not None else [0, 1] if reduce else [0])
     cfg.define_knob("vectorize", [1, 0])
     cfg.define_knob("parallel_depth", [1, 2] if len(spatial) > 1 else [1])
     cfg.define_knob("auto_unroll", AUTO_UNROLL if reduce else [0])
@@ -284,6 +287,9 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
             if len(s[producer].op.axis) > 1 or position[id(producer)] >= 0:
                 s[producer].vectorize(s[producer].op.axis[-1])
             continue
+        if producer is fused_reduction:  # the accumulator tile, placed above
+            position[id(producer)] = len(outer) - 1
+            continue
         if placed < MAX_PLACED:
             placed += 1
             cfg.define_knob(f"at_{name}", list(range(len(anchors))))
@@ -292,9 +298,6 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
             at, lanes = min(cfg[f"at_{name}"].val, limit), cfg[f"rfactor_{name}"].val
         else:
             at, lanes = -1, 0
-        if cached and producer is fused_reduction:  # the register tile, placed above
-            position[id(producer)] = len(outer) - 1
-            continue
         position[id(producer)] = at
         rf = None
         if lanes:
