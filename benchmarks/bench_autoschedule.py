@@ -2,7 +2,7 @@
 
     /tmp/tvmenv/bin/python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [names...]
     PYTHONPATH=. /tmp/tvmenv/bin/python benchmarks/bench_autoschedule.py [--trials 64] [--tvm DIR]
-        [--separate] [names...]
+        [--logs DIR] [--separate] [names...]
 
 The workloads of ``topi_workloads.AUTOSCHEDULE``. Ours: the auto-scheduler's space searched by
 its policy (``XGBTuner`` with the evolutionary search; rejected configurations cost no trial)
@@ -131,6 +131,8 @@ def main() -> None:
     parser.add_argument("--tvm", type=pathlib.Path, default=pathlib.Path("/tmp/tvm_ms"))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--separate", action="store_true", help="also time each peer in its own process")
+    parser.add_argument("--logs", type=pathlib.Path, help="keep the tuning logs here; a workload whose log is "
+                        "there already is timed from it, not tuned again")
     parser.add_argument("--only", help=argparse.SUPPRESS)  # one peer of one workload, as JSON
     parser.add_argument("--log", help=argparse.SUPPRESS)
     parser.add_argument("names", nargs="*", default=list(AUTOSCHEDULE))
@@ -144,8 +146,12 @@ def main() -> None:
           "| NumPy (ms) | ours / best peer |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.names:
-        log = os.path.join(tempfile.mkdtemp(prefix="autoschedule_"), f"{name}.log")
-        search = tune(name, args.trials, log)
+        folder = args.logs or pathlib.Path(tempfile.mkdtemp(prefix="autoschedule_"))
+        folder.mkdir(parents=True, exist_ok=True)
+        log, searched = str(folder / f"{name}.log"), folder / f"{name}.search.json"
+        if not searched.exists():
+            searched.write_text(json.dumps({"search_s": tune(name, args.trials, log)}))
+        search = json.loads(searched.read_text())["search_s"]
         t = measure(name, ["ours", "default", "numpy", "tvm"], args.rounds, log, args.tvm)
         info = args.tvm / f"{name}.json"
         ms_search = json.loads(info.read_text())["search_s"] if info.exists() else float("nan")

@@ -7,7 +7,7 @@ axis split in two around the middle loops): the tile sizes; whether the reductio
 in a ``local`` cache (the accumulator tile, attached at the parallel tile, whose innermost
 level is the register tile: its rows unrolled, its last axis vectorized); whether the
 innermost axis is vectorized; how many outer tile loops are fused into the parallel loop; for a
-reduction, ``auto_unroll_max_step`` on that loop (0, 16, 64 or 512, with ``unroll_explicit``). An
+reduction, ``auto_unroll_max_step`` on that loop (0, 16 or 64, with ``unroll_explicit``). An
 element-wise output of a reduction of its own
 shape (matmul + add, conv2d + bias + relu: the stages between read
 it at their own index and are inlined) is tiled the same way, the reduction itself being the
@@ -57,8 +57,9 @@ MAX_REGISTER_TILE = 512
 #: Accumulator tiles (the cache of a reduction, computed at the parallel loop's tile) of more
 #: elements are rejected (64 KiB of float32 on the stack of each thread).
 MAX_LOCAL_TILE = 16384
-#: The choices of ``auto_unroll_max_step`` on the parallel loop of a reduction (Ansor's for CPUs).
-AUTO_UNROLL = [0, 16, 64, 512]
+#: The choices of ``auto_unroll_max_step`` on the parallel loop of a reduction: Ansor's for CPUs
+#: but 512, whose explicit unrolling of a 4-level tile took 87 s to lower and compile (64: 0.4 s).
+AUTO_UNROLL = [0, 16, 64]
 #: Vector loops of more lanes are rejected.
 MAX_VECTOR = 1024
 #: A reduction's vector loops of fewer lanes (a 256-bit vector of float32) are rejected where
