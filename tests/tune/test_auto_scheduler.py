@@ -202,6 +202,35 @@ def test_an_input_marked_layout_free_is_always_packed():
     assert len(unmarked.space_map["pack_B"]) == 2 and len(unmarked) == 2 * len(space)
 
 
+def test_an_input_read_once_is_not_packed():
+    """A dense layer of batch 1 reads each weight once: copying the weights in panels costs
+    what the reads cost, so no configuration packs them, though topi marks them layout-free;
+    every configuration the sketch builds computes NumPy's product."""
+    X, W = te.placeholder((1, 64), name="X"), te.placeholder((32, 64), name="W")
+    out = topi.nn.dense(X, W)
+    task = auto_scheduler.create("test_dense_once", [X, W, out])
+    space = task.config_space
+    assert W in out.op.attrs["layout_free_placeholders"]
+    assert [space.space_map["pack_W"][i].val for i in range(len(space.space_map["pack_W"]))] == [0]
+    rng = np.random.default_rng(8)
+    x, w = rng.random((1, 64)).astype("float32"), rng.random((32, 64)).astype("float32")
+    built = 0
+    for index in range(0, len(space), max(1, len(space) // 300)):
+        config = space.get(index)
+        try:
+            s, a = task.instantiate(config)
+        except autotvm.InstantiationError:
+            continue
+        assert not any(st.op.name == "W.global" for st in s.stages)
+        got = np.full((1, 32), np.nan, "float32")
+        build(s, a)(x, w, got)
+        np.testing.assert_allclose(got, x @ w.T, rtol=1e-5)
+        built += 1
+        if built == 6:
+            break
+    assert built == 6
+
+
 def test_a_register_tile_vectorized_along_the_output_channels_packs_the_filters():
     """vector_axis 1 of conv2d + bias + relu: the filters are copied channel-innermost at the
     parallel loop (TVM's NCHWc), the tile is stored channels-innermost, and the result is

@@ -18,9 +18,9 @@ an injective stage is inlined, computed at the output's tile, or computed at the
 reduction split into 8 or 16 partial results side by side (rfactor) or not. An input the
 reduction reads along its last axis in one dimension and along the reduction in another (B
 of a matmul, a dense layer's weights) may be copied once in panels of the register tile's
-columns (``pack_<name>``; always, if the computation lists it in its
-``layout_free_placeholders`` attribute, as TVM's tutorial marks B), so that the innermost loop
-reads it contiguously. Configurations
+columns (``pack_<name>``; never for an input whose elements are each read fewer than 4
+times; otherwise always, if the computation lists it in its ``layout_free_placeholders``
+attribute, as TVM's tutorial marks B), so that the innermost loop reads it contiguously. Configurations
 the backend would choke on (a register tile of more than 512 elements, an accumulator tile of
 more than 16384, a vector loop of more than 1024 lanes, of a reduction's tile with fewer than
 8 where the axis has 8, or reading an unpacked input with a stride, a parallel loop of fewer
@@ -42,6 +42,7 @@ from typing import Any
 
 from bound.operation.access import body_reads
 from schedule import PlaceholderOp, Tensor, arith, create_schedule
+from schedule.ir.functor import free_vars
 from schedule.operation.compute import ComputeOp
 from schedule.schedule.auto_inline import is_injective
 from tune.autotvm.history import ApplyHistoryBest
@@ -60,6 +61,9 @@ MAX_LOCAL_TILE = 16384
 #: The choices of ``auto_unroll_max_step`` on the parallel loop of a reduction: Ansor's for CPUs
 #: but 512, whose explicit unrolling of a 4-level tile took 87 s to lower and compile (64: 0.4 s).
 AUTO_UNROLL = [0, 16, 64]
+#: Panels of an input that each of its elements is read fewer times from are rejected: the copy
+#: costs as much as the reads it makes contiguous (a dense layer of batch 1 reads its weights once).
+MIN_PANEL_REUSE = 4
 #: Vector loops of more lanes are rejected.
 MAX_VECTOR = 1024
 #: A reduction's vector loops of fewer lanes (a 256-bit vector of float32) are rejected where
@@ -163,8 +167,10 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     panels = _panel_inputs(reducer) if reducer is not None else []
     marked = reducer.attrs.get("layout_free_placeholders", []) if reducer is not None else []
     free = {id(t.op) for t in marked if hasattr(t, "op")}
-    for tensor, _ in panels:  # an input the computation marks layout-free is always packed
-        cfg.define_knob(f"pack_{tensor.name}", [1] if id(tensor.op) in free else [0, 1])
+    for tensor, _ in panels:  # an input the computation marks layout-free is always packed,
+        # one whose elements are each read only a few times never
+        choices = [0] if _reuse(reducer, tensor) < MIN_PANEL_REUSE else [1] if id(tensor.op) in free else [0, 1]
+        cfg.define_knob(f"pack_{tensor.name}", choices)
     sizes = [cfg[f"tile_{i}"].size for i in range(len(spatial))]
     tiles = [math.prod(size[1:]) for size in sizes]  # the parallel loops' tile
     inners = [size[-1] for size in sizes]  # the register tile (the whole tile with two levels)
@@ -350,6 +356,13 @@ def _packable(reducer: Any) -> dict[int, list[tuple[Tensor, int]]]:
                 if index is v and (acc.tensor, dim) not in out.get(k, []):
                     out.setdefault(k, []).append((acc.tensor, dim))
     return out
+
+
+def _reuse(reducer: Any, tensor: Tensor) -> int:
+    """How many times *reducer* reads each element of *tensor*: the product of its spatial
+    axes that no index of *tensor* uses."""
+    used = {id(v) for acc in body_reads(reducer.body, [tensor]) for v in free_vars(list(acc.indices))}
+    return math.prod(_extent(iv) for iv in reducer.axis if id(iv.var) not in used)
 
 
 def _panel_inputs(reducer: Any) -> list[tuple[Tensor, int]]:
