@@ -1,4 +1,5 @@
-"""The matmul the tuning tests schedule, and TVM's autotvm_matmul_x86 tutorial template on it."""
+"""The matmul the tuning tests schedule, TVM's autotvm_matmul_x86 tutorial template on it, and
+a small template of its columns' split and vectorization (the executors' tests)."""
 
 from __future__ import annotations
 
@@ -30,4 +31,19 @@ def tutorial_matmul(N, L, M, dtype):
     xo, xi = cfg["tile_x"].apply(s, C, x)
     s[C].reorder(yo, xo, k, yi, xi)
     cfg.add_flop(2 * N * L * M)
+    return s, [A, B, C]
+
+
+@autotvm.template("tests/columns_matmul")
+def columns_matmul(n):
+    """The columns split (a knob) and their inner loop vectorized or not (a knob)."""
+    A, B, C = matmul(n)
+    s = te.create_schedule(C.op)
+    y, x = s[C].op.axis
+    cfg = autotvm.get_config()
+    cfg.define_split("tile_x", x, num_outputs=2)
+    xo, xi = cfg["tile_x"].apply(s, C, x)
+    cfg.define_knob("vectorize", [0, 1])
+    if cfg["vectorize"].val:
+        s[C].vectorize(xi)
     return s, [A, B, C]

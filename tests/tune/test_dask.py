@@ -13,7 +13,6 @@ import time
 import numpy as np
 import pytest
 
-import schedule as te
 from lower import build
 from lower.backend.c.compile import find_compiler
 from tune import DaskExecutor, autotvm
@@ -44,23 +43,9 @@ def test_jobs_end_as_they_do_locally(dask):
     assert time.perf_counter() - start < 60
 
 
-@autotvm.template("test_dask/matmul")
-def matmul(n):
-    A, B, C = templates.matmul(n)
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    cfg = autotvm.get_config()
-    cfg.define_split("tile_x", x, num_outputs=2)
-    xo, xi = cfg["tile_x"].apply(s, C, x)
-    cfg.define_knob("vectorize", [0, 1])
-    if cfg["vectorize"].val:
-        s[C].vectorize(xi)
-    return s, [A, B, C]
-
-
 def test_a_tuning_on_the_cluster_logs_as_a_local_one(dask, tmp_path):
     n = 32
-    task = autotvm.task.create("test_dask/matmul", args=(n,))
+    task = autotvm.task.create("tests/columns_matmul", args=(n,))
     option = autotvm.measure_option(builder=autotvm.LocalBuilder(executor=dask),
                                     runner=autotvm.LocalRunner(number=2, repeat=2, executor=dask, check_correctness=True))
     log = tmp_path / "dask.log"
@@ -71,7 +56,7 @@ def test_a_tuning_on_the_cluster_logs_as_a_local_one(dask, tmp_path):
     assert [x["config"]["index"] for x in lines] == list(range(5))
     assert all(x["result"][1] == 0 and len(x["result"][0]) == 2 for x in lines)
     with autotvm.apply_history_best(str(log)):
-        s, args = matmul(n)
+        s, args = templates.columns_matmul(n)
     rng = np.random.default_rng(0)
     a, b = rng.random((n, n)).astype("float32"), rng.random((n, n)).astype("float32")
     c = np.full((n, n), np.nan, "float32")

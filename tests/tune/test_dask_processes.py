@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import lower
-import schedule as te
 from lower.backend.c.compile import find_compiler
 from tune import DaskExecutor, autotvm
 
@@ -27,20 +26,6 @@ from . import templates
 
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
-
-
-@autotvm.template("test_dask_processes/matmul")
-def matmul(n):
-    A, B, C = templates.matmul(n)
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    cfg = autotvm.get_config()
-    cfg.define_split("tile_x", x, num_outputs=2)
-    xo, xi = cfg["tile_x"].apply(s, C, x)
-    cfg.define_knob("vectorize", [0, 1])
-    if cfg["vectorize"].val:
-        s[C].vectorize(xi)
-    return s, [A, B, C]
 
 
 class _Cluster:
@@ -112,7 +97,7 @@ def _option(executor, min_repeat_ms):
 
 
 def _tune(path, executor, trials, callbacks=(), min_repeat_ms=0):
-    task = autotvm.task.create("test_dask_processes/matmul", args=(32,))
+    task = autotvm.task.create("tests/columns_matmul", args=(32,))
     tuner = autotvm.tuner.GridSearchTuner(task)
     tuner.tune(n_trial=trials, measure_option=_option(executor, min_repeat_ms),
                callbacks=[autotvm.callback.log_to_file(str(path)), *callbacks])
@@ -123,7 +108,7 @@ def _tune(path, executor, trials, callbacks=(), min_repeat_ms=0):
 
 def _best_computes_the_product(path) -> None:
     with autotvm.apply_history_best(str(path)):
-        s, args = matmul(32)
+        s, args = templates.columns_matmul(32)
     rng = np.random.default_rng(0)
     a, b = rng.random((32, 32)).astype("float32"), rng.random((32, 32)).astype("float32")
     c = np.full((32, 32), np.nan, "float32")
