@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from bench_topi import _median_ms
+from bench_topi import alternate, tvm_library
 from topi_workloads import AUTOSCHEDULE
 
 import schedule as te
@@ -45,11 +44,15 @@ def _inputs(name: str) -> list[np.ndarray]:
     return [rng.uniform(-1, 1, s).astype("float32") for s in AUTOSCHEDULE[name][0]]
 
 
-def _task(name: str) -> Any:
+def _tensors(name: str) -> list[Any]:
+    """The inputs and the output of *name*'s computation."""
     shapes, make, _ = AUTOSCHEDULE[name]
     placeholders = [te.placeholder(s, name=f"p{k}") for k, s in enumerate(shapes)]
-    return auto_scheduler.create(f"bench_autoschedule_{name}", [*placeholders, make(topi, te, *placeholders)],
-                                 TARGET)
+    return [*placeholders, make(topi, te, *placeholders)]
+
+
+def _task(name: str) -> Any:
+    return auto_scheduler.create(f"bench_autoschedule_{name}", _tensors(name), TARGET)
 
 
 def tune(name: str, trials: int, log: str) -> float:
@@ -70,59 +73,26 @@ def _ours(name: str, arrays: list[np.ndarray], log: str | None) -> tuple[Callabl
     if log is not None:
         s, args = auto_scheduler.apply_best(_task(name), log)
     else:
-        shapes, make, _ = AUTOSCHEDULE[name]
-        placeholders = [te.placeholder(sh, name=f"p{k}") for k, sh in enumerate(shapes)]
-        out = make(topi, te, *placeholders)
-        s, args = te.create_schedule(out.op), [*placeholders, out]
+        args = _tensors(name)
+        s = te.create_schedule(args[-1].op)
     f = build(s, args, target=TARGET)
     result = np.zeros([int(d) for d in args[-1].shape], "float32")
     return lambda: f(*arrays, result), result
 
 
-def _tvm(name: str, arrays: list[np.ndarray], folder: pathlib.Path) -> tuple[Callable[[], Any], Any] | None:
-    try:
-        import tvm
-    except ImportError:
-        return None
-    path = folder / f"{name}.so"
-    if not path.exists():
-        return None
-    f = tvm.runtime.load_module(str(path))["main"]
-    dev = tvm.cpu()
-    args = [tvm.runtime.tensor(a, dev) for a in arrays]
-    out = tvm.runtime.empty(AUTOSCHEDULE[name][2](*arrays).shape, "float32", dev)
-    return (lambda: f(*args, out)), out
-
-
-def _peers(name: str, who: list[str], arrays: list[np.ndarray], log: str, folder: pathlib.Path) -> dict:
+def measure(name: str, who: list[str], rounds: int, log: str, folder: pathlib.Path) -> dict[str, float]:
+    """The median run time (ms) of each peer, the peers alternating round after round."""
+    arrays = _inputs(name)
     expected = AUTOSCHEDULE[name][2](*arrays)
     made: dict[str, Any] = {}
     for peer in who:
-        if peer == "ours":
-            made[peer] = _ours(name, arrays, log)
-        elif peer == "default":
-            made[peer] = _ours(name, arrays, None)
+        if peer in ("ours", "default"):
+            made[peer] = _ours(name, arrays, log if peer == "ours" else None)
         elif peer == "numpy":
             made[peer] = (lambda: AUTOSCHEDULE[name][2](*arrays)), None
-        elif (tvm_made := _tvm(name, arrays, folder)) is not None:
-            made[peer] = tvm_made
-    runners = {}
-    for peer, (run, result) in made.items():
-        got = run() if result is None else (run(), result)[1]
-        got = got.numpy() if hasattr(got, "numpy") else got
-        np.testing.assert_allclose(got, expected, rtol=2e-3, atol=2e-3, err_msg=f"{peer} {name}")
-        runners[peer] = run
-    return runners
-
-
-def measure(name: str, who: list[str], rounds: int, log: str, folder: pathlib.Path) -> dict[str, float]:
-    """The median run time (ms) of each peer, the peers alternating round after round."""
-    runners = _peers(name, who, _inputs(name), log, folder)
-    samples: dict[str, list[float]] = {p: [] for p in runners}
-    for _ in range(rounds):
-        for peer, run in runners.items():
-            samples[peer].append(_median_ms(run, 5))
-    return {p: statistics.median(v) for p, v in samples.items()}
+        elif (library := tvm_library(folder / f"{name}.so", arrays, expected.shape)) is not None:
+            made[peer] = library
+    return alternate(made, expected, rounds, tol=2e-3)
 
 
 def main() -> None:

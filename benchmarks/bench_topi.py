@@ -79,21 +79,25 @@ def numpy_peer(name: str, arrays: list[np.ndarray]) -> tuple[Callable[[], Any], 
     return softmax, None
 
 
-def tvm_peer(name: str, arrays: list[np.ndarray], folder: pathlib.Path) -> tuple[Callable[[], Any], Any] | None:
+def tvm_library(path: pathlib.Path, arrays: list[np.ndarray],
+                shape: tuple[int, ...]) -> tuple[Callable[[], Any], Any] | None:
+    """A call of the ``main`` of TVM's library at *path* on *arrays*, and its output of *shape*;
+    None where TVM is not installed or the library is missing."""
     try:
         import tvm
     except ImportError:
         return None
-    path = folder / f"{name}.so"
     if not path.exists():
         return None
-    lib = tvm.runtime.load_module(str(path))
+    f = tvm.runtime.load_module(str(path))["main"]
     dev = tvm.cpu()
     args = [tvm.runtime.tensor(a, dev) for a in arrays]
-    expected = numpy_peer(name, arrays)[0]()
-    out = tvm.runtime.empty(expected.shape, "float32", dev)
-    f = lib["main"]
+    out = tvm.runtime.empty(shape, "float32", dev)
     return (lambda: f(*args, out)), out
+
+
+def tvm_peer(name: str, arrays: list[np.ndarray], folder: pathlib.Path) -> tuple[Callable[[], Any], Any] | None:
+    return tvm_library(folder / f"{name}.so", arrays, numpy_peer(name, arrays)[0]().shape)
 
 
 def _median_ms(run: Callable[[], Any], repeat: int) -> float:
@@ -105,25 +109,29 @@ def _median_ms(run: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def measure(name: str, who: list[str], rounds: int, folder: pathlib.Path) -> dict[str, float]:
-    arrays = _inputs(name)
-    expected = numpy_peer(name, arrays)[0]()
+def alternate(made: dict[str, Any], expected: np.ndarray, rounds: int, tol: float = 1e-3) -> dict[str, float]:
+    """The median run time (ms) of each peer of *made* (name -> (run, its output, or None if run
+    returns it)), each first checked against *expected*; the peers alternate round after round."""
     runners: dict[str, Callable[[], Any]] = {}
-    for peer in who:
-        made = ours(name, arrays) if peer == "ours" else ours(name, arrays, True) if peer == "ours-fast" \
-            else numpy_peer(name, arrays) if peer == "numpy" else tvm_peer(name, arrays, folder)
-        if made is None:
-            continue
-        run, result = made
+    for peer, (run, result) in made.items():
         got = run() if result is None else (run(), result)[1]
         got = got.numpy() if hasattr(got, "numpy") else got
-        np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3, err_msg=f"{peer} {name}")
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=peer)
         runners[peer] = run
     samples: dict[str, list[float]] = {p: [] for p in runners}
     for _ in range(rounds):  # alternating: each round times every peer once more
         for peer, run in runners.items():
             samples[peer].append(_median_ms(run, 5))
     return {p: statistics.median(v) for p, v in samples.items()}
+
+
+def measure(name: str, who: list[str], rounds: int, folder: pathlib.Path) -> dict[str, float]:
+    arrays = _inputs(name)
+    made = {}
+    for peer in who:
+        made[peer] = ours(name, arrays) if peer == "ours" else ours(name, arrays, True) if peer == "ours-fast" \
+            else numpy_peer(name, arrays) if peer == "numpy" else tvm_peer(name, arrays, folder)
+    return alternate({p: m for p, m in made.items() if m is not None}, numpy_peer(name, arrays)[0](), rounds)
 
 
 def main() -> None:
