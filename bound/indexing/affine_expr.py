@@ -303,7 +303,8 @@ def uses_symbol(e: AffineExpr, k: int) -> bool:
 
 
 def evaluate(e: AffineExpr, dims: Sequence[int], symbols: Sequence[int]) -> int:
-    """The value of *e* (floor semantics for floordiv and mod)."""
+    """The value of *e*: floor division, ceiling division, and XLA's mod (``a mod b`` is in
+    ``[0, |b|)``, so for b < 0 it is not ``a - (a floordiv b) * b``)."""
     if isinstance(e, Const):
         return e.value
     if isinstance(e, Dim):
@@ -320,7 +321,7 @@ def evaluate(e: AffineExpr, dims: Sequence[int], symbols: Sequence[int]) -> int:
         return a // b
     if e.op == Kind.CEILDIV:
         return -((-a) // b)
-    return a % b
+    return a % abs(b)  # XLA's mod: in [0, |b|) whatever the divisor's sign
 
 
 # -- printing -------------------------------------------------------------------------------
@@ -330,10 +331,18 @@ _SPELLING = {Kind.ADD: " + ", Kind.MUL: " * ", Kind.FLOORDIV: " floordiv ", Kind
 
 
 def print_expr(e: AffineExpr, dim_name: Callable[[int], str], symbol_name: Callable[[int], str]) -> str:
-    """*e* as MLIR prints it, with the given names for dims and symbols."""
+    """*e* as XLA HEAD prints it (MLIR's spelling, XLA's brackets), with the given names."""
     out: list[str] = []
     _print(e, False, dim_name, symbol_name, out)
     return "".join(out)
+
+
+def _chains_left(lhs: AffineExpr, op: Kind) -> bool:
+    """XLA HEAD prints the left operand of *op* bare when it is a negation (``-d0 mod 2``) or
+    the same operator (``d0 mod 20 mod 7``); any other product, division or mod is bracketed."""
+    if not isinstance(lhs, Binary):
+        return False
+    return lhs.op == op or (lhs.op == Kind.MUL and const_value(lhs.rhs) == -1)
 
 
 def _print(e: AffineExpr, strong: bool, dn: Callable[[int], str], sn: Callable[[int], str],
@@ -356,7 +365,7 @@ def _print(e: AffineExpr, strong: bool, dn: Callable[[int], str], sn: Callable[[
             out.append("-")
             _print(lhs, True, dn, sn, out)
         else:
-            _print(lhs, True, dn, sn, out)
+            _print(lhs, not _chains_left(lhs, e.op), dn, sn, out)
             out.append(_SPELLING[e.op])
             _print(rhs, True, dn, sn, out)
         if strong:
@@ -370,7 +379,7 @@ def _print(e: AffineExpr, strong: bool, dn: Callable[[int], str], sn: Callable[[
         if rhs.rhs.value == -1:
             _print(rhs.lhs, rhs.lhs.kind == Kind.ADD, dn, sn, out)
         else:
-            _print(rhs.lhs, True, dn, sn, out)
+            _print(rhs.lhs, not _chains_left(rhs.lhs, Kind.MUL), dn, sn, out)
             out.append(f" * {-rhs.rhs.value}")
     elif isinstance(rhs, Const) and rhs.value < 0:
         _print(lhs, False, dn, sn, out)

@@ -24,6 +24,7 @@ from bound.indexing.affine_expr import (
     mul,
     replace,
 )
+from bound.indexing.canonical import canonicalize
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
 from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 
@@ -110,9 +111,12 @@ class ExprSimplifier:
         self.replace_points = replace_points
 
     def simplify(self, e: AffineExpr) -> AffineExpr:
+        """Rewrite until nothing changes; the result is in XLA HEAD's canonical form."""
         while True:
+            e = canonicalize(e)
             out = self.once(e)
-            if out == e:
+            # the rewrites build with MLIR's constructors, whose order canonicalize undoes
+            if out == e or canonicalize(out) == e:
                 return e
             e = out
 
@@ -208,7 +212,7 @@ class ExprSimplifier:
     # -- mod -------------------------------------------------------------------------------------
     def rewrite_mod(self, e: Binary) -> AffineExpr:
         m = self.point(e.rhs)
-        if m is None:
+        if m is None or m < 0:  # the rules below read mod as floor-based, true only for m > 0
             return e
         if m == 0:
             return Const(0)
@@ -336,6 +340,8 @@ def simplify_in_place(m: IndexingMap, replace_points: bool = True) -> tuple[Inde
         return m, True
     simplifier = ExprSimplifier(RangeEvaluator(m, use_constraints=True), replace_points)
     results = tuple(simplifier.simplify(r) for r in m.results)
+    # as in XLA, summands that only move to the canonical order count as a change (our parser
+    # builds with MLIR's order, so a parsed canonical text may report one; its text is kept)
     changed = results != m.results
     m.affine_map = AffineMap(m.affine_map.num_dims, m.affine_map.num_symbols, results)
     return m, changed or changed_constraints or merged
@@ -377,6 +383,9 @@ def _simplify_constraint_ranges(m: IndexingMap) -> bool:
             e2, iv2 = step
         if (e2, iv2) != (e, iv):
             changed = True
+        if not ranges(e2).intersect(iv2).is_feasible:  # the expression never meets its interval
+            m._reset_to_known_empty()
+            return True
         m._add_constraint(e2, iv2)
         if m.is_known_empty:
             return True

@@ -311,11 +311,14 @@ def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
         raise ValueError(f"not quasi-affine: {print_expr(e, lambda k: dims[k], lambda k: syms[k])}")
     if e.op == Kind.MUL:
         return f"({e.rhs.value} * {a})"
+    c = e.rhs.value
+    if c < 0 and e.op in (Kind.FLOORDIV, Kind.CEILDIV):  # isl divides by positive constants only
+        a, c = f"(-{a})", -c
     if e.op == Kind.FLOORDIV:
-        return f"floor({a} / {e.rhs.value})"
+        return f"floor({a} / {c})"
     if e.op == Kind.CEILDIV:
-        return f"ceil({a} / {e.rhs.value})"
-    return f"({a} mod {e.rhs.value})"
+        return f"ceil({a} / {c})"
+    return f"({a} mod {abs(e.rhs.value)})"
 
 
 def relation_text(m: IndexingMap, inputs: Sequence[str], outputs: Sequence[str] | None,

@@ -36,7 +36,12 @@ def test_composition(case):
     assert got == IndexingMap.parse(case["expected"])
 
 
-@by_name([c for c in CASES["simplifier_cases"] if c.get("expected")])
+HEAD = json.loads((Path(__file__).resolve().parent.parent / "data" / "xla_head_cases.json").read_text())
+#: cases XLA HEAD's indexing_map_test still has, with its own text (test_xla_head.py checks them)
+SUPERSEDED = {c["name"].replace("SymbolicMap", "AffineMap") for c in HEAD["map_cases"]}
+
+
+@by_name([c for c in CASES["simplifier_cases"] if c.get("expected") and c["name"] not in SUPERSEDED])
 def test_simplifier(case):
     m = IndexingMap.parse(case["input_map"])
     if case.get("simplify_returns") is None:
@@ -138,9 +143,9 @@ def test_custom_names_print():
 
 
 def test_isl_proves_what_xla_keeps():
-    m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 + 5 in [50, 54]")
+    m = IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 in [1, 1], d0 mod 4 in [0, 0]")
     xla = m.simplify()
-    assert "d0 mod 8 in [45, 49]" in str(xla) and not xla.is_known_empty
+    assert "d0 mod 8 in [1, 1]" in str(xla) and not xla.is_known_empty
     assert m.is_empty() and str(m.simplify_exact()) == "KNOWN EMPTY"
     assert not IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 99], d0 mod 8 in [3, 4]").is_empty()
 
