@@ -7,7 +7,6 @@ print as XLA prints them; each is sound on the map's domain.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 
@@ -24,7 +23,7 @@ from bound.indexing.affine_expr import (
     mul,
     replace,
 )
-from bound.indexing.canonical import canonicalize
+from bound.indexing.canonical import SORT_KEY, canonicalize
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
 from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 
@@ -81,20 +80,6 @@ def map_summands(e: AffineExpr, fn: Callable[[AffineExpr], AffineExpr]) -> Affin
     if isinstance(e, Binary) and e.op == Kind.ADD:
         return map_summands(e.lhs, fn) + map_summands(e.rhs, fn)
     return fn(e)
-
-
-def compare_exprs(a: AffineExpr, b: AffineExpr) -> int:
-    """XLA's CompareExprs: constants last, then by kind, then operands / positions / values."""
-    if isinstance(a, Const) != isinstance(b, Const):
-        return 1 if isinstance(a, Const) else -1
-    if a.kind != b.kind:
-        return -1 if a.kind < b.kind else 1
-    if isinstance(a, Binary):
-        assert isinstance(b, Binary)
-        return compare_exprs(a.lhs, b.lhs) or compare_exprs(a.rhs, b.rhs)
-    va = a.value if isinstance(a, Const) else a.position  # type: ignore[attr-defined]
-    vb = b.value if isinstance(b, Const) else b.position  # type: ignore[attr-defined]
-    return -1 if va < vb else (0 if va == vb else 1)
 
 
 def _trunc_mod(a: int, b: int) -> int:
@@ -203,7 +188,7 @@ class ExprSimplifier:
                 dv[0] = None
         parts = [mul(x, Const(k)) for x, k in terms.items()]
         parts += [mul(x, Const(k)) for x, k in (*mods, *divs) if x is not None]
-        parts.sort(key=functools.cmp_to_key(compare_exprs))
+        parts.sort(key=SORT_KEY)
         out: AffineExpr = Const(0)
         for p in parts:
             out = out + p
