@@ -13,7 +13,18 @@ from __future__ import annotations
 from bound.arith.const_bound import ConstBounds
 from bound.arith.simplify import simplify
 from bound.errors import NonAffineError
-from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, floordiv, mod
+from bound.indexing.affine_expr import (
+    AffineExpr,
+    Binary,
+    Const,
+    Dim,
+    Kind,
+    Symbol,
+    const_value,
+    floordiv,
+    mod,
+    replace,
+)
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable, compose
 from bound.indexing.intervals import INT64_MAX, INT64_MIN, Interval
 from bound.indexing.simplify import simplified
@@ -233,7 +244,29 @@ def all_operand_maps(op: Operation) -> dict[tuple[int, int], list[IndexingMap]]:
     for acc in reads(op, op.input_tensors):
         m = simplified(access_map(op, acc), replace_points=replace_points)
         out.setdefault(_key(acc.tensor), {}).setdefault(m.remove_unused_symbols()[0], None)
-    return {k: list(v) for k, v in out.items()}
+    maps = {k: list(v) for k, v in out.items()}
+    if op.tag == "gather":  # XLA reads a row of start indices as one map: the component a range
+        maps = {k: _components_as_range(v) for k, v in maps.items()}
+    return maps
+
+
+def _components_as_range(maps: list[IndexingMap]) -> list[IndexingMap]:
+    """Maps equal but for their last result, the constants 0 .. n-1, as one map whose last
+    result is a new range variable in [0, n - 1] (*maps* unchanged where they are not such)."""
+    first = maps[0]
+    lasts = sorted(const_value(m.results[-1]) if m.results else None for m in maps)
+    if len(maps) < 2 or lasts != list(range(len(maps))):
+        return maps
+    if any((m.dims, m.ranges, m.rts, m.constraints, m.results[:-1])
+           != (first.dims, first.ranges, first.rts, first.constraints, first.results[:-1]) for m in maps):
+        return maps
+    k = len(first.ranges)  # the new range variable goes after the others, before runtime ones
+    shift = [Symbol(j) for j in range(k)] + [Symbol(j + 1) for j in range(len(first.rts))]
+    results = tuple(replace(r, None, shift) for r in first.results[:-1]) + (Symbol(k),)
+    constraints = [(replace(e, None, shift), iv) for e, iv in first.constraints.items()]
+    amap = AffineMap(len(first.dims), first.num_symbols + 1, results)
+    return [IndexingMap.create(amap, first.dims, [*first.ranges, Variable(Interval(0, len(maps) - 1))],
+                               first.rts, constraints)]
 
 
 def output_to_input(tensor: Tensor, operand: Tensor) -> list[IndexingMap]:

@@ -20,7 +20,6 @@ CASES = json.loads((Path(__file__).resolve().parent.parent / "data" / "xla_cases
 
 #: (name, operand) pairs not reproduced yet, with the reason.
 NOT_YET = {
-    ("GatherOp", 1): "XLA reads a whole index row as one map with a range variable (same relation)",
     ("IotaOp", None): "an op without operands",
     ("ConvolutionOp_BatchGroups", 0): "ours is exact: the batch group follows from the output feature, "
                                       "where XLA adds a range variable",
