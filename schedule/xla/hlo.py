@@ -40,7 +40,7 @@ from schedule.xla.hlo_ops import (
     shape_text,
     tensors_of,
 )
-from schedule.xla.hlo_parser import Computation, Instruction, ParsedModule, Shape, parse_module
+from schedule.xla.hlo_parser import CALLED, Computation, Instruction, ParsedModule, Shape, parse_module
 
 __all__ = ["Computation", "HloModule", "HloParseError", "Instruction", "Shape", "parse", "tensors_of"]
 
@@ -50,8 +50,6 @@ MAX_CALL_DEPTH = 32
 
 
 #: Attributes that name computations.
-_CALLED = ("to_apply", "calls", "condition", "body", "true_computation", "false_computation",
-           "branch_computations", "called_computations")
 
 
 class HloModule:
@@ -143,7 +141,7 @@ class _Builder:
                 raise HloParseError(f"'{ins.name}' uses '{name}', which is not defined before it in its "
                                     "computation", line, column)
             operands.append(env[name])
-        for key in _CALLED:
+        for key in CALLED:
             for name in names_of(ins.attrs[key]) if key in ins.attrs else ():
                 if name not in self.comps:
                     raise HloParseError(f"{key}= of '{ins.name}' names no computation: '{name}'",

@@ -75,6 +75,11 @@ class Instruction:
     attr_positions: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+#: the attributes whose value names computations (or writes one in place)
+CALLED = ("to_apply", "calls", "condition", "body", "true_computation", "false_computation",
+          "branch_computations", "called_computations")
+
+
 @dataclass
 class Computation:
     name: str
@@ -122,6 +127,7 @@ class _Parser:
         self.texts = [t.text for t in self.tokens] + ["", "", ""]
         self.at = 0
         self.nested = 0  # instructions written in place, for their names
+        self.inline: list[Computation] = []  # computations written in place as attribute values
 
     # -- tokens ------------------------------------------------------------------------------------
 
@@ -174,6 +180,7 @@ class _Parser:
         comps: list[Computation] = []
         while self.peek().kind != "end":
             comps.append(self.computation())
+        comps += self.inline
         if not comps:
             self.fail("expected a computation; the text has none")
         seen: dict[str, Computation] = {}
@@ -211,6 +218,15 @@ class _Parser:
         comp = Computation(_bare(head.text), is_entry=is_entry, line=head.line, column=head.column)
         if self.is_punct("("):
             self.signature()
+        self.body(comp, head)
+        while self.accept(","):  # e.g. execution_thread="main"
+            key = self.name("a computation attribute").text
+            self.expect("=", f"after computation attribute '{key}'")
+            comp.attrs[key] = self.value()
+        return comp
+
+    def body(self, comp: Computation, head: Token) -> None:
+        """``{ instructions }`` into *comp*."""
         self.expect("{", f"to open the body of computation '{comp.name}'")
         names: set[str] = set()
         while not self.is_punct("}"):
@@ -229,11 +245,14 @@ class _Parser:
             second = [i for i in comp.instructions if i.is_root][1]
             raise HloParseError(f"computation '{comp.name}' has a second ROOT, '{second.name}'", second.line,
                                 second.column)
-        while self.accept(","):  # e.g. execution_thread="main"
-            key = self.name("a computation attribute").text
-            self.expect("=", f"after computation attribute '{key}'")
-            comp.attrs[key] = self.value()
-        return comp
+
+    def inline_computation(self, owner: str, key: Token) -> str:
+        """A computation written in place (``to_apply={ ... }``); its generated name."""
+        self.nested += 1
+        comp = Computation(f"{owner}.{key.text}.{self.nested}", line=key.line, column=key.column)
+        self.body(comp, key)
+        self.inline.append(comp)
+        return comp.name
 
     def signature(self) -> None:
         """``(name: shape, ...) -> shape``: checked for form; the parameters' shapes are those
@@ -313,7 +332,12 @@ class _Parser:
             if key.text in ins.attrs:
                 self.fail(f"attribute '{key.text}' is given twice", key)
             ins.attr_positions[key.text] = (key.line, key.column)
-            ins.attrs[key.text] = self.value()
+            # '{' then 'name =' (or 'ROOT'): a computation in place, not a brace-list value
+            if key.text in CALLED and self.is_punct("{") and (
+                    self.peek(1).text == "ROOT" or self.is_punct("=", 2) or self.is_punct("}", 1)):
+                ins.attrs[key.text] = self.inline_computation(ins.name, key)
+            else:
+                ins.attrs[key.text] = self.value()
         out.append(ins)
         return ins
 
