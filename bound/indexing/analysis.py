@@ -316,7 +316,12 @@ def output_to_inputs(tensor: Tensor, operands: list[Tensor]) -> dict[Tensor, lis
                     else:
                         for cm in consumers or ():
                             target[simplified(compose(cm, pm)).remove_unused_symbols()[0]] = None
-    return {x: sorted(grouped[_key(x)], key=str) for x in operands if _key(x) in found}
+    return {x: _by_text(grouped[_key(x)]) for x in operands if _key(x) in found}
+
+
+def _by_text(maps: dict[IndexingMap, None]) -> list[IndexingMap]:
+    """*maps* sorted by their text (printed only where there is an order to find)."""
+    return sorted(maps, key=str) if len(maps) > 1 else list(maps)
 
 
 def upstream_order(root: Operation, stop: set[int]) -> list[Operation]:

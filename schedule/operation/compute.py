@@ -46,6 +46,7 @@ class ComputeOp(Operation):
         # Stored once: a read's dtype is its producer's, so deriving it lazily would walk the
         # whole chain of producers.
         object.__setattr__(self, "_dtypes", tuple(b.dtype for b in self.body))
+        object.__setattr__(self, "_shape", tuple(iv.dom.extent for iv in self.axis))  # type: ignore[union-attr]
 
     @property
     def num_outputs(self) -> int:
@@ -71,7 +72,11 @@ class ComputeOp(Operation):
         return list(self._inputs)
 
     def output_shape(self, index: int) -> tuple[Expr, ...]:
-        return tuple(iv.dom.extent for iv in self.axis)  # type: ignore[union-attr]
+        shape = self.__dict__.get("_shape")
+        if shape is None:  # an op unpickled from before the shape was stored
+            shape = tuple(iv.dom.extent for iv in self.axis)  # type: ignore[union-attr]
+            object.__setattr__(self, "_shape", shape)
+        return shape
 
     def output_dtype(self, index: int) -> str:
         return self._dtypes[index]  # type: ignore[attr-defined]
@@ -126,17 +131,17 @@ def _verify_compute(name: str, body: tuple[Expr, ...]) -> None:
                                     "must be one reduction (the same combiner, sources, axes and "
                                     "condition, value_index 0, 1, ...)")
     for k, b in enumerate(body):
-        _check_reduce_vars(name, b)
-        for child in (children(b) if isinstance(b, Reduce) else [b]):
-            if _contains_reduce(child):
-                raise ScheduleError(f"compute '{name}': output {k} has a reduction below the top "
-                                    "level; a reduction must be the whole body (use a separate "
-                                    "compute for the reduction)")
+        if _check_reduce_vars(name, b):
+            raise ScheduleError(f"compute '{name}': output {k} has a reduction below the top "
+                                "level; a reduction must be the whole body (use a separate "
+                                "compute for the reduction)")
 
 
-def _check_reduce_vars(name: str, body: Expr) -> None:
-    """Refuse a reduction axis read outside a reduction over it: no loop would bind it."""
+def _check_reduce_vars(name: str, body: Expr) -> bool:
+    """Refuse a reduction axis read outside a reduction over it (no loop would bind it); also
+    whether a reduction sits below the top of *body* (one walk for both)."""
     stack: list[tuple[Expr, frozenset]] = [(body, frozenset())]
+    nested = False
     while stack:
         e, bound = stack.pop()
         if isinstance(e, Var):
@@ -146,6 +151,7 @@ def _check_reduce_vars(name: str, body: Expr) -> None:
                                     "another reducer)")
             continue
         if isinstance(e, Reduce):
+            nested = nested or e is not body
             inner = bound | {iv.var for iv in e.axis}
             for iv in e.axis:
                 if iv.dom is not None:
@@ -153,12 +159,7 @@ def _check_reduce_vars(name: str, body: Expr) -> None:
             stack += [(x, inner) for x in (*e.source, *e.init, e.condition)]
             continue
         stack += [(c, bound) for c in children(e)]
-
-
-def _contains_reduce(e: Expr) -> bool:
-    found = []
-    post_order_visit(e, lambda x: found.append(x) if isinstance(x, Reduce) else None)
-    return bool(found)
+    return nested
 
 
 def _signature(fcompute: Callable[..., Any], name: str) -> tuple[list[str], bool]:

@@ -54,27 +54,27 @@ def tokenize(text: str) -> list[Token]:
     """
     tokens: list[Token] = []
     append = tokens.append
-    match = _TOKEN.match
-    line, line_start, at, n = 1, 0, 0, len(text)
-    while at < n:
-        m = match(text, at)
-        if m is None:
+    line, line_start, at = 1, 0, 0
+    for m in _TOKEN.finditer(text):  # one pass in C; a gap between matches is a bad character
+        start = m.start()
+        if start != at:
             _fail(text, at, line, at - line_start + 1)
         kind = m.lastgroup
-        if kind == "unclosed":
-            _fail(text, at, line, at - line_start + 1)
-        end = m.end()
+        at = m.end()
         if kind == "space" or kind == "comment":
-            newlines = text.count("\n", at, end)
+            newlines = text.count("\n", start, at)
             if newlines:
                 line += newlines
-                line_start = text.rfind("\n", at, end) + 1
-        else:
-            append(Token(kind, m.group(), line, at - line_start + 1, at))  # type: ignore[arg-type]
-            if kind == "string" and (newlines := text.count("\n", at, end)):
-                line += newlines
-                line_start = text.rfind("\n", at, end) + 1
-        at = end
+                line_start = text.rfind("\n", start, at) + 1
+            continue
+        if kind == "unclosed":
+            _fail(text, start, line, start - line_start + 1)
+        append(Token(kind, m.group(), line, start - line_start + 1, start))  # type: ignore[arg-type]
+        if kind == "string" and (newlines := text.count("\n", start, at)):
+            line += newlines
+            line_start = text.rfind("\n", start, at) + 1
+    if at != len(text):
+        _fail(text, at, line, at - line_start + 1)
     append(Token("end", "", line, at - line_start + 1, at))
     return tokens
 
