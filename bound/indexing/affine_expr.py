@@ -1,4 +1,5 @@
-"""Affine expressions as MLIR builds them: dims, symbols, constants and + * floordiv ceildiv mod.
+"""Affine expressions as MLIR builds them: dims, symbols, constants and + * floordiv ceildiv mod
+(and XLA's ``min`` and ``max``).
 
 Every operator canonicalises locally at construction, exactly as MLIR's ``AffineExpr``
 operators do (constants to the right, ``(x + 2) + 3 -> x + 5``, ``x*c1 + x*c2 -> x*(c1+c2)``,
@@ -22,9 +23,11 @@ class Kind(enum.IntEnum):
     MOD = 2
     FLOORDIV = 3
     CEILDIV = 4
-    DIM = 5
-    SYMBOL = 6
-    CONSTANT = 7
+    MAX = 5
+    MIN = 6
+    DIM = 7
+    SYMBOL = 8
+    CONSTANT = 9
 
 
 class AffineExpr:
@@ -89,7 +92,7 @@ class Symbol(AffineExpr):
 
 @dataclass(frozen=True, repr=False)
 class Binary(AffineExpr):
-    """``lhs <op> rhs`` for the binary kinds (ADD, MUL, MOD, FLOORDIV, CEILDIV)."""
+    """``lhs <op> rhs`` for the binary kinds (ADD, MUL, MOD, FLOORDIV, CEILDIV, MAX, MIN)."""
 
     op: Kind
     lhs: AffineExpr
@@ -259,8 +262,19 @@ def mod(lhs: AffineExpr, rhs: AffineExpr) -> AffineExpr:
     return Binary(Kind.MOD, lhs, rhs)
 
 
+def minimum(lhs: AffineExpr, rhs: AffineExpr) -> AffineExpr:
+    lc, rc = const_value(lhs), const_value(rhs)
+    return Const(min(lc, rc)) if lc is not None and rc is not None else Binary(Kind.MIN, lhs, rhs)
+
+
+def maximum(lhs: AffineExpr, rhs: AffineExpr) -> AffineExpr:
+    lc, rc = const_value(lhs), const_value(rhs)
+    return Const(max(lc, rc)) if lc is not None and rc is not None else Binary(Kind.MAX, lhs, rhs)
+
+
 _BUILD: dict[Kind, Callable[[AffineExpr, AffineExpr], AffineExpr]] = {
-    Kind.ADD: add, Kind.MUL: mul, Kind.FLOORDIV: floordiv, Kind.CEILDIV: ceildiv, Kind.MOD: mod}
+    Kind.ADD: add, Kind.MUL: mul, Kind.FLOORDIV: floordiv, Kind.CEILDIV: ceildiv, Kind.MOD: mod,
+    Kind.MIN: minimum, Kind.MAX: maximum}
 
 
 def build(op: Kind, lhs: AffineExpr, rhs: AffineExpr) -> AffineExpr:
@@ -321,6 +335,10 @@ def evaluate(e: AffineExpr, dims: Sequence[int], symbols: Sequence[int]) -> int:
         return a // b
     if e.op == Kind.CEILDIV:
         return -((-a) // b)
+    if e.op == Kind.MIN:
+        return min(a, b)
+    if e.op == Kind.MAX:
+        return max(a, b)
     return a % abs(b)  # XLA's mod: in [0, |b|) whatever the divisor's sign
 
 
@@ -358,6 +376,13 @@ def _print(e: AffineExpr, strong: bool, dn: Callable[[int], str], sn: Callable[[
         return
     assert isinstance(e, Binary)
     lhs, rhs = e.lhs, e.rhs
+    if e.op in (Kind.MIN, Kind.MAX):  # a call: never bracketed
+        out.append("min(" if e.op == Kind.MIN else "max(")
+        _print(lhs, False, dn, sn, out)
+        out.append(", ")
+        _print(rhs, False, dn, sn, out)
+        out.append(")")
+        return
     if e.op != Kind.ADD:
         if strong:
             out.append("(")

@@ -39,12 +39,18 @@ def canonicalize(e: AffineExpr) -> AffineExpr:
         if rhs.value == 0 and e.op in (Kind.FLOORDIV, Kind.CEILDIV, Kind.MOD):
             return Binary(e.op, lhs, rhs)  # kept as written: no value to fold to
         return Const(evaluate(Binary(e.op, lhs, rhs), (), ()))
-    if e.op in (Kind.ADD, Kind.MUL) and compare_exprs(rhs, lhs) < 0:
+    if e.op in (Kind.ADD, Kind.MUL, Kind.MIN, Kind.MAX) and compare_exprs(rhs, lhs) < 0:
         lhs, rhs = rhs, lhs
     if e.op == Kind.ADD:
         return _add(lhs, rhs)
     if e.op == Kind.MUL:
         return _mul(lhs, rhs)
+    if e.op in (Kind.MIN, Kind.MAX):
+        # min(X, X + k) is X for k >= 0 (max: X + k); any other pair stays
+        diff = canonicalize(Binary(Kind.ADD, lhs, Binary(Kind.MUL, rhs, Const(-1))))
+        if isinstance(diff, Const):
+            return lhs if (diff.value <= 0) == (e.op == Kind.MIN) else rhs
+        return Binary(e.op, lhs, rhs)
     d = rhs.value if isinstance(rhs, Const) else None
     if lhs == Const(0) and d != 0:
         return lhs

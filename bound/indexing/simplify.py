@@ -54,6 +54,10 @@ class RangeEvaluator:
             out = lhs if inside else Interval(0, m - 1)
         elif e.op == Kind.FLOORDIV and rhs.is_point and rhs.lower != 0:
             out = lhs.floordiv(rhs.lower)
+        elif e.op == Kind.MIN:
+            out = Interval(min(lhs.lower, rhs.lower), min(lhs.upper, rhs.upper))
+        elif e.op == Kind.MAX:
+            out = Interval(max(lhs.lower, rhs.lower), max(lhs.upper, rhs.upper))
         else:  # ceildiv, or a division by a variable: XLA refuses these; we know nothing
             out = Interval(INT64_MIN, INT64_MAX)
         if self.use_constraints:
@@ -122,6 +126,24 @@ class ExprSimplifier:
             return self.rewrite_mod(e)
         if e.op == Kind.FLOORDIV:
             return self.rewrite_floordiv(e)
+        if e.op in (Kind.MIN, Kind.MAX):
+            return self.rewrite_min_max(e)
+        return e
+
+    def rewrite_min_max(self, e: Binary) -> AffineExpr:
+        """The operand that is always the smaller (min) or the larger (max), by their ranges."""
+        if e.lhs == e.rhs:
+            return e.lhs
+        lo, hi = self.range(e.lhs), self.range(e.rhs)
+        if e.op == Kind.MAX:
+            lo, hi = Interval(-hi.upper, -hi.lower), Interval(-lo.upper, -lo.lower)
+            first, second = e.rhs, e.lhs
+        else:
+            first, second = e.lhs, e.rhs
+        if lo.upper <= hi.lower:
+            return first
+        if hi.upper <= lo.lower:
+            return second
         return e
 
     def point(self, e: AffineExpr) -> int | None:

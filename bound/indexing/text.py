@@ -76,8 +76,9 @@ class _Parser:
         self.k = 0
         self.names: dict[str, AffineExpr] = {}
 
-    def peek(self) -> str | None:
-        return self.tokens[self.k][0] if self.k < len(self.tokens) else None
+    def peek(self, ahead: int = 0) -> str | None:
+        k = self.k + ahead
+        return self.tokens[k][0] if k < len(self.tokens) else None
 
     def take(self, expected: str | None = None) -> str:
         tok = self.peek()
@@ -131,6 +132,15 @@ class _Parser:
                 elif tok is not None and re.fullmatch(r"-?\d+", tok):
                     self.take()
                     values.append(Const(int(tok)))
+                    operand = False
+                elif tok in ("min", "max") and self.peek(1) == "(" and tok not in self.names:
+                    self.take()
+                    self.take("(")
+                    first = self.expr()
+                    self.take(",")
+                    second = self.expr()
+                    self.take(")")
+                    values.append(build(Kind.MIN if tok == "min" else Kind.MAX, first, second))
                     operand = False
                 elif tok is not None and tok in self.names:
                     self.take()
@@ -307,6 +317,8 @@ def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
     a, b = _isl_expr(e.lhs, dims, syms), _isl_expr(e.rhs, dims, syms)
     if e.op == Kind.ADD:
         return f"({a} + {b})"
+    if e.op in (Kind.MIN, Kind.MAX):
+        return f"{'min' if e.op == Kind.MIN else 'max'}({a}, {b})"
     if not isinstance(e.rhs, Const):
         raise ValueError(f"not quasi-affine: {print_expr(e, lambda k: dims[k], lambda k: syms[k])}")
     if e.op == Kind.MUL:
