@@ -10,7 +10,8 @@ for *trials* measurements, for ``"llvm -fast-math"`` (fused multiply-adds, as TV
 contracts); the untuned default (the computation built unscheduled); NumPy; and TVM's own
 compute tuned by MetaSchedule with the same trials (the libraries ``tvm_metaschedule_topi.py``
 leaves in ``DIR``, with its search time; the column is empty where TVM is not installed or
-the library is missing). The kernels alternate in one process on the same arrays, and every
+the library is missing; ``--untuned`` there also builds TVM's compute unscheduled, for
+MetaSchedule's tuning factor beside ours). The kernels alternate in one process on the same arrays, and every
 result is checked against NumPy's; ``--separate`` also times each in a process of its own.
 """
 
@@ -90,7 +91,8 @@ def measure(name: str, who: list[str], rounds: int, log: str, folder: pathlib.Pa
             made[peer] = _ours(name, arrays, log if peer == "ours" else None)
         elif peer == "numpy":
             made[peer] = (lambda: AUTOSCHEDULE[name][2](*arrays)), None
-        elif (library := tvm_library(folder / f"{name}.so", arrays, expected.shape)) is not None:
+        elif (library := tvm_library(folder / (f"{name}.so" if peer == "tvm" else f"{name}.untuned.so"),
+                                     arrays, expected.shape)) is not None:
             made[peer] = library
     return alternate(made, expected, rounds, tol=2e-3)
 
@@ -113,8 +115,8 @@ def main() -> None:
     os.environ.setdefault("TEBOUND_CACHE_DIR", tempfile.mkdtemp(prefix="tebound_autoschedule_"))
     print(f"{args.trials} trials; target {TARGET}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| workload | ours: search (s) | ours (ms) | untuned (ms) | MetaSchedule: search (s) | MetaSchedule (ms) "
-          "| NumPy (ms) | ours / best peer |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| TVM untuned (ms) | NumPy (ms) | ours / best peer | tuning factor: ours, MetaSchedule |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.names:
         folder = args.logs or pathlib.Path(tempfile.mkdtemp(prefix="autoschedule_"))
         folder.mkdir(parents=True, exist_ok=True)
@@ -122,12 +124,15 @@ def main() -> None:
         if not searched.exists():
             searched.write_text(json.dumps({"search_s": tune(name, args.trials, log)}))
         search = json.loads(searched.read_text())["search_s"]
-        t = measure(name, ["ours", "default", "numpy", "tvm"], args.rounds, log, args.tvm)
+        t = measure(name, ["ours", "default", "numpy", "tvm", "tvm_untuned"], args.rounds, log, args.tvm)
         info = args.tvm / f"{name}.json"
         ms_search = json.loads(info.read_text())["search_s"] if info.exists() else float("nan")
         best = min(v for p, v in t.items() if p in ("numpy", "tvm"))
+        nan = float("nan")
+        factors = f"{t['default'] / t['ours']:.1f}x, {t.get('tvm_untuned', nan) / t.get('tvm', nan):.1f}x"
         print(f"| {name} | {search:.0f} | {t['ours']:.2f} | {t['default']:.2f} | {ms_search:.0f} | "
-              f"{t.get('tvm', float('nan')):.2f} | {t['numpy']:.2f} | {t['ours'] / best:.2f} |", flush=True)
+              f"{t.get('tvm', nan):.2f} | {t.get('tvm_untuned', nan):.2f} | {t['numpy']:.2f} | "
+              f"{t['ours'] / best:.2f} | {factors} |", flush=True)
         if args.separate:
             alone = {}
             for peer in ("ours", "numpy", "tvm"):

@@ -4,7 +4,10 @@ saved as a shared library in ``--out`` (with the search's wall time in ``<name>.
 the benchmarks load and time beside ours. Run in a scratch environment with apache-tvm
 (0.25 or later, whose MetaSchedule is ``tvm.s_tir.meta_schedule``), not the project's:
 
-    python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [--trials 64] [names...]
+    python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [--trials 64] [--untuned] [names...]
+
+``--untuned`` builds each compute unscheduled instead (``<name>.untuned.so``), TVM's starting
+point for the tuning factor ``bench_autoschedule.py`` reports.
 """
 
 from __future__ import annotations
@@ -45,16 +48,31 @@ def tune(name: str, out: pathlib.Path, trials: int, target: tvm.target.Target) -
     print(f"{name}: tuned {trials} trials in {search:.0f} s", flush=True)
 
 
+def untuned(name: str, out: pathlib.Path, target: tvm.target.Target) -> None:
+    """TVM's own compute built as written, unscheduled (``<name>.untuned.so``): the start the
+    tuning factor is measured from."""
+    shapes, make = ALL[name]
+    placeholders = [te.placeholder(s, name=f"p{k}") for k, s in enumerate(shapes)]
+    func = te.create_prim_func([*placeholders, make(topi, te, *placeholders)])
+    mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
+    tvm.compile(mod, target=target).export_library(str(out / f"{name}.untuned.so"))
+    print(f"{name}: untuned library written", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--trials", type=int, default=64)
+    parser.add_argument("--untuned", action="store_true", help="build the unscheduled computes only")
     parser.add_argument("names", nargs="*", default=list(WORKLOADS), help=f"of {', '.join(ALL)}")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     target = tvm.target.Target({"kind": "llvm", "mcpu": native_cpu(), "num-cores": os.cpu_count()})
     for name in args.names:
-        tune(name, args.out, args.trials, target)
+        if args.untuned:
+            untuned(name, args.out, target)
+        else:
+            tune(name, args.out, args.trials, target)
 
 
 if __name__ == "__main__":

@@ -231,6 +231,42 @@ def test_an_input_read_once_is_not_packed():
     assert built == 6
 
 
+def test_a_dense_layer_of_batch_one_vectorizes_along_the_reduction():
+    """Its weights are read with a stride along the output and once each (not packed): the
+    space offers partial sums along the reduction (reduce_lanes), innermost and vectorized, so
+    that the weights are read contiguously; each such configuration computes NumPy's numbers,
+    and every other knob keeps its first choice in them."""
+    X, W, b = te.placeholder((1, 128), name="X"), te.placeholder((32, 128), name="W"), te.placeholder((32,), name="b")
+    out = topi.nn.relu(topi.add(topi.nn.dense(X, W), b))
+    task = auto_scheduler.create("test_dense_lanes", [X, W, b, out])
+    space = task.config_space
+    assert [space.space_map["reduce_lanes"][i].val for i in range(3)] == [0, 8, 16]
+    rng = np.random.default_rng(9)
+    x, w, bias = (rng.standard_normal(s).astype("float32") for s in ((1, 128), (32, 128), (32,)))
+    want = np.maximum(x @ w.T + bias, 0)
+    built = {8: 0, 16: 0}
+    for index in range(len(space)):
+        config = space.get(index)
+        lanes = config["reduce_lanes"].val
+        if not lanes or built[lanes] == 3:
+            continue
+        try:
+            s, a = task.instantiate(config)
+        except autotvm.InstantiationError as e:
+            assert "first choice" in str(e) or "parallel loop" in str(e) or "vector loop" in str(e), e
+            continue
+        text = str(lower(s, a))
+        assert re.search(rf"vectorized \([\w.]+, 0, {lanes}\) {{\n\s+T_matmul_NT.rf\[", text), text
+        for exact in (True, False):
+            got = np.full((1, 32), np.nan, "float32")
+            build(s, a, exact=exact)(x, w, bias, got)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        built[lanes] += 1
+        if all(n == 3 for n in built.values()):
+            break
+    assert built == {8: 3, 16: 3}
+
+
 def test_a_register_tile_vectorized_along_the_output_channels_packs_the_filters():
     """vector_axis 1 of conv2d + bias + relu: the filters are copied channel-innermost at the
     parallel loop (TVM's NCHWc), the tile is stored channels-innermost, and the result is

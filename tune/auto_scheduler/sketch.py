@@ -167,10 +167,20 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     panels = _panel_inputs(reducer) if reducer is not None else []
     marked = reducer.attrs.get("layout_free_placeholders", []) if reducer is not None else []
     free = {id(t.op) for t in marked if hasattr(t, "op")}
+    firsts = {"cache": 1 if fused_reduction is not None else 0, "auto_unroll": 0,
+              **({"vector_axis": len(spatial) - 1} if packable else {})}  # each knob's first choice
     for tensor, _ in panels:  # an input the computation marks layout-free is always packed,
         # one whose elements are each read only a few times never
         choices = [0] if _reuse(reducer, tensor) < MIN_PANEL_REUSE else [1] if id(tensor.op) in free else [0, 1]
         cfg.define_knob(f"pack_{tensor.name}", choices)
+        firsts[f"pack_{tensor.name}"] = choices[0]
+    # an input the reduction reads with a stride along its columns and too few times to pack
+    # (a dense layer of batch 1): its vectors run along the reduction instead, in partial sums
+    strided = [t for t, _ in panels if _reuse(reducer, t) < MIN_PANEL_REUSE]
+    if strided and reduce and _extent(reduce[0]) >= 64:  # (no knob where there is no choice)
+        cfg.define_knob("reduce_lanes", [0, 8, 16])
+    if strided and reduce and _extent(reduce[0]) >= 64 and cfg["reduce_lanes"].val:
+        return _lanes_along_reduction(s, out, reducer, stages, cfg, firsts, args)
     sizes = [cfg[f"tile_{i}"].size for i in range(len(spatial))]
     tiles = [math.prod(size[1:]) for size in sizes]  # the parallel loops' tile
     inners = [size[-1] for size in sizes]  # the register tile (the whole tile with two levels)
@@ -329,6 +339,50 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         paxes = s[panel].transform_layout(_panels(dim, inners[-1]))
         s[panel].parallel(paxes[0])
         s[panel].vectorize(paxes[-1])
+    return s, list(args)
+
+
+def _lanes_along_reduction(s: Any, out: Tensor, reducer: Any, stages: Sequence[Any], cfg: Any,
+                           firsts: dict[str, Any], args: Sequence[Any]) -> tuple[Any, list[Any]]:
+    """The reduction split into ``reduce_lanes`` partial sums side by side (rfactor), the lanes
+    innermost and vectorized, so that every input is read contiguously along the reduction;
+    the partial sums and their total computed at the output's parallel tile, the element-wise
+    stages between inlined (a matrix-vector
+    product's schedule). The tile sizes' first levels and ``parallel_depth`` apply; the knobs
+    of the other schedule must keep their first choice (the space has no duplicates)."""
+    lanes = cfg["reduce_lanes"].val
+    if cfg["tile_k"].size[-1] != 1 or any(cfg[k].val != v for k, v in firsts.items()):
+        cfg.raise_error("reduce_lanes: the knobs of the tiled schedule keep their first choice")
+    sizes = [cfg[f"tile_{i}"].size for i in range(len(out.op.axis))]
+    tiles = [math.prod(size[1:]) for size in sizes]
+    if cfg["vectorize"].val and tiles[-1] < MIN_VECTOR:
+        cfg.raise_error(f"vector loop of {tiles[-1]} lanes where {MIN_VECTOR} fit")
+    counts = [-(-_extent(iv) // t) for iv, t in zip(out.op.axis, tiles)]
+    depth = min(cfg["parallel_depth"].val, len(counts))
+    if math.prod(counts[:depth]) < CORES <= math.prod(counts):
+        cfg.raise_error(f"parallel loop of {math.prod(counts[:depth])} iterations for {CORES} cores")
+    if isinstance(cfg, ConfigEntity) and not cfg.valid():
+        raise InstantiationError("; ".join(cfg.errors))
+    for producer in stages[:-1]:  # the element-wise stages (the bias, the relu) inlined
+        if producer is not reducer and is_injective(producer):
+            s[producer].compute_inline()
+    total = reducer.output(0)
+    _, kl = s[total].split(s[total].op.reduce_axis[0], factor=lanes)
+    partial = s.rfactor(total, kl)
+    outer, inner = zip(*(s[out].split(iv, factor=t) for iv, t in zip(s[out].op.axis, tiles)))
+    s[out].reorder(*outer, *inner)
+    fused = s[out].fuse(*outer[:depth]) if depth > 1 else outer[0]
+    s[out].parallel(fused)
+    if cfg["vectorize"].val:
+        s[out].vectorize(inner[-1])
+    for stage in (total, partial):
+        if stage.op is not out.op:
+            s[stage].compute_at(s[out], [fused, *outer[depth:]][-1])
+    # the partial sums stored lanes innermost: each vector of them is one contiguous load
+    axes = s[partial].transform_layout(_permutation([*range(1, len(s[partial].op.axis)), 0]))
+    *rest, lane = axes
+    s[partial].reorder(*rest, *s[partial].op.reduce_axis, lane)
+    s[partial].vectorize(lane)
     return s, list(args)
 
 
