@@ -28,7 +28,10 @@ iterations than cores where the tiles allow as many) are rejected before buildin
 tile may instead be vectorized along another axis (``vector_axis``): each input it reads with
 that axis' variable in a dimension other than its last is then copied at the parallel loop
 with that dimension innermost (TVM's NCHWc filters, a transposed operand), and the tile is
-stored with that axis innermost.
+stored with that axis innermost. A reduction that reads an input with a stride along its
+columns and too few times to pack it (a dense layer of batch 1: a matrix-vector product) may
+instead run its vectors along the reduction (``reduce_lanes``: 8 or 16 partial sums side by
+side, rfactor, stored lanes innermost, summed at the output's parallel tile).
 
 ``create(name, args)`` makes the task; ``apply_best(task, log)`` the best schedule found.
 """
