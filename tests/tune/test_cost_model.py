@@ -87,3 +87,20 @@ def test_update_learns_from_trials_and_a_base_model_adds_to_a_new_one():
         upper.predict([64])
     with pytest.raises(ValueError, match="feature_type"):
         XGBoostCostModel(task, feature_type="loops")
+
+
+def test_a_batch_of_features_lowered_in_workers_equals_the_features_lowered_here(monkeypatch):
+    """A generation's features are lowered in worker processes: the same vectors, rejected
+    configurations included, as lowering each in this process gives."""
+    from tune.autotvm.tuner import xgboost_cost_model as xcm
+
+    task, _ = get_sample_task()
+    indices = list(range(0, len(task.config_space), max(1, len(task.config_space) // 12)))[:12]
+    monkeypatch.setattr(xcm, "FEATURE_WORKERS", 2)
+    pooled = XGBoostCostModel(task, feature_type="itervar")
+    here = XGBoostCostModel(task, feature_type="itervar")
+    got = pooled.features(task, indices)
+    assert pooled._pool is not None  # the batch went to the workers
+    pooled._pool.close()
+    for i, row in zip(indices, got):
+        np.testing.assert_array_equal(row, here.feature(task, i))

@@ -1,4 +1,5 @@
-"""What worker processes do for a trial: compile a schedule, and time it on random inputs.
+"""What worker processes do for a trial: compile a schedule, time it on random inputs, or
+extract its features for the cost model.
 
 Both take the pickled ``(schedule, argument tensors)`` the parent instantiated. Compiling
 leaves the kernel in the shared kernel cache, so the timing job's build is a cache hit.
@@ -15,6 +16,7 @@ import numpy as np
 from lower import build, nd
 from lower.timing import time_evaluator
 from schedule import PlaceholderOp, Tensor, create_schedule
+from tune.features import schedule_features
 
 
 def build_job(payload: bytes, target: str) -> float:
@@ -23,6 +25,12 @@ def build_job(payload: bytes, target: str) -> float:
     s, args = pickle.loads(payload)
     build(s, args, target=target)
     return time.perf_counter() - start
+
+
+def feature_job(payload: bytes, explain: bool) -> list[float]:
+    """The schedule features (:mod:`tune.features`) of the schedule in *payload*."""
+    s, args = pickle.loads(payload)
+    return list(schedule_features(s, args, explain))
 
 
 def _inputs(args: list[Any], ref_input: list[np.ndarray] | None, seed: int) -> list[Any]:

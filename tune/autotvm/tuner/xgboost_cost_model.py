@@ -19,17 +19,26 @@ prediction to this one's, as TVM's does, until this one has seen enough trials.
 from __future__ import annotations
 
 import math
+import os
+import pickle
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from tune.autotvm.jobs import feature_job
 from tune.autotvm.space import InstantiationError
 from tune.autotvm.task import Task
 from tune.autotvm.tuner.tuner import speed
+from tune.executor import LocalExecutor
 from tune.features import LENGTH, schedule_features
 
 FEATURE_TYPES = ("itervar", "schedule", "explain", "knob", "curve")
+#: Batches of at least this many configurations without features are lowered in workers ...
+FEATURE_BATCH = 8
+#: ... this many (one per core), each lowering given this many seconds.
+FEATURE_WORKERS = os.cpu_count() or 1
+FEATURE_TIMEOUT = 120.0
 LOSS_TYPES = ("reg", "rank", "rank-binary")
 
 
@@ -55,6 +64,7 @@ class XGBoostCostModel:
         # a base model shares its upper model's feature cache
         self.feature_cache: dict[tuple[Any, int], np.ndarray] = upper_model.feature_cache if upper_model else {}
         self.upper_model = upper_model
+        self._pool: LocalExecutor | None = None  # the feature workers, started at the first big batch
         self.base_model: XGBoostCostModel | None = None
         self.bst: Any = None
         self._sample_size = 0
@@ -66,7 +76,6 @@ class XGBoostCostModel:
         key = (task.workload, int(index))
         if key not in self.feature_cache:
             config = task.config_space.get(int(index))
-            knobs = [math.log2(1 + abs(v)) if isinstance(v, (int, float)) else v for v in config.get_flatten_feature()]
             extra: list[float] = []
             if self.fea_type != "knob":
                 try:
@@ -74,9 +83,34 @@ class XGBoostCostModel:
                     extra = [*schedule_features(s, args, self.fea_type == "explain"), 0.0]
                 except InstantiationError:
                     extra = [0.0] * LENGTH + [1.0]  # the template rejects it
-            row = extra if self.fea_type == "curve" else [*knobs, *extra]
-            self.feature_cache[key] = np.asarray(row, dtype=np.float64)
+            self._store(key, config, extra)
         return self.feature_cache[key]
+
+    def _store(self, key: tuple[Any, int], config: Any, extra: list[float]) -> None:
+        knobs = [math.log2(1 + abs(v)) if isinstance(v, (int, float)) else v for v in config.get_flatten_feature()]
+        row = extra if self.fea_type == "curve" else [*knobs, *extra]
+        self.feature_cache[key] = np.asarray(row, dtype=np.float64)
+
+    def features(self, task: Task, indices: Sequence[int]) -> list[np.ndarray]:
+        """:meth:`feature` of each of *indices*; those not cached yet lowered in worker processes
+        when there are at least ``FEATURE_BATCH`` of them (TVM extracts them in a pool too):
+        each takes a lowering, and the search asks for a generation at once."""
+        missing = [i for i in dict.fromkeys(int(i) for i in indices) if (task.workload, i) not in self.feature_cache]
+        if self.fea_type != "knob" and len(missing) >= FEATURE_BATCH and FEATURE_WORKERS > 1:
+            jobs, made = [], []
+            for i in missing:
+                config = task.config_space.get(i)
+                try:
+                    jobs.append((pickle.dumps(task.instantiate(config)), self.fea_type == "explain"))
+                    made.append((i, config))
+                except (InstantiationError, pickle.PicklingError, TypeError, AttributeError):
+                    continue  # rejected, or not picklable: feature() makes it here
+            if self._pool is None:
+                self._pool = LocalExecutor(FEATURE_WORKERS)
+            for (i, config), result in zip(made, self._pool.run(feature_job, jobs, timeout=FEATURE_TIMEOUT)):
+                if result.status == "ok":
+                    self._store((task.workload, i), config, [*result.value, 0.0])
+        return [self.feature(task, i) for i in indices]
 
     def _matrix(self, rows: Sequence[np.ndarray]) -> np.ndarray:
         """Rows padded with zeros to one width (the booster's, once it is fitted), as TVM pads
@@ -128,7 +162,7 @@ class XGBoostCostModel:
             raise ValueError(f"XGBoostCostModel.fit: {len(indices)} configurations and {len(ys)} speeds")
         self._sample_size = len(indices)
         self.bst = None
-        x = self._matrix([self.feature(self.task, i) for i in indices])
+        x = self._matrix(self.features(self.task, indices))
         margin = None
         if self.base_model is not None:
             if self._base_discount() < 0.05:  # enough trials of its own: the base model is dropped
@@ -160,7 +194,7 @@ class XGBoostCostModel:
         if self.bst is None:
             raise ValueError("XGBoostCostModel.predict: the model is not fitted (call fit or fit_log first)")
         indices = self._indices(xs)
-        data = self._xgb.DMatrix(self._matrix([self.feature(self.task, i) for i in indices]))
+        data = self._xgb.DMatrix(self._matrix(self.features(self.task, indices)))
         if self.base_model is not None:
             data.set_base_margin(self._base_discount() * self.base_model.predict(indices, output_margin=True))
         return self.bst.predict(data, output_margin=output_margin)
