@@ -254,8 +254,8 @@ def _components_as_range(maps: list[IndexingMap]) -> list[IndexingMap]:
     """Maps equal but for their last result, the constants 0 .. n-1, as one map whose last
     result is a new range variable in [0, n - 1] (*maps* unchanged where they are not such)."""
     first = maps[0]
-    lasts = sorted(const_value(m.results[-1]) if m.results else None for m in maps)
-    if len(maps) < 2 or lasts != list(range(len(maps))):
+    lasts = [const_value(m.results[-1]) if m.results else None for m in maps]
+    if len(maps) < 2 or None in lasts or sorted(lasts) != list(range(len(maps))):  # type: ignore[type-var]
         return maps
     if any((m.dims, m.ranges, m.rts, m.constraints, m.results[:-1])
            != (first.dims, first.ranges, first.rts, first.constraints, first.results[:-1]) for m in maps):

@@ -144,3 +144,17 @@ def test_simplify_and_canonicalize_keep_values_and_are_idempotent(results, b0, b
     assert [canonicalize(c) for c in canonical] == canonical
     again, changed = simplify_in_place(s)
     assert not changed and again.results == s.results
+
+
+def test_reads_that_are_not_components_of_one_row_stay_separate_maps():
+    """A gather's reads are merged into one map only where they differ in a last constant
+    0 .. n-1; two reads of another form are left as they are (and no comparison of None
+    with a number is attempted)."""
+    from bound.indexing.analysis import _components_as_range
+
+    varying = [IndexingMap.parse("(d0) -> (d0), domain: d0 in [0, 3]"),
+               IndexingMap.parse("(d0) -> (0), domain: d0 in [0, 3]")]
+    assert _components_as_range(varying) == varying
+    row = [IndexingMap.parse(f"(d0) -> (d0, {k}), domain: d0 in [0, 3]") for k in (1, 0)]
+    (merged,) = _components_as_range(row)
+    assert str(merged) == "(d0)[s0] -> (d0, s0), domain: d0 in [0, 3], s0 in [0, 1]"
