@@ -272,6 +272,9 @@ def maximum(lhs: AffineExpr, rhs: AffineExpr) -> AffineExpr:
     return Const(max(lc, rc)) if lc is not None and rc is not None else Binary(Kind.MAX, lhs, rhs)
 
 
+#: the kinds written as calls, ``min(a, b)``, by their names
+CALLS = {Kind.MIN: "min", Kind.MAX: "max"}
+
 _BUILD: dict[Kind, Callable[[AffineExpr, AffineExpr], AffineExpr]] = {
     Kind.ADD: add, Kind.MUL: mul, Kind.FLOORDIV: floordiv, Kind.CEILDIV: ceildiv, Kind.MOD: mod,
     Kind.MIN: minimum, Kind.MAX: maximum}
@@ -376,8 +379,8 @@ def _print(e: AffineExpr, strong: bool, dn: Callable[[int], str], sn: Callable[[
         return
     assert isinstance(e, Binary)
     lhs, rhs = e.lhs, e.rhs
-    if e.op in (Kind.MIN, Kind.MAX):  # a call: never bracketed
-        out.append("min(" if e.op == Kind.MIN else "max(")
+    if e.op in CALLS:  # a call: never bracketed
+        out.append(f"{CALLS[e.op]}(")
         _print(lhs, False, dn, sn, out)
         out.append(", ")
         _print(rhs, False, dn, sn, out)

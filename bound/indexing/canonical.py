@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 from bound.indexing.affine_expr import AffineExpr, Binary, Const, Kind, evaluate, largest_known_divisor
 
@@ -179,16 +180,23 @@ def _gcd_reduced(lhs: AffineExpr, d: int) -> tuple[AffineExpr, int, int] | None:
     return None
 
 
-def _floordiv(lhs: AffineExpr, d: int) -> AffineExpr:
-    if isinstance(lhs, Const):
-        return Const(lhs.value // d)
+def _unit_or_common_factor(lhs: AffineExpr, d: int,
+                           again: Callable[[AffineExpr, int], AffineExpr]) -> AffineExpr | None:
+    """A division of *lhs* by ``d = ±1``, or by a *d* sharing a factor with *lhs*'s multiplier
+    (divided again by *again*, without it); None for any other."""
     if d == 1:
         return lhs
     if d == -1:
         return _negated(lhs)
     reduced = _gcd_reduced(lhs, d)
-    if reduced is not None:
-        return _floordiv(reduced[0], reduced[1])
+    return again(reduced[0], reduced[1]) if reduced is not None else None
+
+
+def _floordiv(lhs: AffineExpr, d: int) -> AffineExpr:
+    if isinstance(lhs, Const):
+        return Const(lhs.value // d)
+    if (simple := _unit_or_common_factor(lhs, d, _floordiv)) is not None:
+        return simple
     terms = terms_of(lhs)
     if len(terms) < 2:
         return Binary(Kind.FLOORDIV, lhs, Const(d))
@@ -210,13 +218,8 @@ def _floordiv(lhs: AffineExpr, d: int) -> AffineExpr:
 
 
 def _ceildiv(lhs: AffineExpr, d: int) -> AffineExpr:
-    if d == 1:
-        return lhs
-    if d == -1:
-        return _negated(lhs)
-    reduced = _gcd_reduced(lhs, d)
-    if reduced is not None:
-        return _ceildiv(reduced[0], reduced[1])
+    if (simple := _unit_or_common_factor(lhs, d, _ceildiv)) is not None:
+        return simple
     if d > 0:
         return _floordiv(sum_of([*terms_of(lhs), (Const(1), d - 1)]), d)
     return _negated(_floordiv(lhs, -d))

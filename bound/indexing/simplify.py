@@ -101,11 +101,11 @@ class ExprSimplifier:
 
     def simplify(self, e: AffineExpr) -> AffineExpr:
         """Rewrite until nothing changes; the result is in XLA HEAD's canonical form."""
+        e = canonicalize(e)
         while True:
-            e = canonicalize(e)
-            out = self.once(e)
             # the rewrites build with MLIR's constructors, whose order canonicalize undoes
-            if out == e or canonicalize(out) == e:
+            out = canonicalize(self.once(e))
+            if out == e:
                 return e
             e = out
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from bound.indexing import indexing_map as _indexing_map
-from bound.indexing.affine_expr import AffineExpr, Binary, Const, Dim, Kind, Symbol, build, print_expr
+from bound.indexing.affine_expr import CALLS, AffineExpr, Binary, Const, Dim, Kind, Symbol, build, print_expr
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
 from bound.indexing.intervals import Interval
 
@@ -56,6 +56,7 @@ class IndexingMapSyntaxError(ValueError):
 
 
 _TOKEN = re.compile(r"\s*(->|-?\d+|[A-Za-z_][A-Za-z0-9_.]*|[()\[\]{},+\-*:])")
+_CALL_KINDS = {name: kind for kind, name in CALLS.items()}
 _MUL_OPS = {"*": Kind.MUL, "floordiv": Kind.FLOORDIV, "ceildiv": Kind.CEILDIV, "mod": Kind.MOD}
 _PRECEDENCE = {"+": 1, "-": 1, **dict.fromkeys(_MUL_OPS, 2), "neg": 3}
 
@@ -133,14 +134,14 @@ class _Parser:
                     self.take()
                     values.append(Const(int(tok)))
                     operand = False
-                elif tok in ("min", "max") and self.peek(1) == "(" and tok not in self.names:
+                elif tok in _CALL_KINDS and self.peek(1) == "(" and tok not in self.names:
                     self.take()
                     self.take("(")
                     first = self.expr()
                     self.take(",")
                     second = self.expr()
                     self.take(")")
-                    values.append(build(Kind.MIN if tok == "min" else Kind.MAX, first, second))
+                    values.append(build(_CALL_KINDS[tok], first, second))
                     operand = False
                 elif tok is not None and tok in self.names:
                     self.take()
@@ -317,8 +318,8 @@ def _isl_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
     a, b = _isl_expr(e.lhs, dims, syms), _isl_expr(e.rhs, dims, syms)
     if e.op == Kind.ADD:
         return f"({a} + {b})"
-    if e.op in (Kind.MIN, Kind.MAX):
-        return f"{'min' if e.op == Kind.MIN else 'max'}({a}, {b})"
+    if e.op in CALLS:
+        return f"{CALLS[e.op]}({a}, {b})"
     if not isinstance(e.rhs, Const):
         raise ValueError(f"not quasi-affine: {print_expr(e, lambda k: dims[k], lambda k: syms[k])}")
     if e.op == Kind.MUL:
