@@ -179,10 +179,11 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
         firsts[f"pack_{tensor.name}"] = choices[0]
     # an input the reduction reads with a stride along its columns and too few times to pack
     # (a dense layer of batch 1): its vectors run along the reduction instead, in partial sums
-    strided = [t for t, _ in panels if _reuse(reducer, t) < MIN_PANEL_REUSE]
-    if strided and reduce and _extent(reduce[0]) >= 64:  # (no knob where there is no choice)
+    along_reduction = bool(reduce) and _extent(reduce[0]) >= 64 and any(
+        _reuse(reducer, t) < MIN_PANEL_REUSE for t, _ in panels)
+    if along_reduction:  # (no knob where there is no choice)
         cfg.define_knob("reduce_lanes", [0, 8, 16])
-    if strided and reduce and _extent(reduce[0]) >= 64 and cfg["reduce_lanes"].val:
+    if along_reduction and cfg["reduce_lanes"].val:
         return _lanes_along_reduction(s, out, reducer, stages, cfg, firsts, args)
     sizes = [cfg[f"tile_{i}"].size for i in range(len(spatial))]
     tiles = [math.prod(size[1:]) for size in sizes]  # the parallel loops' tile
@@ -241,9 +242,7 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     if vectorize:
         s[out].vectorize(inner[-1])
     depth = min(cfg["parallel_depth"].val, len(outer))
-    counts = [-(-_extent(iv) // t) for iv, t in zip(spatial, tiles)]
-    if math.prod(counts[:depth]) < CORES <= math.prod(counts):
-        cfg.raise_error(f"parallel loop of {math.prod(counts[:depth])} iterations for {CORES} cores")
+    _check_parallel(cfg, spatial, tiles, depth)
     fused = s[out].fuse(*outer[:depth]) if depth > 1 else outer[0]
     s[out].parallel(fused)
     if cfg["auto_unroll"].val:  # TVM's UnrollLoop writes out the small loops under it
@@ -345,14 +344,22 @@ def sketch(args: Sequence[Any]) -> tuple[Any, list[Any]]:
     return s, list(args)
 
 
+def _check_parallel(cfg: Any, axes: Sequence[Any], tiles: Sequence[int], depth: int) -> None:
+    """Rejects a parallel loop (the first *depth* tile loops) of fewer iterations than cores
+    where the tiles of *axes* would give as many."""
+    counts = [-(-_extent(iv) // t) for iv, t in zip(axes, tiles)]
+    if math.prod(counts[:depth]) < CORES <= math.prod(counts):
+        cfg.raise_error(f"parallel loop of {math.prod(counts[:depth])} iterations for {CORES} cores")
+
+
 def _lanes_along_reduction(s: Any, out: Tensor, reducer: Any, stages: Sequence[Any], cfg: Any,
                            firsts: dict[str, Any], args: Sequence[Any]) -> tuple[Any, list[Any]]:
     """The reduction split into ``reduce_lanes`` partial sums side by side (rfactor), the lanes
     innermost and vectorized, so that every input is read contiguously along the reduction;
     the partial sums and their total computed at the output's parallel tile, the element-wise
-    stages between inlined (a matrix-vector
-    product's schedule). The tile sizes' first levels and ``parallel_depth`` apply; the knobs
-    of the other schedule must keep their first choice (the space has no duplicates)."""
+    stages between inlined (a matrix-vector product's schedule). The tile sizes and
+    ``parallel_depth`` apply; the knobs of the other schedule must keep their first choice
+    (the space has no duplicates)."""
     lanes = cfg["reduce_lanes"].val
     if cfg["tile_k"].size[-1] != 1 or any(cfg[k].val != v for k, v in firsts.items()):
         cfg.raise_error("reduce_lanes: the knobs of the tiled schedule keep their first choice")
@@ -360,10 +367,8 @@ def _lanes_along_reduction(s: Any, out: Tensor, reducer: Any, stages: Sequence[A
     tiles = [math.prod(size[1:]) for size in sizes]
     if cfg["vectorize"].val and tiles[-1] < MIN_VECTOR:
         cfg.raise_error(f"vector loop of {tiles[-1]} lanes where {MIN_VECTOR} fit")
-    counts = [-(-_extent(iv) // t) for iv, t in zip(out.op.axis, tiles)]
-    depth = min(cfg["parallel_depth"].val, len(counts))
-    if math.prod(counts[:depth]) < CORES <= math.prod(counts):
-        cfg.raise_error(f"parallel loop of {math.prod(counts[:depth])} iterations for {CORES} cores")
+    depth = min(cfg["parallel_depth"].val, len(tiles))
+    _check_parallel(cfg, out.op.axis, tiles, depth)
     if isinstance(cfg, ConfigEntity) and not cfg.valid():
         raise InstantiationError("; ".join(cfg.errors))
     for producer in stages[:-1]:  # the element-wise stages (the bias, the relu) inlined

@@ -76,18 +76,24 @@ class XGBoostCostModel:
         key = (task.workload, int(index))
         if key not in self.feature_cache:
             config = task.config_space.get(int(index))
-            extra: list[float] = []
+            lowered: list[float] | None = None
             if self.fea_type != "knob":
                 try:
                     s, args = task.instantiate(config)
-                    extra = [*schedule_features(s, args, self.fea_type == "explain"), 0.0]
+                    lowered = list(schedule_features(s, args, self.fea_type == "explain"))
                 except InstantiationError:
-                    extra = [0.0] * LENGTH + [1.0]  # the template rejects it
-            self._store(key, config, extra)
+                    lowered = None
+            self._store(key, config, lowered)
         return self.feature_cache[key]
 
-    def _store(self, key: tuple[Any, int], config: Any, extra: list[float]) -> None:
+    def _store(self, key: tuple[Any, int], config: Any, lowered: list[float] | None) -> None:
+        """The row of *config*: its knobs, then (but for knob features) the schedule's features
+        and whether the template rejects it (*lowered* None)."""
         knobs = [math.log2(1 + abs(v)) if isinstance(v, (int, float)) else v for v in config.get_flatten_feature()]
+        if self.fea_type == "knob":
+            extra: list[float] = []
+        else:
+            extra = [0.0] * LENGTH + [1.0] if lowered is None else [*lowered, 0.0]
         row = extra if self.fea_type == "curve" else [*knobs, *extra]
         self.feature_cache[key] = np.asarray(row, dtype=np.float64)
 
@@ -109,7 +115,7 @@ class XGBoostCostModel:
                 self._pool = LocalExecutor(FEATURE_WORKERS)
             for (i, config), result in zip(made, self._pool.run(feature_job, jobs, timeout=FEATURE_TIMEOUT)):
                 if result.status == "ok":
-                    self._store((task.workload, i), config, [*result.value, 0.0])
+                    self._store((task.workload, i), config, result.value)
         return [self.feature(task, i) for i in indices]
 
     def _matrix(self, rows: Sequence[np.ndarray]) -> np.ndarray:
