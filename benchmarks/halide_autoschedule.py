@@ -1,7 +1,8 @@
 """Halide's automatic schedulers on ``bench_autoschedule.py``'s workloads: each written as a
 Halide pipeline, scheduled by Adams2019, Mullapudi2016 and Li2018 (no trials: their cost
 models only), compiled for this machine, checked against NumPy and timed in this process.
-Run in a scratch environment with Halide (``pip install halide numpy``), not the project's:
+The shapes and NumPy references are ``topi_workloads.AUTOSCHEDULE``'s. Run in a scratch
+environment with Halide (``pip install halide numpy``), not the project's:
 
     python benchmarks/halide_autoschedule.py [--out DIR] [names...]
 
@@ -22,27 +23,11 @@ from collections.abc import Callable
 
 import halide as hl
 import numpy as np
+from topi_workloads import AUTOSCHEDULE
 
 SCHEDULERS = {"Adams2019": "autoschedule_adams2019", "Mullapudi2016": "autoschedule_mullapudi2016",
               "Li2018": "autoschedule_li2018"}
 F32 = hl.Float(32)
-
-
-def _conv(a: np.ndarray, w: np.ndarray) -> np.ndarray:
-    n, c, h, wd = a.shape
-    padded = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    cols = np.stack([padded[0, :, dy:dy + h, dx:dx + wd] for dy in range(3) for dx in range(3)], axis=1)
-    return (w.reshape(w.shape[0], -1) @ cols.reshape(c * 9, h * wd)).reshape(1, w.shape[0], h, wd)
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def _layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
-    mean = x.mean(axis=1, keepdims=True)
-    return (x - mean) / np.sqrt(((x - mean) ** 2).mean(axis=1, keepdims=True) + 1e-5) * g + b
 
 
 def _params(shapes: list[tuple[int, ...]]) -> list[hl.ImageParam]:
@@ -72,10 +57,6 @@ def _conv_func(A: hl.ImageParam, W: hl.ImageParam, c: int, hw: int) -> hl.Func:
     conv[x, y, co, n] = hl.f32(0)
     conv[x, y, co, n] += padded[x + r.x - 1, y + r.y - 1, r.z, n] * W[r.x, r.y, r.z, co]
     return conv
-
-
-def _resnet_conv(A: hl.ImageParam, W: hl.ImageParam, c: int, hw: int) -> hl.Func:
-    return _conv_func(A, W, c, hw)
 
 
 def conv2d_layer(A: hl.ImageParam, W: hl.ImageParam, b: hl.ImageParam) -> hl.Func:
@@ -126,21 +107,17 @@ def softmax(X: hl.ImageParam) -> hl.Func:
     return out
 
 
-#: name -> (input shapes, output shape, pipeline, NumPy reference)
-Workload = tuple[list[tuple[int, ...]], tuple[int, ...], Callable[..., hl.Func], Callable[..., np.ndarray]]
-WORKLOADS: dict[str, Workload] = {
-    "matmul_add": ([(1024, 1024)] * 3, (1024, 1024), matmul_add, lambda a, b, d: a @ b + d),
-    "conv2d_layer": ([(1, 512, 7, 7), (512, 512, 3, 3), (1, 512, 1, 1)], (1, 512, 7, 7), conv2d_layer,
-                     lambda a, w, b: np.maximum(_conv(a, w) + b, 0)),
-    **{f"resnet18_conv_{c}x{hw}": ([(1, c, hw, hw), (c, c, 3, 3)], (1, c, hw, hw),
-                                   functools.partial(_resnet_conv, c=c, hw=hw), _conv)
+#: name -> the Halide pipeline of ``topi_workloads.AUTOSCHEDULE[name]`` (whose input shapes and
+#: NumPy reference are used here as they are)
+PIPELINES: dict[str, Callable[..., hl.Func]] = {
+    "matmul_add": matmul_add,
+    "conv2d_layer": conv2d_layer,
+    **{f"resnet18_conv_{c}x{hw}": functools.partial(_conv_func, c=c, hw=hw)
        for c, hw in ((64, 56), (128, 28), (256, 14), (512, 7))},
-    "dense_bias_relu": ([(1, 1024), (1024, 1024), (1024,)], (1, 1024), dense_bias_relu,
-                        lambda x, w, b: np.maximum(x @ w.T + b, 0)),
-    "batch_matmul": ([(16, 128, 64), (16, 128, 64)], (16, 128, 128), batch_matmul,
-                     lambda x, y: x @ y.transpose(0, 2, 1)),
-    "layer_norm": ([(4096, 768), (768,), (768,)], (4096, 768), layer_norm, _layer_norm),
-    "softmax_4096": ([(4096, 1024)], (4096, 1024), softmax, _softmax),
+    "dense_bias_relu": dense_bias_relu,
+    "batch_matmul": batch_matmul,
+    "layer_norm": layer_norm,
+    "softmax_4096": softmax,
 }
 
 
@@ -161,11 +138,12 @@ def _timed(run: Callable[[], object]) -> float:
 
 
 def measure(name: str, scheduler: str, target: hl.Target) -> dict[str, float]:
-    shapes, out_shape, make, reference = WORKLOADS[name]
+    shapes, _, reference = AUTOSCHEDULE[name]
     rng = np.random.default_rng(0)
     arrays = [rng.uniform(-1, 1, s).astype("float32") for s in shapes]
+    out_shape = reference(*arrays).shape
     params = _params(shapes)
-    out_func = make(*params)
+    out_func = PIPELINES[name](*params)
     out_func.set_estimates([(0, n) for n in reversed(out_shape)])
     pipeline = hl.Pipeline(out_func)
     start = time.perf_counter()
@@ -187,7 +165,7 @@ def measure(name: str, scheduler: str, target: hl.Target) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path)
-    parser.add_argument("names", nargs="*", default=list(WORKLOADS))
+    parser.add_argument("names", nargs="*", default=list(PIPELINES))
     args = parser.parse_args()
     here = pathlib.Path(hl.__file__).parent
     for plugin in SCHEDULERS.values():
