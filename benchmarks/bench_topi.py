@@ -109,9 +109,19 @@ def _median_ms(run: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def alternate(made: dict[str, Any], expected: np.ndarray, rounds: int, tol: float = 1e-3) -> dict[str, float]:
+#: Seconds to wait before timing a peer. OpenBLAS's threads spin for about 0.2 s after each call
+#: (NumPy's, or the one that computed the expected result) and meanwhile take a core: a conv2d
+#: of ours timed 0.05-0.1 s after a 512 x 512 product ran 3.05 ms, against 1.42 ms 0.2 s after
+#: it. Waiting times each peer on a machine its predecessor has left; ``--settle 0`` keeps the
+#: contention (a user's program alternating NumPy and kernels).
+SETTLE = 0.3
+
+
+def alternate(made: dict[str, Any], expected: np.ndarray, rounds: int, tol: float = 1e-3,
+              settle: float = SETTLE) -> dict[str, float]:
     """The median run time (ms) of each peer of *made* (name -> (run, its output, or None if run
-    returns it)), each first checked against *expected*; the peers alternate round after round."""
+    returns it)), each first checked against *expected*; the peers alternate round after round,
+    each timed *settle* seconds after the last call of the one before."""
     runners: dict[str, Callable[[], Any]] = {}
     for peer, (run, result) in made.items():
         got = run() if result is None else (run(), result)[1]
@@ -121,17 +131,19 @@ def alternate(made: dict[str, Any], expected: np.ndarray, rounds: int, tol: floa
     samples: dict[str, list[float]] = {p: [] for p in runners}
     for _ in range(rounds):  # alternating: each round times every peer once more
         for peer, run in runners.items():
+            time.sleep(settle)
             samples[peer].append(_median_ms(run, 5))
     return {p: statistics.median(v) for p, v in samples.items()}
 
 
-def measure(name: str, who: list[str], rounds: int, folder: pathlib.Path) -> dict[str, float]:
+def measure(name: str, who: list[str], rounds: int, folder: pathlib.Path, settle: float = SETTLE) -> dict[str, float]:
     arrays = _inputs(name)
     made = {}
     for peer in who:
         made[peer] = ours(name, arrays) if peer == "ours" else ours(name, arrays, True) if peer == "ours-fast" \
             else numpy_peer(name, arrays) if peer == "numpy" else tvm_peer(name, arrays, folder)
-    return alternate({p: m for p, m in made.items() if m is not None}, numpy_peer(name, arrays)[0](), rounds)
+    return alternate({p: m for p, m in made.items() if m is not None}, numpy_peer(name, arrays)[0](), rounds,
+                     settle=settle)
 
 
 def main() -> None:
@@ -139,15 +151,17 @@ def main() -> None:
     parser.add_argument("--tvm", type=pathlib.Path, default=pathlib.Path("/tmp/tvm_ms"))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--separate", action="store_true", help="also time each peer in its own process")
+    parser.add_argument("--settle", type=float, default=SETTLE, help="seconds to wait before timing a peer")
     parser.add_argument("--only", help=argparse.SUPPRESS)  # one peer, printed as JSON (for --separate)
     parser.add_argument("names", nargs="*", default=list(WORKLOADS))
     args = parser.parse_args()
     if args.only:
-        print(json.dumps({n: measure(n, [args.only], args.rounds, args.tvm).get(args.only) for n in args.names}))
+        print(json.dumps({n: measure(n, [args.only], args.rounds, args.tvm, args.settle).get(args.only)
+                          for n in args.names}))
         return
     print(f"{'workload':<16}{'ours ms':>10}{'fast-math':>10}{'NumPy ms':>10}{'TVM ms':>10}{'ours/best':>11}"
           f"{'fast/best':>11}")
-    table = {n: measure(n, PEERS, args.rounds, args.tvm) for n in args.names}
+    table = {n: measure(n, PEERS, args.rounds, args.tvm, args.settle) for n in args.names}
     for n, t in table.items():
         best = min(v for p, v in t.items() if not p.startswith("ours"))
         print(f"{n:<16}{t['ours']:>10.2f}{t['ours-fast']:>10.2f}{t['numpy']:>10.2f}{t.get('tvm', float('nan')):>10.2f}"
@@ -155,8 +169,9 @@ def main() -> None:
     if args.separate:
         print("each in its own process:")
         for peer in PEERS:
-            out = subprocess.run([sys.executable, __file__, "--only", peer, "--tvm", str(args.tvm),
-                                  "--rounds", str(args.rounds), *args.names], capture_output=True, text=True)
+            out = subprocess.run([sys.executable, __file__, "--only", peer, "--tvm", str(args.tvm), "--rounds",
+                                  str(args.rounds), "--settle", str(args.settle), *args.names],
+                                 capture_output=True, text=True)
             print(f"  {peer}: {out.stdout.strip() or out.stderr.strip()[-300:]}")
 
 
