@@ -1,31 +1,40 @@
 """Run times of the C target's kernels on arrays at every mix of page offsets (run by hand):
 
-    python benchmarks/bench_offsets.py [--tvm]
+    python benchmarks/bench_offsets.py [--peer Halide=PYTHON] [--peer TVM=PYTHON]
 
-The tiled matmul, the blur and the conv2d of :mod:`bench_c_backend`, each argument placed at
-each of five offsets into a page (0, 16 as NumPy's large arrays, 32, 2064, 4080): the median
-and the worst over all mixes, built as by default (an argument the kernel updates in place is
-realigned for the call, see ``lower.backend.c.realign``) and with that turned off. ``--tvm``
-times TVM's same schedules in a process of their own (TVM copies the arrays into its own
-allocations, so offsets do not reach it), from a scratch environment (see :mod:`peers`).
+The tiled matmul, the blur, the conv2d and the softmax with ``te.exp`` of :mod:`bench_c_backend`,
+each argument placed at each of five offsets into a page (0, 16 as NumPy's large arrays, 32,
+2064, 4080): the median and the worst over all mixes, built as by default (an argument the
+kernel updates in place is realigned for the call, see ``lower.backend.c.realign``) and with
+that turned off. Each ``--peer`` times that peer's same schedules in a process of its own, run
+by the Python of a scratch environment where it is installed (see :mod:`peers`), on 64-byte
+aligned arrays (TVM copies arrays into its own allocations anyway).
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
+import os
+import pathlib
 import statistics
 import subprocess
 import sys
 import time
 
 import numpy as np
-from bench_c_backend import blur, conv2d, matmul
+from bench_c_backend import blur, conv2d, matmul, softmax
 
-from lower import build
+from lower import build, nd
 
 OFFSETS = (0, 16, 32, 2064, 4080)
-WORKLOADS = {"matmul 512^3, tiled": matmul, "blur 3x3, 2048^2": blur, "conv2d 64x56^2": conv2d}
+#: Seconds to wait after NumPy's reference, whose BLAS threads spin meanwhile (see bench_topi).
+SETTLE = 0.3
+#: The project and this folder: what a peer's scratch environment imports from.
+PATHS = (pathlib.Path(__file__).resolve().parents[1], pathlib.Path(__file__).resolve().parent)
+WORKLOADS = {"matmul 512^3, tiled": matmul, "blur 3x3, 2048^2": blur, "conv2d 64x56^2": conv2d,
+             "softmax 4096x1024, te.exp": softmax}
 
 
 def _at(offset: int, source: np.ndarray) -> np.ndarray:
@@ -45,9 +54,13 @@ def _best_of(run, repeat: int = 5) -> float:
     return min(times)
 
 
-def ours() -> None:
+def ours(rounds: int = 3) -> dict[str, float]:
+    """Prints ours at every mix of offsets; returns the worst (ms) of the default build per workload.
+    Each mix's time is the median of *rounds* best-of-5 timings, the rounds going over all the
+    mixes in turn, so that a moment of a busy machine does not decide one mix's time."""
     print("| workload | realigned: median, worst (ms) | not realigned: median, worst (ms) | all aligned |")
     print("|---|---|---|---|")
+    worst = {}
     for name, make in WORKLOADS.items():
         s, args, inputs, shape, ref, _ = make()
         expected = ref()
@@ -55,39 +68,75 @@ def ours() -> None:
         plain = build(s, args, target="c")
         plain._realign = []
         arrays = [np.asarray(x) for x in inputs] + [np.zeros(shape, np.float32)]
-        times: dict[str, list[float]] = {"realigned": [], "plain": []}
-        aligned = None
-        for mix in itertools.product(OFFSETS, repeat=len(arrays)):
-            placed = [_at(o, a) for o, a in zip(mix, arrays)]
-            for key, fn in (("realigned", f), ("plain", plain)):
-                fn(*placed)
-                times[key].append(_best_of(lambda fn=fn, placed=placed: fn(*placed)))
-            np.testing.assert_allclose(placed[-1], expected, rtol=1e-4, atol=1e-5)
-            if not any(mix):
-                aligned = times["plain"][-1]
+        mixes = list(itertools.product(range(len(OFFSETS)), repeat=len(arrays)))
+        # each argument placed once at each offset (a copy per mix would hold hundreds of large
+        # arrays, and the kernel's time would then depend on which of them got huge pages)
+        copies = [[_at(o, a) for o in OFFSETS] for a in arrays]
+        time.sleep(SETTLE)  # NumPy's BLAS threads spin for a while after the reference
+        samples: dict[str, list[list[float]]] = {"realigned": [[] for _ in mixes], "plain": [[] for _ in mixes]}
+        for r in range(rounds):
+            for k, mix in enumerate(mixes):
+                args_k = [copies[a][o] for a, o in enumerate(mix)]
+                for key, fn in (("realigned", f), ("plain", plain)):
+                    fn(*args_k)
+                    if r == 0:
+                        np.testing.assert_allclose(args_k[-1], expected, rtol=1e-4, atol=1e-5)
+                    samples[key][k].append(_best_of(lambda fn=fn, args_k=args_k: fn(*args_k)))
+        times = {key: [statistics.median(v) for v in per_mix] for key, per_mix in samples.items()}
+        aligned = times["plain"][mixes.index((0,) * len(arrays))]
 
         def cell(v: list[float]) -> str:
             return f"{statistics.median(v) * 1e3:.2f}, {max(v) * 1e3:.2f}"
         print(f"| {name} | {cell(times['realigned'])} | {cell(times['plain'])} | {aligned * 1e3:.2f} |", flush=True)
+        worst[name] = max(times["realigned"]) * 1e3
+    return worst
 
 
-def tvm() -> None:
+def peer(name: str) -> None:
+    """Prints, as JSON, the median time (ms) of *name*'s schedule of each workload (checked)."""
     out = {}
-    for name, make in WORKLOADS.items():
-        _, _, inputs, shape, _, others = make()
-        run = others["TVM"](np.zeros(shape, np.float32))
+    for workload, make in WORKLOADS.items():
+        _, _, _, shape, ref, others = make()
+        run = others[name](nd.array(np.zeros(shape, np.float32)))
         if run is None:
-            print("TVM is not installed here")
+            print(json.dumps({"error": f"{name} is not installed in {sys.executable}"}))
             return
-        run()
-        out[name] = statistics.median(_best_of(run) for _ in range(15)) * 1e3
+        got = run()
+        time.sleep(SETTLE)
+        np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), ref(),
+                                   rtol=1e-4, atol=1e-5)
+        out[workload] = statistics.median(_best_of(run) for _ in range(15)) * 1e3
     print(json.dumps(out))
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--peer", action="append", default=[], metavar="NAME=PYTHON",
+                        help="time peer NAME (Halide, TVM) in its own process, run by PYTHON")
+    parser.add_argument("--only-peer", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.only_peer:
+        peer(args.only_peer)
+        return
+    worst = ours()
+    times = {}
+    for spec in args.peer:
+        name, _, python = spec.partition("=")
+        run = subprocess.run([python or sys.executable, __file__, "--only-peer", name], capture_output=True,
+                             text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(map(str, PATHS))})
+        lines = run.stdout.strip().splitlines()
+        times[name] = json.loads(lines[-1]) if lines else {"error": run.stderr[-300:]}
+    if times:
+        print("\n| workload | ours: worst of the mixes (ms) | " + " | ".join(f"{n} (ms)" for n in times)
+              + " | ours worst / best peer |")
+        print("|---|---|" + "---|" * len(times) + "---|")
+        for workload, w in worst.items():
+            got = [t[workload] for t in times.values() if workload in t]
+            cells = " | ".join(f"{t[workload]:.2f}" if workload in t else str(t.get("error", "-"))
+                               for t in times.values())
+            ratio = f"{w / min(got):.2f}" if got else "-"
+            print(f"| {workload} | {w:.2f} | {cells} | {ratio} |")
+
+
 if __name__ == "__main__":
-    if "--only-tvm" in sys.argv:
-        tvm()
-    else:
-        ours()
-        if "--tvm" in sys.argv:
-            subprocess.run([sys.executable, __file__, "--only-tvm"], check=False)
+    main()
