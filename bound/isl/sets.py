@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import islpy as isl
@@ -21,6 +22,23 @@ if TYPE_CHECKING:
     from bound.arith.interval import IntervalSet
 
 _DT = isl.dim_type
+#: isl's steps allowed to decide whether a set is a box. The hull of one projection of a strided
+#: convolution's padded input (a parametric set with floors) ran for hours; this many steps
+#: take about 0.2 s.
+BOX_OPERATIONS = 200_000
+
+
+@contextmanager
+def bounded(ctx: isl.Context, operations: int) -> Iterator[None]:
+    """isl's work on *ctx* limited to *operations* steps: a call past them raises ``isl.Error``."""
+    previous = ctx.get_max_operations()
+    ctx.reset_operations()
+    ctx.set_max_operations(operations)
+    try:
+        yield
+    finally:
+        ctx.set_max_operations(previous)
+        ctx.reset_operations()
 
 
 class Builder:
@@ -123,7 +141,8 @@ class IslSet(IntSet):
 
     def is_box(self) -> bool:
         """Whether the set is, for every value of the parameters, the product of one interval
-        per dimension (False may also mean that isl's hull of a dimension is not exact)."""
+        per dimension (False may also mean that isl's hull of a dimension is not exact, or
+        that finding it took more than :data:`BOX_OPERATIONS` of isl's steps)."""
         s = self.isl.coalesce()
         basics = s.get_basic_sets()
         n = s.dim(_DT.set)
@@ -131,15 +150,19 @@ class IslSet(IntSet):
                 sum(1 for k in range(n) if not c.get_coefficient_val(_DT.set, k).is_zero()) <= 1
                 for c in basics[0].get_constraints()):
             return True
-        box = None
-        for k in range(n):
-            side = isl.Set.from_basic_set(
-                s.project_out(_DT.set, k + 1, n - k - 1).project_out(_DT.set, 0, k).polyhedral_hull())
-            box = side if box is None else box.flat_product(side)
-        if box is None:
-            return True
-        box = box.reset_tuple_id()
-        return bool(s.reset_tuple_id().is_subset(box) and box.is_subset(s.reset_tuple_id()))
+        try:
+            with bounded(s.get_ctx(), BOX_OPERATIONS):
+                box = None
+                for k in range(n):
+                    side = isl.Set.from_basic_set(
+                        s.project_out(_DT.set, k + 1, n - k - 1).project_out(_DT.set, 0, k).polyhedral_hull())
+                    box = side if box is None else box.flat_product(side)
+                if box is None:
+                    return True
+                box = box.reset_tuple_id()
+                return bool(s.reset_tuple_id().is_subset(box) and box.is_subset(s.reset_tuple_id()))
+        except isl.Error:
+            return False
 
     def count(self) -> int:
         """The number of points of a bounded, parameter-free set."""

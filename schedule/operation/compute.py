@@ -210,12 +210,14 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     dims = _shape(shape, f"compute '{name}'")
     positional, varargs = _signature(fcompute, name)
     if len(positional) < len(dims) and not varargs:  # the rest may be a tensor intrinsic's (TensorComputeOp)
-        outer = tuple(IterVar(Range.from_min_extent(0, d), Var(n, d.dtype), IterVarType.DataPar) for n, d in zip(positional, dims))
+        outer = tuple(IterVar(Range.from_min_extent(0, d), Var(n, d.dtype), IterVarType.DataPar)
+                      for n, d in zip(positional, dims))
         result = fcompute(*(iv.var for iv in outer))
         if isinstance(result, TensorIntrinCall):
             return tensor_compute(name, dims, outer, result)
     names = _arg_names(fcompute, len(dims), name)
-    axis = tuple(IterVar(Range.from_min_extent(0, d), Var(n, d.dtype), IterVarType.DataPar) for n, d in zip(names, dims))
+    axis = tuple(IterVar(Range.from_min_extent(0, d), Var(n, d.dtype), IterVarType.DataPar)
+                 for n, d in zip(names, dims))
     result = fcompute(*(iv.var for iv in axis))
     values = result if isinstance(result, (tuple, list)) else (result,)
     try:

@@ -3,6 +3,8 @@ a small template of its columns' split and vectorization (the executors' tests).
 
 from __future__ import annotations
 
+import time
+
 import schedule as te
 from tune import autotvm
 
@@ -47,3 +49,9 @@ def columns_matmul(n):
     if cfg["vectorize"].val:
         s[C].vectorize(xi)
     return s, [A, B, C]
+
+
+def stuck_feature_job(payload: bytes, explain: bool) -> list[float]:
+    """A feature lowering that never ends in time (the cost model's worker timeout)."""
+    time.sleep(60)
+    return []

@@ -104,3 +104,28 @@ def test_a_batch_of_features_lowered_in_workers_equals_the_features_lowered_here
     pooled._pool.close()
     for i, row in zip(indices, got):
         np.testing.assert_array_equal(row, here.feature(task, i))
+
+
+def test_a_feature_lowering_that_times_out_in_a_worker_is_not_tried_again_here(monkeypatch):
+    """A lowering that outlives its worker's timeout counts as a rejected configuration; it is
+    not lowered again in this process, where nothing could stop it (a tuning of ResNet-18's
+    stem hung so, in isl)."""
+    from tune.autotvm.tuner import xgboost_cost_model as xcm
+
+    from . import templates
+
+    task, _ = get_sample_task()
+    indices = list(range(8))
+    monkeypatch.setattr(xcm, "FEATURE_WORKERS", 2)
+    monkeypatch.setattr(xcm, "FEATURE_TIMEOUT", 1.0)
+    monkeypatch.setattr(xcm, "feature_job", templates.stuck_feature_job)
+
+    def lowered_here(*args):
+        raise AssertionError("a configuration was lowered in this process")
+    monkeypatch.setattr(xcm, "schedule_features", lowered_here)
+    model = XGBoostCostModel(task, feature_type="itervar")
+    start = time.time()
+    rows = model.features(task, indices)
+    model._pool.close()
+    assert time.time() - start < 30
+    assert len(rows) == 8 and all(row[-1] == 1.0 and not row[-1 - LENGTH:-1].any() for row in rows)

@@ -114,8 +114,9 @@ class XGBoostCostModel:
             if self._pool is None:
                 self._pool = LocalExecutor(FEATURE_WORKERS)
             for (i, config), result in zip(made, self._pool.run(feature_job, jobs, timeout=FEATURE_TIMEOUT)):
-                if result.status == "ok":
-                    self._store((task.workload, i), config, result.value)
+                # a lowering that failed, crashed or ran out of time in a worker is not tried
+                # again here, where nothing could stop it: it counts as a rejected configuration
+                self._store((task.workload, i), config, result.value if result.status == "ok" else None)
         return [self.feature(task, i) for i in indices]
 
     def _matrix(self, rows: Sequence[np.ndarray]) -> np.ndarray:
