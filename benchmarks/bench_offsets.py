@@ -1,6 +1,7 @@
 """Run times of the C target's kernels on arrays at every mix of page offsets (run by hand):
 
     python benchmarks/bench_offsets.py [--peer Halide=PYTHON] [--peer TVM=PYTHON]
+    python benchmarks/bench_offsets.py --sweep WORKLOAD ARGUMENT
 
 The tiled matmul, the blur, the conv2d and the softmax with ``te.exp`` of :mod:`bench_c_backend`,
 each argument placed at each of five offsets into a page (0, 16 as NumPy's large arrays, 32,
@@ -8,7 +9,8 @@ each argument placed at each of five offsets into a page (0, 16 as NumPy's large
 kernel updates in place is realigned for the call, see ``lower.backend.c.realign``) and with
 that turned off. Each ``--peer`` times that peer's same schedules in a process of its own, run
 by the Python of a scratch environment where it is installed (see :mod:`peers`), on 64-byte
-aligned arrays (TVM copies arrays into its own allocations anyway).
+aligned arrays (TVM copies arrays into its own allocations anyway). ``--sweep`` moves one
+argument of one workload over a page, the others fixed, to tell an offset effect from noise.
 """
 
 from __future__ import annotations
@@ -92,6 +94,26 @@ def ours(rounds: int = 3) -> dict[str, float]:
     return worst
 
 
+def sweep(workload: str, argument: int, rounds: int = 3) -> None:
+    """Prints the time (ms) of *workload* with its *argument*-th array at each offset from 0 to
+    3840 by 256 and at :data:`OFFSETS`, the others at offset 0: an offset that aliases stands
+    out of the line, where noise moves the whole line."""
+    s, args, inputs, shape, _, _ = WORKLOADS[workload]()
+    f = build(s, args, target="c")
+    arrays = [np.asarray(x) for x in inputs] + [np.zeros(shape, np.float32)]
+    offsets = sorted({*range(0, 4096, 256), *OFFSETS})
+    copies = {o: _at(o, arrays[argument]) for o in offsets}
+    base = [_at(0, a) for a in arrays]
+    samples: dict[int, list[float]] = {o: [] for o in offsets}
+    for _ in range(rounds):
+        for o in offsets:
+            placed = [*base[:argument], copies[o], *base[argument + 1:]]
+            f(*placed)
+            samples[o].append(_best_of(lambda placed=placed: f(*placed)))
+    print(f"{workload}, argument {argument}: " + ", ".join(f"{o}: {statistics.median(v) * 1e3:.2f}"
+                                                           for o, v in samples.items()))
+
+
 def peer(name: str) -> None:
     """Prints, as JSON, the median time (ms) of *name*'s schedule of each workload (checked)."""
     out = {}
@@ -114,7 +136,12 @@ def main() -> None:
     parser.add_argument("--peer", action="append", default=[], metavar="NAME=PYTHON",
                         help="time peer NAME (Halide, TVM) in its own process, run by PYTHON")
     parser.add_argument("--only-peer", help=argparse.SUPPRESS)
+    parser.add_argument("--sweep", nargs=2, metavar=("WORKLOAD", "ARGUMENT"),
+                        help="time one argument of one workload (of WORKLOADS) at offsets 0 to 3840 by 256")
     args = parser.parse_args()
+    if args.sweep:
+        sweep(args.sweep[0], int(args.sweep[1]))
+        return
     if args.only_peer:
         peer(args.only_peer)
         return
