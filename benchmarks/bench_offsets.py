@@ -27,12 +27,11 @@ import time
 
 import numpy as np
 from bench_c_backend import blur, conv2d, matmul, softmax
+from bench_topi import SETTLE
 
 from lower import build, nd
 
 OFFSETS = (0, 16, 32, 2064, 4080)
-#: Seconds to wait after NumPy's reference, whose BLAS threads spin meanwhile (see bench_topi).
-SETTLE = 0.3
 #: The project and this folder: what a peer's scratch environment imports from.
 PATHS = (pathlib.Path(__file__).resolve().parents[1], pathlib.Path(__file__).resolve().parent)
 WORKLOADS = {"matmul 512^3, tiled": matmul, "blur 3x3, 2048^2": blur, "conv2d 64x56^2": conv2d,

@@ -30,7 +30,9 @@ BOX_OPERATIONS = 200_000
 
 @contextmanager
 def bounded(ctx: isl.Context, operations: int) -> Iterator[None]:
-    """isl's work on *ctx* limited to *operations* steps: a call past them raises ``isl.Error``."""
+    """isl's work on *ctx* limited to *operations* steps: a call past them raises ``isl.Error``.
+    The count starts at entry and again at exit, when the limit before it comes back (so an
+    enclosing budget counts afresh after an inner one)."""
     previous = ctx.get_max_operations()
     ctx.reset_operations()
     ctx.set_max_operations(operations)

@@ -46,7 +46,8 @@ def _schedule() -> tuple[te.Schedule, list[te.Tensor]]:
 def test_a_strided_conv_padded_at_the_tile_lowers_and_equals_numpy(exact: bool) -> None:
     s, args = _schedule()
     # isl holds the interpreter while it computes, so a hang cannot be timed out from Python;
-    # a budget for the whole lowering (far above what it needs) makes one fail fast instead
+    # a budget around the lowering (far above what it needs; counted afresh after each box
+    # test's own) makes one fail fast instead
     with bounded(isl.DEFAULT_CONTEXT, 5_000_000):
         lower(s, args, exact=exact)
     f = build(s, args, exact=exact)
