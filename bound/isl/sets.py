@@ -43,6 +43,22 @@ def bounded(ctx: isl.Context, operations: int) -> Iterator[None]:
         ctx.reset_operations()
 
 
+class StepLimit(RuntimeError):
+    """isl ran past the steps a caller allowed it (:func:`step_limit`)."""
+
+
+@contextmanager
+def step_limit(operations: int) -> Iterator[None]:
+    """The default context's work limited as :func:`bounded` does; a call past the limit (or
+    any isl failure meanwhile) raises :class:`StepLimit`, for a caller that gives up on the
+    computation rather than wait for isl."""
+    with bounded(isl.DEFAULT_CONTEXT, operations):
+        try:
+            yield
+        except isl.Error as e:
+            raise StepLimit(f"isl ran past {operations} steps") from e
+
+
 class Builder:
     """Converts expressions into isl objects over one space of named set dims and params."""
 

@@ -1,5 +1,6 @@
-"""The matmul the tuning tests schedule, TVM's autotvm_matmul_x86 tutorial template on it, and
-a small template of its columns' split and vectorization (the executors' tests)."""
+"""The matmul the tuning tests schedule, TVM's autotvm_matmul_x86 tutorial template on it, a
+small template of its columns' split and vectorization (the executors' tests), and one whose
+lowering asks isl (the cost model's step limit)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,21 @@ def columns_matmul(n):
     if cfg["vectorize"].val:
         s[C].vectorize(xi)
     return s, [A, B, C]
+
+
+@autotvm.template("tests/padded_at_tile")
+def padded_at_tile(n):
+    """A stride-2 sum of three over a zero-padded input computed at the output's tile (a split
+    knob): the region of the padding is found by isl."""
+    A = te.placeholder((2 * n,), name="A")
+    P = te.compute((2 * n + 2,), lambda i: te.if_then_else(te.all(i >= 1, i <= 2 * n), A[i - 1], 0.0), name="P")
+    B = te.compute((n,), lambda i: P[2 * i] + P[2 * i + 1] + P[2 * i + 2], name="B")
+    s = te.create_schedule(B.op)
+    cfg = autotvm.get_config()
+    cfg.define_split("tile", B.op.axis[0], num_outputs=2)
+    outer, _ = cfg["tile"].apply(s, B, B.op.axis[0])
+    s[P].compute_at(s[B], outer)
+    return s, [A, B]
 
 
 def stuck_feature_job(payload: bytes, explain: bool) -> list[float]:

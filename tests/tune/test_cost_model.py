@@ -129,3 +129,25 @@ def test_a_feature_lowering_that_times_out_in_a_worker_is_not_tried_again_here(m
     model._pool.close()
     assert time.time() - start < 30
     assert len(rows) == 8 and all(row[-1] == 1.0 and not row[-1 - LENGTH:-1].any() for row in rows)
+
+
+def test_a_small_batch_lowered_here_gives_up_past_its_isl_steps(monkeypatch):
+    """Fewer than FEATURE_BATCH configurations are lowered in this process, where no worker's
+    timeout applies: past FEATURE_ISL_STEPS isl steps a configuration counts as rejected, and
+    the limit is lifted afterwards."""
+    import islpy as isl
+
+    from tune import autotvm
+    from tune.autotvm.tuner import xgboost_cost_model as xcm
+
+    from . import templates  # noqa: F401  (registers the template)
+
+    task = autotvm.task.create("tests/padded_at_tile", args=(40,))
+    before = isl.DEFAULT_CONTEXT.get_max_operations()
+    monkeypatch.setattr(xcm, "FEATURE_ISL_STEPS", 1)
+    starved = XGBoostCostModel(task, feature_type="itervar").features(task, [0, 1, 2])
+    assert all(row[-1] == 1.0 and not row[-1 - LENGTH:-1].any() for row in starved)
+    assert isl.DEFAULT_CONTEXT.get_max_operations() == before
+    monkeypatch.undo()
+    fed = XGBoostCostModel(task, feature_type="itervar").features(task, [0, 1, 2])
+    assert all(row[-1] == 0.0 and row[-1 - LENGTH:-1].any() for row in fed)

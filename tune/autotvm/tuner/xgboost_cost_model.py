@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from bound.isl.sets import StepLimit, step_limit
 from tune.autotvm.jobs import feature_job
 from tune.autotvm.space import InstantiationError
 from tune.autotvm.task import Task
@@ -39,6 +40,9 @@ FEATURE_BATCH = 8
 #: ... this many (one per core), each lowering given this many seconds.
 FEATURE_WORKERS = os.cpu_count() or 1
 FEATURE_TIMEOUT = 120.0
+#: A configuration lowered here (a small batch) gives up, as rejected, past this many isl steps
+#: without a pause (about 25 s: 2 million took 2.4 s on the set that hung a tuning in isl).
+FEATURE_ISL_STEPS = 20_000_000
 LOSS_TYPES = ("reg", "rank", "rank-binary")
 
 
@@ -80,8 +84,9 @@ class XGBoostCostModel:
             if self.fea_type != "knob":
                 try:
                     s, args = task.instantiate(config)
-                    lowered = list(schedule_features(s, args, self.fea_type == "explain"))
-                except InstantiationError:
+                    with step_limit(FEATURE_ISL_STEPS):
+                        lowered = list(schedule_features(s, args, self.fea_type == "explain"))
+                except (InstantiationError, StepLimit):
                     lowered = None
             self._store(key, config, lowered)
         return self.feature_cache[key]
