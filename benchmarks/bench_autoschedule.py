@@ -2,7 +2,7 @@
 
     /tmp/tvmenv/bin/python benchmarks/tvm_metaschedule_topi.py --out /tmp/tvm_ms [names...]
     PYTHONPATH=. /tmp/tvmenv/bin/python benchmarks/bench_autoschedule.py [--trials 64] [--tvm DIR]
-        [--logs DIR] [--separate] [names...]
+        [--logs DIR] [--features itervar|knob] [--seed N] [--separate] [names...]
 
 The workloads of ``topi_workloads.AUTOSCHEDULE``. Ours: the auto-scheduler's space searched by
 its policy (``XGBTuner`` with the evolutionary search; rejected configurations cost no trial)
@@ -56,14 +56,14 @@ def _task(name: str) -> Any:
     return auto_scheduler.create(f"bench_autoschedule_{name}", _tensors(name), TARGET)
 
 
-def tune(name: str, trials: int, log: str, features: str = "itervar") -> float:
+def tune(name: str, trials: int, log: str, features: str = "itervar", seed: int = 0) -> float:
     """Searches *name*'s space for *trials* measurements into *log*, the model learning from
-    *features* (the cost model's ``feature_type``); the wall time."""
+    *features* (the cost model's ``feature_type``), the search drawing from *seed*; the wall time."""
     task = _task(name)
     option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=60),
                                     # MetaSchedule's runner on CPUs: 3 calls, once, grown to 100 ms
                                     runner=autotvm.LocalRunner(number=3, repeat=1, min_repeat_ms=100, timeout=30))
-    tuner = autotvm.tuner.XGBTuner(task, feature_type=features, optimizer="evolution", seed=0)
+    tuner = autotvm.tuner.XGBTuner(task, feature_type=features, optimizer="evolution", seed=seed)
     tuner.screen = True
     start = time.time()
     tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
@@ -105,6 +105,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--features", default="itervar", help="the cost model's feature_type (itervar: the "
                         "knobs and the lowered schedule's loop features; knob: the knobs only, nothing lowered)")
+    parser.add_argument("--seed", type=int, default=0, help="the search's seed")
     parser.add_argument("--separate", action="store_true", help="also time each peer in its own process")
     parser.add_argument("--logs", type=pathlib.Path, help="keep the tuning logs here; a workload whose log is "
                         "there already is timed from it, not tuned again")
@@ -125,7 +126,7 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         log, searched = str(folder / f"{name}.log"), folder / f"{name}.search.json"
         if not searched.exists():
-            searched.write_text(json.dumps({"search_s": tune(name, args.trials, log, args.features)}))
+            searched.write_text(json.dumps({"search_s": tune(name, args.trials, log, args.features, args.seed)}))
         search = json.loads(searched.read_text())["search_s"]
         t = measure(name, ["ours", "default", "numpy", "tvm", "tvm_untuned"], args.rounds, log, args.tvm)
         info = args.tvm / f"{name}.json"
