@@ -39,12 +39,14 @@ WORKLOADS = {"matmul 512^3, tiled": matmul, "blur 3x3, 2048^2": blur, "conv2d 64
              "softmax 4096x1024, te.exp": softmax}
 
 
-def _at(offset: int, source: np.ndarray) -> np.ndarray:
-    raw = np.empty(source.nbytes + 8192, np.uint8)
-    start = -raw.ctypes.data % 4096 + offset
-    out = raw[start:start + source.nbytes].view(source.dtype).reshape(source.shape)
-    out[...] = source
-    return out
+def _placements(inputs: list, shape: tuple[int, ...]) -> list[list[np.ndarray]]:
+    """The arguments of every mix of :data:`OFFSETS` for *inputs* and a zeroed output of *shape*,
+    the first with every argument at offset 0. Each argument is placed once at each offset: a copy per mix would hold
+    hundreds of large arrays, and the kernel's time would then depend on which got huge pages."""
+    arrays = [np.asarray(x) for x in inputs] + [np.zeros(shape, np.float32)]
+    copies = [[nd.at_page_offset(a, o) for o in OFFSETS] for a in arrays]
+    return [[copies[a][o] for a, o in enumerate(mix)]
+            for mix in itertools.product(range(len(OFFSETS)), repeat=len(arrays))]
 
 
 def _best_of(run, repeat: int = 5) -> float:
@@ -69,23 +71,18 @@ def ours(rounds: int = 3) -> dict[str, float]:
         f = build(s, args, target="c")
         plain = build(s, args, target="c")
         plain._realign = []
-        arrays = [np.asarray(x) for x in inputs] + [np.zeros(shape, np.float32)]
-        mixes = list(itertools.product(range(len(OFFSETS)), repeat=len(arrays)))
-        # each argument placed once at each offset (a copy per mix would hold hundreds of large
-        # arrays, and the kernel's time would then depend on which of them got huge pages)
-        copies = [[_at(o, a) for o in OFFSETS] for a in arrays]
+        placed = _placements(inputs, shape)
         time.sleep(SETTLE)  # NumPy's BLAS threads spin for a while after the reference
-        samples: dict[str, list[list[float]]] = {"realigned": [[] for _ in mixes], "plain": [[] for _ in mixes]}
+        samples: dict[str, list[list[float]]] = {"realigned": [[] for _ in placed], "plain": [[] for _ in placed]}
         for r in range(rounds):
-            for k, mix in enumerate(mixes):
-                args_k = [copies[a][o] for a, o in enumerate(mix)]
+            for k, args_k in enumerate(placed):
                 for key, fn in (("realigned", f), ("plain", plain)):
                     fn(*args_k)
                     if r == 0:
                         np.testing.assert_allclose(args_k[-1], expected, rtol=1e-4, atol=1e-5)
                     samples[key][k].append(_best_of(lambda fn=fn, args_k=args_k: fn(*args_k)))
         times = {key: [statistics.median(v) for v in per_mix] for key, per_mix in samples.items()}
-        aligned = times["plain"][mixes.index((0,) * len(arrays))]
+        aligned = times["plain"][0]
 
         def cell(v: list[float]) -> str:
             return f"{statistics.median(v) * 1e3:.2f}, {max(v) * 1e3:.2f}"
@@ -102,8 +99,8 @@ def sweep(workload: str, argument: int, rounds: int = 3) -> None:
     f = build(s, args, target="c")
     arrays = [np.asarray(x) for x in inputs] + [np.zeros(shape, np.float32)]
     offsets = sorted({*range(0, 4096, 256), *OFFSETS})
-    copies = {o: _at(o, arrays[argument]) for o in offsets}
-    base = [_at(0, a) for a in arrays]
+    copies = {o: nd.at_page_offset(arrays[argument], o) for o in offsets}
+    base = [nd.at_page_offset(a, 0) for a in arrays]
     samples: dict[int, list[float]] = {o: [] for o in offsets}
     for _ in range(rounds):
         for o in offsets:
@@ -132,10 +129,7 @@ def peer(name: str, rounds: int = 15, suspects: int = 3) -> None:
         np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), expected,
                                    rtol=1e-4, atol=1e-5)
         f = build(s, args, target="c")
-        arrays = [np.asarray(x) for x in inputs] + [np.zeros(shape, np.float32)]
-        copies = [[_at(o, a) for o in OFFSETS] for a in arrays]
-        mixes = [[copies[a][o] for a, o in enumerate(mix)]
-                 for mix in itertools.product(range(len(OFFSETS)), repeat=len(arrays))]
+        mixes = _placements(inputs, shape)
         f(*mixes[-1])
         np.testing.assert_allclose(mixes[-1][-1], expected, rtol=1e-4, atol=1e-5)
         time.sleep(SETTLE)  # NumPy's BLAS threads spin for a while after the reference

@@ -4,7 +4,9 @@ boundary, so that vector loads and stores of a vectorized row do not straddle ca
 NumPy's allocator aligns large arrays to 16 bytes only; with 64-byte vectors every access of
 such an array then touches two cache lines (the tiled matmul of the benchmarks ran 1.5x slower
 on them). ``nd.array(a)`` copies *a* into aligned memory, ``nd.empty`` allocates it; both are
-NumPy arrays, with TVM's ``.numpy()`` and ``.copyfrom()`` besides.
+NumPy arrays, with TVM's ``.numpy()`` and ``.copyfrom()`` besides. ``nd.at_page_offset(a, k)``
+does the opposite on purpose: a plain NumPy copy whose data starts *k* bytes into a page, to
+measure or test a kernel on the arrays users pass.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import numpy as np
 
 #: The alignment of the data of the arrays made here, in bytes (TVM's kAllocAlignment).
 ALIGNMENT = 64
+#: The size of a memory page, in bytes.
+PAGE = 4096
 
 
 #: TVM's device names and the device each means here: the CPU, or a GPU kind whose programs
@@ -127,6 +131,19 @@ def array(source: Any, device: Device | None = None, dtype: Any = None) -> NDArr
     """A 64-byte aligned copy of *source* (an array or anything ``np.asarray`` takes)."""
     source = np.asarray(source, dtype=dtype)
     out = empty(source.shape, source.dtype, device)
+    out[...] = source
+    return out
+
+
+def at_page_offset(source: Any, offset: int) -> np.ndarray:
+    """A plain NumPy copy of *source* whose data starts *offset* bytes into a page (NumPy's own
+    large arrays start 16 bytes in)."""
+    if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool) or not 0 <= offset < PAGE:
+        raise ValueError(f"at_page_offset: the offset is an int from 0 to {PAGE - 1} bytes, got {offset!r}")
+    source = np.asarray(source)
+    raw = np.empty(source.nbytes + 2 * PAGE, np.uint8)
+    start = -raw.ctypes.data % PAGE + int(offset)
+    out = raw[start:start + source.nbytes].view(source.dtype).reshape(source.shape)
     out[...] = source
     return out
 

@@ -10,6 +10,7 @@ import pytest
 
 import lower
 import schedule as te
+from lower import nd
 from lower.backend.c.compile import find_compiler
 
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
@@ -18,15 +19,6 @@ ROWS, COLS = 6, 1024
 #: Byte offsets into a page: every element-aligned one of a cache line, NumPy's large arrays'
 #: (16), the end of a page.
 OFFSETS = (*range(0, 64, 4), 2064, 4080)
-
-
-def _at(offset: int, source: np.ndarray) -> np.ndarray:
-    """A copy of *source* whose data starts *offset* bytes into a page."""
-    raw = np.empty(source.nbytes + 8192, np.uint8)
-    start = -raw.ctypes.data % 4096 + offset
-    out = raw[start:start + source.nbytes].view(source.dtype).reshape(source.shape)
-    out[...] = source
-    return out
 
 
 def _row_scale(exp: bool):
@@ -47,7 +39,7 @@ def test_every_offset_of_the_output_gives_the_aligned_results_bit_for_bit(exp):
     rng = np.random.default_rng(0)
     x = rng.uniform(-3, 3, (ROWS, COLS)).astype("float32")
     d = rng.uniform(0.5, 2, ROWS).astype("float32")
-    aligned = _at(0, np.full((ROWS, COLS), np.nan, np.float32))
+    aligned = nd.at_page_offset(np.full((ROWS, COLS), np.nan, np.float32), 0)
     f(x, d, aligned)
     expected = (np.exp(x) if exp else x) / d[:, None]
     if exp:  # the vector polynomial: within 1 ulp of the correctly rounded exp
@@ -56,8 +48,8 @@ def test_every_offset_of_the_output_gives_the_aligned_results_bit_for_bit(exp):
         np.testing.assert_array_equal(aligned, expected)
     for out_offset in OFFSETS:
         for x_offset in (0, 16):
-            out = _at(out_offset, np.full((ROWS, COLS), np.nan, np.float32))
-            f(_at(x_offset, x), d, out)
+            out = nd.at_page_offset(np.full((ROWS, COLS), np.nan, np.float32), out_offset)
+            f(nd.at_page_offset(x, x_offset), d, out)
             np.testing.assert_array_equal(out, aligned, err_msg=f"output {out_offset}, input {x_offset} bytes in")
 
 
@@ -68,8 +60,8 @@ def test_the_python_target_agrees_at_numpys_offset():
     d = rng.uniform(0.5, 2, ROWS).astype("float32")
     outs = {}
     for target in ("c", "python"):
-        outs[target] = _at(16, np.zeros((ROWS, COLS), np.float32))
-        lower.build(s, args, target=target)(_at(16, x), d, outs[target])
+        outs[target] = nd.at_page_offset(np.zeros((ROWS, COLS), np.float32), 16)
+        lower.build(s, args, target=target)(nd.at_page_offset(x, 16), d, outs[target])
     np.testing.assert_array_equal(outs["c"], outs["python"])
     np.testing.assert_array_equal(outs["c"], x / d[:, None])
 
@@ -86,7 +78,7 @@ def test_an_array_updated_in_place_is_read_before_each_element_is_stored():
     assert "B's first" in f.get_source()
     start = np.arange(n, dtype=np.float32)
     for offset in (0, 4, 16, 60, 4080):
-        data = _at(offset, start)
+        data = nd.at_page_offset(start, offset)
         f(data, data)
         np.testing.assert_array_equal(data, start * np.float32(3) + np.float32(1), err_msg=f"{offset} bytes in")
 
@@ -106,6 +98,6 @@ def test_a_short_vector_loop_and_an_intermediate_are_not_shifted():
     assert "T's first" not in source  # T: the kernel's own memory
     assert "B's first" not in source  # B: at most eight vectors
     data = np.arange(n, dtype=np.float32)
-    out = _at(16, np.zeros(n, np.float32))
+    out = nd.at_page_offset(np.zeros(n, np.float32), 16)
     f(data, out)
     np.testing.assert_array_equal(out, (data + 1) * 2)

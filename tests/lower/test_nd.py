@@ -37,7 +37,19 @@ def test_numpy_copies_and_copyfrom_copies_in():
         a.copyfrom(np.ones(3))
 
 
+@pytest.mark.parametrize("offset", [0, 16, 2064, 4095])
+def test_a_copy_at_a_page_offset_starts_there(offset):
+    source = np.arange(24, dtype="float64").reshape(2, 3, 4)
+    for _ in range(4):  # whatever offset NumPy's allocator gives the raw memory
+        a = nd.at_page_offset(source, offset)
+        assert a.ctypes.data % 4096 == offset and type(a) is np.ndarray
+        np.testing.assert_array_equal(a, source)
+        assert a.shape == source.shape and a.dtype == source.dtype and not np.shares_memory(a, source)
+
+
 @pytest.mark.parametrize("bad, error", [(lambda: nd.empty((2, -1)), ValueError), (lambda: nd.empty((2.5,)), ValueError),
+                                        (lambda: nd.at_page_offset([1.0], 4096), ValueError),
+                                        (lambda: nd.at_page_offset([1.0], -16), ValueError),
                                         (lambda: nd.array([1.0], device="cuda"), TypeError),
                                         (lambda: cpu(-1), ValueError), (lambda: cpu(True), ValueError)])
 def test_bad_arguments_are_refused(bad, error):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import schedule as te
-from lower import build
+from lower import build, nd
 from lower.backend.c.compile import find_compiler
 from lower.backend.c.realign import REALIGN_BYTES
 
@@ -19,13 +19,8 @@ pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
 
 
 def _at(offset: int, shape, fill=0.0) -> np.ndarray:
-    """A float32 array whose data starts *offset* bytes into a page (NumPy's large arrays: 16)."""
-    nbytes = int(np.prod(shape)) * 4
-    raw = np.empty(nbytes + 8192, np.uint8)
-    start = -raw.ctypes.data % 4096 + offset
-    out = raw[start:start + nbytes].view(np.float32).reshape(shape)
-    out[...] = fill
-    return out
+    """A float32 array of *fill* whose data starts *offset* bytes into a page."""
+    return nd.at_page_offset(np.full(shape, fill, np.float32), offset)
 
 
 def _tiled_matmul(n):
