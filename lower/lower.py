@@ -27,7 +27,7 @@ from lower.passes.vectorize_check import check_vectorized
 from lower.passes.virtual_thread import inject_virtual_thread
 from schedule.base.checks import check_flag
 from schedule.base.errors import ScheduleError
-from schedule.base.pass_context import default_exact, enabled
+from schedule.base.pass_context import default_exact, enabled, options
 from schedule.ir.expr import Var
 from schedule.operation.tensor import Tensor
 from schedule.schedule.schedule import Schedule, check_schedule
@@ -87,6 +87,7 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     check_schedule("lower", s)
     exact = default_exact("lower", exact)
     check_flag("lower", "debug_keep_trivial_loop", debug_keep_trivial_loop)
+    debug_keep_trivial_loop = debug_keep_trivial_loop or options("tir.debug_keep_trivial_loop")
     arg_list = argument_list("lower", args)
     stages = argument_stages("lower", s, arg_list)
     with collector_paused():

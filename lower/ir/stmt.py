@@ -45,10 +45,26 @@ class Stmt:
 
 
 class ForKind(enum.Enum):
+    """A loop's kind; it also equals the name an ``ir_builder`` or hybrid loop gives its kind
+    (``"parallel"``, ``"vectorize"`` ...), so that TVM's ``loop.kind == ForKind.PARALLEL`` holds
+    for either loop."""
+
     SERIAL = "for"
     PARALLEL = "parallel"
     VECTORIZED = "vectorized"
     UNROLLED = "unrolled"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return _LOOP_KIND_NAMES.get(other) is self
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+_LOOP_KIND_NAMES = {"serial": ForKind.SERIAL, "parallel": ForKind.PARALLEL, "vectorize": ForKind.VECTORIZED,
+                    "unroll": ForKind.UNROLLED}
 
 
 @dataclass(frozen=True, eq=False)

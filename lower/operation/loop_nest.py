@@ -18,6 +18,7 @@ from bound.arith.simplify import needed_ranges, var_bounds_of
 from bound.inference.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
+from schedule.base.pass_context import options
 from schedule import arith
 from schedule.ir.expr import LT, Call, Expr, StringImm, Var
 from schedule.ir.functor import free_vars, structural_equal, substitute
@@ -81,6 +82,8 @@ def make_loop_nest(stage: Stage, bounds: Mapping[IterVar, Range], leaves: Sequen
         thread = attr.bind_thread if attr is not None else None
         var = None
         kind = _KINDS.get(attr.iter_type if attr is not None else iv.iter_type, ForKind.SERIAL)
+        if kind is ForKind.VECTORIZED and options("tir.disable_vectorize"):
+            kind = ForKind.SERIAL
         if thread is not None:
             if arith.value_of(r.min) != 0:
                 raise LoweringError(f"stage '{stage.name}': thread-bound loop '{iv.name}' starts at "

@@ -26,6 +26,23 @@ DEFAULTS: dict[str, Any] = {
     # The bounds of infer_bound, explain, lower and build when a call passes no exact=: exact
     # (True) or TVM's (False). Unset, $TEBOUND_EXACT decides, else the entry point's default.
     "tebound.exact": True,
+    # Vectorized loops lower as serial loops.
+    "tir.disable_vectorize": False,
+    # Loops of extent 1 are kept (``lower(..., debug_keep_trivial_loop=True)``).
+    "tir.debug_keep_trivial_loop": False,
+}
+
+#: TVM's other common options, taken so that TVM's programs run, each with the type of its
+#: value: what they ask for is what this project always does (every build checks its accesses
+#: and keeps its asserts), or concerns code it does not generate (relay, GPU barriers).
+ACCEPTED: dict[str, type | tuple[type, ...]] = {
+    "tir.instrument_bound_checkers": bool, "tir.noalias": bool, "tir.disable_assert": bool,
+    "tir.detect_global_barrier": bool, "tir.enable_debug": bool, "tir.is_entry_func": bool,
+    "tir.disable_storage_rewrite": bool, "tir.use_async_copy": bool, "tir.ptx_ldg32": bool,
+    "tir.merge_dynamic_shared_memory_allocations": bool, "tir.instr_siblings": bool,
+    "tir.vtcm_capacity": int, "tir.InjectDoubleBuffer": dict, "tir.HoistIfThenElse": dict, "tir.Simplify": dict,
+    "relay.backend.use_auto_scheduler": bool, "relay.backend.use_meta_schedule": bool,
+    "relay.FuseOps.max_depth": int, "relay.fallback_device_type": int,
 }
 
 #: The environment variable for the default bound mode ("1" exact, "0" TVM's), below a context.
@@ -37,18 +54,40 @@ _CURRENT: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("p
 class PassContext:
     """A ``with`` block in which ``lower`` and ``build`` use *config*'s options.
 
+    TVM's signature: *opt_level*, *required_pass*, *disabled_pass*, *instruments* and *trace*
+    are kept on the context (every pass here runs at any level); *config* takes the keys of
+    :data:`DEFAULTS`, which passes here read, and those of :data:`ACCEPTED`.
+
     :raises ValueError: for a key or an option no pass reads, naming the known ones.
     """
 
-    def __init__(self, config: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    def __init__(self, opt_level: int = 2, required_pass: Any = None, disabled_pass: Any = None,
+                 instruments: Any = None, config: Mapping[str, Any] | None = None, trace: Any = None) -> None:
+        if not isinstance(opt_level, int) or isinstance(opt_level, bool) or not 0 <= opt_level <= 4:
+            raise ValueError(f"PassContext: opt_level is an int from 0 to 4, not {opt_level!r}")
+        for name, passes in (("required_pass", required_pass), ("disabled_pass", disabled_pass)):
+            if passes is not None and not (isinstance(passes, (list, tuple, set))
+                                           and all(isinstance(p, str) for p in passes)):
+                raise ValueError(f"PassContext: {name} is a list of pass names, not {passes!r}")
+        self.opt_level = opt_level
+        self.required_pass = list(required_pass or [])
+        self.disabled_pass = list(disabled_pass or [])
+        self.instruments = list(instruments or [])
+        self.trace = trace
         self.config: dict[str, Any] = {}
         for key, options in (config or {}).items():
-            if key not in DEFAULTS:
-                raise ValueError(f"PassContext: no pass reads {key!r}; known: {', '.join(sorted(DEFAULTS))}")
-            if isinstance(DEFAULTS[key], bool):
-                if not isinstance(options, bool):
-                    raise ValueError(f"PassContext: {key!r} is True or False, not {options!r}")
+            if key in ACCEPTED:
+                if not isinstance(options, ACCEPTED[key]) or (ACCEPTED[key] is int and isinstance(options, bool)):
+                    raise ValueError(f"PassContext: {key!r} takes a {ACCEPTED[key].__name__}, not {options!r}")
                 self.config[key] = options
+                continue
+            if key not in DEFAULTS:
+                raise ValueError(f"PassContext: no pass reads {key!r}; known: "
+                                 f"{', '.join(sorted([*DEFAULTS, *ACCEPTED]))}")
+            if isinstance(DEFAULTS[key], bool):
+                if not isinstance(options, (bool, int)):
+                    raise ValueError(f"PassContext: {key!r} is True or False, not {options!r}")
+                self.config[key] = bool(options)
                 continue
             if not isinstance(options, Mapping):
                 raise ValueError(f"PassContext: {key!r} takes a dict of options, not {options!r}")

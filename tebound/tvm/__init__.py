@@ -8,6 +8,7 @@ to TVM's bounds, so that programs print the IR TVM's tutorials show (see ``tvm.d
 from lower.module import IRModule
 from schedule import get_global_func, register_func
 from tebound.tvm import (
+    _ffi,
     arith,
     auto_scheduler,
     autotvm,
@@ -24,9 +25,11 @@ from tebound.tvm import (
     transform,
 )
 from tebound.tvm.driver import build, lower
+from tebound.tvm.error import TVMError
+from tebound.tvm.runtime import container
 from tebound.tvm.runtime import cpu, cuda, device
 from tebound.tvm.target import Target
 
-__all__ = ["IRModule", "Target", "arith", "auto_scheduler", "autotvm", "build", "contrib", "cpu", "cuda", "device",
+__all__ = ["IRModule", "TVMError", "Target", "arith", "container", "auto_scheduler", "autotvm", "build", "contrib", "cpu", "cuda", "device",
            "error", "get_global_func", "ir", "lower", "nd", "register_func", "runtime", "target", "te", "testing",
            "tir", "topi", "transform"]
