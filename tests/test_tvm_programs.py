@@ -12,7 +12,6 @@ import pytest
 
 from schedule.base import packed
 from schedule.ir import extern_calls
-
 from tebound.rewrite import rewrite
 
 PROGRAMS = sorted((Path(__file__).parent / "tvm_programs").glob("*.py"))

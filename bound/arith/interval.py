@@ -4,8 +4,9 @@ An :class:`IntervalSet` is ``[min, max]`` (inclusive) with expression ends or in
 point is an interval whose two ends are the same object. :func:`eval_set` evaluates an
 expression over intervals of its variables with TVM's rules. The rules that TVM tightened
 after the InferBound document are switched by :class:`Rules`: ``FAITHFUL`` is the document's
-TVM, ``TIGHT`` the later releases plus sound replacements for TVM's approximations, used by
-exact mode when isl cannot help.
+TVM with v0.7's floormod rule (which TVM's own tests of bounds and interval sets expect), and
+``TIGHT`` the later releases plus sound replacements for TVM's approximations, used by exact
+mode when isl cannot help.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ End = Any  # an Expr, NEG_INF or POS_INF
 class Rules:
     """Which version of TVM's interval rules to follow."""
 
-    #: FloorMod of an interval that stays within one quotient keeps its shape (v0.7+).
+    #: FloorMod of an interval that stays within one quotient keeps its shape (v0.7+; on in
+    #: both modes: TVM v0.7-v0.13 all have it, and no listing of the document depends on it).
     floormod_same_quotient: bool
     #: PassUpDomain through fuse gives a tight box when the fused set stays within a row (v0.6+).
     fuse_aligned_box: bool
@@ -73,7 +75,7 @@ class Rules:
     sound: bool
 
 
-FAITHFUL = Rules(floormod_same_quotient=False, fuse_aligned_box=False, split_tighten=False,
+FAITHFUL = Rules(floormod_same_quotient=True, fuse_aligned_box=False, split_tighten=False,
                  clamp="per_end", sound=False)
 TIGHT = Rules(floormod_same_quotient=True, fuse_aligned_box=True, split_tighten=True,
               clamp="intersect", sound=True)

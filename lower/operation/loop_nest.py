@@ -18,8 +18,8 @@ from bound.arith.simplify import needed_ranges, var_bounds_of
 from bound.inference.thread_scope import storage_rank, thread_rank
 from lower.errors import LoweringError
 from lower.ir.stmt import AttrStmt, For, ForKind, IfThenElse, Stmt
-from schedule.base.pass_context import options
 from schedule import arith
+from schedule.base.pass_context import options
 from schedule.ir.expr import LT, Call, Expr, StringImm, Var
 from schedule.ir.functor import free_vars, structural_equal, substitute
 from schedule.ir.itervar import IterVar, IterVarType, Range

@@ -26,10 +26,9 @@ from tebound.tvm import (
 )
 from tebound.tvm.driver import build, lower
 from tebound.tvm.error import TVMError
-from tebound.tvm.runtime import container
-from tebound.tvm.runtime import cpu, cuda, device
+from tebound.tvm.runtime import container, cpu, cuda, device
 from tebound.tvm.target import Target
 
-__all__ = ["IRModule", "TVMError", "Target", "arith", "container", "auto_scheduler", "autotvm", "build", "contrib", "cpu", "cuda", "device",
-           "error", "get_global_func", "ir", "lower", "nd", "register_func", "runtime", "target", "te", "testing",
-           "tir", "topi", "transform"]
+__all__ = ["IRModule", "TVMError", "Target", "arith", "auto_scheduler", "autotvm", "build", "container", "contrib",
+           "cpu", "cuda", "device", "error", "get_global_func", "ir", "lower", "nd", "register_func", "runtime",
+           "target", "te", "testing", "tir", "topi", "transform"]

@@ -42,11 +42,54 @@ def test_product_of_two_ranges_is_everything_as_in_tvm():
     assert over(x * y, x=(0, 3), y=(0, 3)) == (NEG_INF, POS_INF)
 
 
-def test_floormod_within_one_quotient_keeps_its_shape_only_in_tight_rules():
-    # TVM v0.7 tightened x % 8 for x in [9, 12] from [0, 7] to [1, 4].
-    assert over(te.floormod(x, 8), FAITHFUL, x=(9, 12)) == (0, 7)
-    assert over(te.floormod(x, 8), TIGHT, x=(9, 12)) == (1, 4)
-    assert over(te.floormod(x, 8), TIGHT, x=(6, 12)) == (0, 7)
+@pytest.mark.parametrize("rules", [FAITHFUL, TIGHT])
+def test_floormod_within_one_quotient_keeps_its_shape_in_both_modes(rules):
+    # TVM v0.7 tightened x % 8 for x in [9, 12] from [0, 7] to [1, 4]; its tests of bounds
+    # (test_bound_block, test_bound_tile_mod) expect the tight form.
+    assert over(te.floormod(x, 8), rules, x=(9, 12)) == (1, 4)
+    assert over(te.floormod(x, 8), rules, x=(6, 12)) == (0, 7)
+
+
+# TVM's published interval cases (its test_arith_intset): floormod and floordiv by a constant,
+# and by a variable known to lie in [1, 100]; each (expression, x's interval, expected ends).
+FLOOR_CASES = [
+    (te.floormod(x, 10), (-10, 10), (0, 9)),
+    (te.floormod(x, 10), (3, 5), (3, 5)),
+    (te.floormod(x, 10), (13, 15), (3, 5)),
+    (te.floormod(x, 10), (3, 15), (0, 9)),
+    (te.floormod(x, 10), (3, 11), (0, 9)),
+    (te.floormod(x, 10), (1, 21), (0, 9)),
+    (te.floordiv(x, 2), (-1, 10), (-1, 5)),
+    (te.floordiv(x, y), (0, 10), (0, te.floordiv(10, y))),
+    (te.floormod(x, y), (0, 10), (0, y - 1)),
+    (te.truncmod(x, 10), (1, 10), (0, 9)),
+]
+
+
+@pytest.mark.parametrize("rules", [FAITHFUL, TIGHT])
+@pytest.mark.parametrize("case", range(len(FLOOR_CASES)))
+def test_tvm_published_floor_cases(case, rules):
+    e, (lo, hi), expected = FLOOR_CASES[case]
+    ana = Analyzer({y: te.Range(1, 101)})
+    got = eval_set(e, {x: IntervalSet(te.const(lo), te.const(hi))}, ana, rules)
+    for end, want in zip((got.min_value, got.max_value), expected):
+        assert ana.can_prove(te.const(0) == (end - want)) if not isinstance(want, int) else evaluate(end) == want
+
+
+@pytest.mark.parametrize("rules", [FAITHFUL, TIGHT])
+def test_floormod_of_a_symbolic_interval_within_one_quotient(rules):
+    # y in [8z + 4x, 8z + 4x + 3] with x in [0, 1]: one quotient (z), so y % 8 is [4x, 4x + 3];
+    # with x in [0, 2] the quotient is z or z + 1 (one per x), and the set keeps its expression.
+    z = te.var("z")
+    lo = z * 8 + x * 4
+    for extent, expect_tight in ((2, True), (3, False)):
+        ana = Analyzer({x: te.Range(0, extent)})
+        got = eval_set(te.floormod(y, 8), {y: IntervalSet(lo, lo + 3)}, ana, rules)
+        if expect_tight:
+            assert ana.can_prove(got.min_value == x * 4) and ana.can_prove(got.max_value == x * 4 + 3)
+        else:
+            q = te.floordiv(lo, 8)
+            assert ana.can_prove(got.min_value == lo - q * 8) and ana.can_prove(got.max_value == lo + 3 - q * 8)
 
 
 def test_if_then_else_is_everything_faithfully_and_both_branches_tightly():

@@ -9,6 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from bound import Analyzer
+from schedule.ir.arith import convert, equal
+
 
 def assert_allclose(actual: Any, desired: Any, rtol: float = 1e-7, atol: float = 1e-7, verbose: bool = True) -> None:
     """Raise AssertionError unless *actual* and *desired* have one shape and agree within
@@ -20,9 +23,6 @@ def assert_allclose(actual: Any, desired: Any, rtol: float = 1e-7, atol: float =
 
 def assert_prim_expr_equal(lhs: Any, rhs: Any) -> None:
     """Raise ValueError unless the analyzer proves *lhs* equal to *rhs* (TVM raises ValueError too)."""
-    from bound import Analyzer
-    from schedule.ir.arith import convert, equal
-
     if not Analyzer().can_prove(equal(convert(lhs), convert(rhs))):
         raise ValueError(f"{lhs} and {rhs} are not equal")
 
@@ -58,7 +58,8 @@ def check_numerical_grads(function: Callable[..., Any], input_values: Sequence[A
         dist = float(np.sqrt(np.sum((numeric - grad) ** 2)))
         norm = float(np.sqrt(np.sum(numeric ** 2)))
         if not (np.isfinite(dist) and np.isfinite(norm)):
-            raise ValueError(f"a NaN or infinity in the gradients wrt '{name}':\nanalytical {grad}\nnumerical {numeric}")
+            raise ValueError(f"a NaN or infinity in the gradients wrt '{name}':\n"
+                             f"analytical {grad}\nnumerical {numeric}")
         if dist > atol * np.sqrt(float(max(grad.size, 1))) + rtol * norm:
             raise AssertionError(f"Analytical and numerical grads wrt '{name}' differ too much (distance {dist}):\n"
                                  f"analytical {grad}\nnumerical {numeric}")
