@@ -16,6 +16,7 @@ from tebound.tvm import (
     error,
     ir,
     nd,
+    relay,
     runtime,
     target,
     te,
@@ -30,5 +31,5 @@ from tebound.tvm.runtime import container, cpu, cuda, device
 from tebound.tvm.target import Target
 
 __all__ = ["IRModule", "TVMError", "Target", "arith", "auto_scheduler", "autotvm", "build", "container", "contrib",
-           "cpu", "cuda", "device", "error", "get_global_func", "ir", "lower", "nd", "register_func", "runtime",
-           "target", "te", "testing", "tir", "topi", "transform"]
+           "cpu", "cuda", "device", "error", "get_global_func", "ir", "lower", "nd", "register_func", "relay",
+           "runtime", "target", "te", "testing", "tir", "topi", "transform"]

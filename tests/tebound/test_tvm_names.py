@@ -83,3 +83,12 @@ def test_loop_kinds_compare_with_tvm_names():
     kind = tvm.tir.ForKind
     assert kind.PARALLEL == "parallel" and "vectorize" == kind.VECTORIZED and kind.UNROLLED == "unroll"
     assert kind.SERIAL != "parallel" and kind.SERIAL == kind.SERIAL and len({kind.SERIAL, kind.PARALLEL}) == 2
+
+
+def test_relay_imports_and_refuses_every_use():
+    from tebound.tvm import relay
+
+    with pytest.raises(ImportError, match="relay is not part of tebound"):
+        relay.var("x")
+    with pytest.raises(ImportError, match="tvm.relay.testing"):
+        exec("from tebound.tvm.relay import testing", {})
