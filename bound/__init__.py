@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from bound.arith.analyzer import Analyzer
 from bound.arith.interval import IntervalSet, eval_set
 from bound.arith.intset import IntSet
-from bound.arith.simplify import Analyzer, simplify
+from bound.arith.simplify import simplify
 from bound.errors import BoundError
 from bound.indexing.analysis import output_to_input, output_to_inputs
 from bound.indexing.indexing_map import IndexingMap, compose

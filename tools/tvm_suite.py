@@ -84,15 +84,25 @@ def test_functions(path: Path) -> dict[str, bool]:
     # A file importing TVMScript's parser is TVMScript's throughout; relay imports but fails on use.
     apart_file = any(re.search(r"tvm\.script", ast.get_source_segment(source, node) or "")
                      for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def methods(cls: ast.ClassDef) -> list[ast.FunctionDef]:
+        """The test methods of *cls*, with those it inherits from classes of the same file."""
+        own = [item for item in cls.body if isinstance(item, ast.FunctionDef) and item.name.startswith("test")]
+        names = {m.name for m in own}
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in classes:
+                own += [m for m in methods(classes[base.id]) if m.name not in names]
+        return own
+
     found = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
             found[node.name] = apart_file or bool(APART.search(ast.get_source_segment(source, node)))
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
-                    found[f"{node.name}::{item.name}"] = apart_file or bool(
-                        APART.search(ast.get_source_segment(source, item)))
+            for item in methods(node):
+                found[f"{node.name}::{item.name}"] = apart_file or bool(
+                    APART.search(ast.get_source_segment(source, node)))
     return found
 
 

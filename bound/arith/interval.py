@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bound.arith.analyzer import Analyzer
 from bound.arith.intset import IntSet
 from bound.arith.linear import Linear
-from bound.arith.simplify import Analyzer, simplify
+from bound.arith.simplify import simplify
 from schedule import arith
 from schedule.ir.dtype import is_int
 from schedule.ir.expr import (
@@ -91,8 +92,9 @@ class IntervalSet(IntSet):
     __slots__ = ("min_value", "max_value")
 
     def __init__(self, min_value: End, max_value: End) -> None:
-        self.min_value = min_value
-        self.max_value = max_value
+        # Python integers (TVM's ``IntervalSet(2, 3)``) become int32 constants.
+        self.min_value = arith.const(min_value) if type(min_value) is int else min_value
+        self.max_value = arith.const(max_value) if type(max_value) is int else max_value
 
     # -- constructors -------------------------------------------------------------------------
     @staticmethod

@@ -426,6 +426,9 @@ def _add_range(bounds: dict[Var, Bound], subst: dict[Var, Expr], key: Any, r: An
         bounds[v] = (lo, None if hi_min is None or hi_ext is None else hi_min + hi_ext - 1)
     elif isinstance(r, tuple):
         bounds[v] = (r[0], r[1])
+    elif isinstance(r, Expr):  # var equals the expression
+        subst[v] = r
+        bounds[v] = cb(r)
     else:
         lo = cb(r.min_value)[0] if isinstance(r.min_value, Expr) else None
         hi = cb(r.max_value)[1] if isinstance(r.max_value, Expr) else None
@@ -497,95 +500,6 @@ def _quick_proof(cond: Expr, bounds: Mapping[Var, Bound], subst: Mapping[Var, Ex
         return True
     plain = all(isinstance(atom, Var) and atom not in subst for atom in lin.terms)
     return False if plain else None
-
-
-def _range_vars(r: Any) -> frozenset[Var]:
-    """The variables a range (a Range, interval or pair) is written in."""
-    ends = [r.min, r.extent] if isinstance(r, Range) else \
-        [x for x in (getattr(r, "min_value", None), getattr(r, "max_value", None)) if isinstance(x, Expr)]
-    return frozenset(free_vars(ends))
-
-
-class Analyzer:
-    """Variables with known ranges, and simplification and proofs under them."""
-
-    def __init__(self, ranges: Mapping[Any, Any] | None = None) -> None:
-        self._ranges: dict[Var, Any] = {}
-        # Constant bounds of the ranges so far, kept up to date as ranges are added; replacing
-        # a range recomputes them (later ranges may have been bounded through it).
-        self._bounds: dict[Var, Bound] | None = {}
-        self._subst: dict[Var, Expr] = {}
-        self._uses: dict[Var, frozenset[Var]] = {}  # the variables each range is written in
-        self._users: dict[Var, tuple[Var, ...]] = {}  # the variables whose ranges mention each
-        self._order: dict[Var, int] = {}  # when each variable was first bound
-        for k, v in (ranges or {}).items():
-            self.bind(k, v)
-
-    def bind(self, var: Var | IterVar, r: Any) -> None:
-        """Record (or replace) the range of *var*."""
-        v = var.var if isinstance(var, IterVar) else var
-        old = self._ranges.get(v)
-        if old is r:
-            return
-        self._ranges[v] = r
-        uses = self._uses[v] = _range_vars(r)
-        self._order.setdefault(v, len(self._order))
-        for u in uses:
-            self._users[u] = (*self._users.get(u, ()), v)
-        if self._bounds is None:
-            return
-        if old is None:
-            _add_range(self._bounds, self._subst, v, r)
-            return
-        # A replaced range: recompute it and the later ranges bounded through it.
-        first = self._order[v]
-        changed = {v}
-        pending = [v]
-        while pending:
-            for k in self._users.get(pending.pop(), ()):
-                if k not in changed and self._order[k] > first and not self._uses[k].isdisjoint(changed):
-                    changed.add(k)
-                    pending.append(k)
-        for k in sorted(changed, key=self._order.__getitem__):
-            _add_range(self._bounds, self._subst, k, self._ranges[k])
-
-    def knows(self, var: Var) -> bool:
-        """Whether *var* has a range here."""
-        return var in self._ranges
-
-    def _var_bounds(self) -> tuple[dict[Var, Bound], dict[Var, Expr]]:
-        if self._bounds is None:
-            self._bounds, self._subst = var_bounds_of(self._ranges)
-        return self._bounds, self._subst
-
-    def copy(self) -> Analyzer:
-        new = Analyzer()
-        new._ranges = dict(self._ranges)
-        new._uses = dict(self._uses)
-        new._users = dict(self._users)
-        new._order = dict(self._order)
-        bounds, subst = self._var_bounds()
-        new._bounds, new._subst = dict(bounds), dict(subst)
-        return new
-
-    def simplify(self, e: Expr) -> Expr:
-        return _simplify(e, *self._var_bounds())
-
-    def can_prove(self, cond: Expr) -> bool:
-        """Whether *cond* holds at every point of the known ranges (False if unknown)."""
-        quick = _quick_proof(cond, *self._var_bounds())
-        if quick is not None:
-            return quick
-        out = self.simplify(cond)
-        return isinstance(out, IntImm) and out.value != 0
-
-    def const_bounds(self) -> ConstBounds:
-        """Constant bounds under the known ranges, without simplifying first (memoized per node)."""
-        return ConstBounds(self._var_bounds()[0])
-
-    def const_bound(self, e: Expr) -> Bound:
-        bounds, subst = self._var_bounds()
-        return ConstBounds(bounds)(_Rewriter(bounds, subst)(e))
 
 
 _NEGATED: dict[type, type] = {LT: GE, LE: GT, GT: LE, GE: LT, EQ: NE, NE: EQ}

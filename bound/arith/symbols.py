@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 
-from bound.arith.simplify import Analyzer
+from bound.arith.analyzer import Analyzer
 from schedule.ir.expr import Expr, IntImm, Var
 from schedule.ir.functor import children, substitute
 from schedule.ir.itervar import Range

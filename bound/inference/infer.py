@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bound.arith.analyzer import Analyzer
 from bound.arith.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
-from bound.arith.simplify import Analyzer, node_count
+from bound.arith.simplify import node_count
 from bound.arith.symbols import BoundSymbols
 from bound.errors import BoundError, NonAffineError
 from bound.inference.bound_map import BoundMap

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 
+from bound.arith.analyzer import Analyzer
 from bound.arith.interval import IntervalSet, Rules, eval_set
-from bound.arith.simplify import Analyzer, simplify
+from bound.arith.simplify import simplify
 from schedule import arith
 from schedule.ir.itervar import IterVar, Range
 from schedule.schedule.relations import Fuse, Rebase, Singleton, Split

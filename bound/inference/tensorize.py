@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bound.arith.analyzer import Analyzer
 from bound.arith.interval import FAITHFUL, IntervalSet, eval_set, union
-from bound.arith.simplify import Analyzer
 from bound.errors import BoundError
 from bound.inference.infer import clamp_request
 from bound.inference.message_passing import pass_up_domain

@@ -1,0 +1,89 @@
+"""TVM's ``tvm.arith.Analyzer``: ours, with TVM's names for what it does, and TVM's
+``ConstIntBound`` (infinite ends as ``NEG_INF``/``POS_INF``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bound.arith.analyzer import Analyzer as _Analyzer
+from bound.arith.interval import FAITHFUL, IntervalSet, eval_set
+from schedule.ir.arith import convert, equal
+from schedule.ir.expr import Expr, Var
+from schedule.ir.itervar import IterVar, Range
+
+
+class ConstIntBound:
+    """``[min_value, max_value]`` of an integer expression; an end past int64 is
+    ``NEG_INF``/``POS_INF``."""
+
+    POS_INF = (1 << 63) - 1
+    NEG_INF = -POS_INF
+
+    def __init__(self, min_value: int, max_value: int) -> None:
+        self.min_value, self.max_value = int(min_value), int(max_value)
+
+    @classmethod
+    def of(cls, bound: tuple[int | None, int | None]) -> ConstIntBound:
+        lo, hi = bound
+        return cls(cls.NEG_INF if lo is None or lo <= cls.NEG_INF else lo,
+                   cls.POS_INF if hi is None or hi >= cls.POS_INF else hi)
+
+    def ends(self) -> tuple[int | None, int | None]:
+        """The bound as ours: None for an infinite end."""
+        return (None if self.min_value <= self.NEG_INF else self.min_value,
+                None if self.max_value >= self.POS_INF else self.max_value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConstIntBound) and self.ends() == other.ends()
+
+    def __hash__(self) -> int:
+        return hash(self.ends())
+
+    def __repr__(self) -> str:
+        return f"ConstIntBound[{self.min_value}, {self.max_value}]"
+
+
+class Analyzer(_Analyzer):
+    """TVM's analyzer: our :class:`bound.Analyzer` under TVM's method names."""
+
+    def bind(self, var: Var | IterVar, expr: Any, allow_override: bool = False) -> None:
+        """*var* takes the range *expr* (a Range) or equals the expression *expr* (TVM's ``bind``)."""
+        super().bind(var, expr if isinstance(expr, (Range, tuple, IntervalSet)) else convert(expr))
+
+    def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:
+        """Give *var* the constant bound *info*.
+
+        :raises TypeError: for *info* other than a ``ConstIntBound``.
+        :raises ValueError: when *var* has another bound already and *override* is False.
+        """
+        if not isinstance(info, ConstIntBound):
+            raise TypeError(f"Analyzer.update: the information is a ConstIntBound, not {info!r}")
+        v = var.var if isinstance(var, IterVar) else var
+        if not override and self.knows(v) and self.const_bound(v) != info.ends():
+            raise ValueError(f"Analyzer.update: {v} already has the bound {self.const_int_bound(v)}; pass "
+                             "override=True to replace it")
+        super().bind(v, info.ends())
+
+    def const_int_bound(self, expr: Any) -> ConstIntBound:
+        """The constant bounds of *expr*."""
+        return ConstIntBound.of(self.const_bound(convert(expr)))
+
+    def canonical_simplify(self, expr: Any) -> Expr:
+        """*expr* in our simplifier's canonical form (sums of terms, constants folded)."""
+        return self.simplify(convert(expr))
+
+    def rewrite_simplify(self, expr: Any) -> Expr:
+        """*expr* simplified (our simplifier serves both of TVM's)."""
+        return self.simplify(convert(expr))
+
+    def can_prove_equal(self, lhs: Any, rhs: Any) -> bool:
+        """Whether *lhs* equals *rhs* wherever the known ranges hold."""
+        return self.can_prove(equal(convert(lhs), convert(rhs)))
+
+    def int_set(self, expr: Any, dom_map: Mapping[Var, Any] | None = None) -> IntervalSet:
+        """The interval *expr* takes when each variable of *dom_map* ranges over its interval
+        set or Range (TVM's interval rules)."""
+        dom = {(k.var if isinstance(k, IterVar) else k): (IntervalSet.from_range(v) if isinstance(v, Range) else v)
+               for k, v in (dom_map or {}).items()}
+        return eval_set(convert(expr), dom, self, FAITHFUL)
