@@ -60,6 +60,7 @@ from schedule.ir.expr import (
     ProducerLoad,
     Reduce,
     Select,
+    SizeVar,
     StringImm,
     Sub,
     Var,
@@ -138,7 +139,9 @@ def var(name: str = "tindex", dtype: str = "int32") -> Var:
     return Var(name, dtype)
 
 
-size_var = var
+def size_var(name: str = "size", dtype: str = "int32") -> SizeVar:
+    """A new variable standing for a size (never negative), for symbolic shapes."""
+    return SizeVar(name, dtype)
 
 
 def __getattr__(name: str) -> Any:

@@ -97,6 +97,15 @@ class Analyzer:
         """Whether *var* has a range here."""
         return var in self._ranges
 
+    def range_of(self, var: Var) -> Any:
+        """What *var* was bound to (a Range, pair, interval or expression), or None."""
+        return self._ranges.get(var)
+
+    @property
+    def facts(self) -> tuple[Expr, ...]:
+        """The conditions of the enclosing constraint scopes, conjunct by conjunct."""
+        return tuple(self._facts)
+
     def _var_bounds(self) -> tuple[dict[Var, Bound], dict[Var, Expr]]:
         if self._bounds is None:
             self._bounds, self._subst = var_bounds_of(self._ranges)

@@ -35,6 +35,7 @@ from schedule.ir.expr import (
     Not,
     Or,
     Select,
+    SizeVar,
     Sub,
     Var,
 )
@@ -96,6 +97,8 @@ class ConstBounds:
             return EVERYTHING
         if isinstance(e, Var):
             lo, hi = self._vars.get(e, EVERYTHING)
+            if isinstance(e, SizeVar):
+                lo = 0 if lo is None else max(lo, 0)
             if e.dtype.startswith(("int", "uint")):
                 dlo, dhi = int_range(e.dtype)
                 lo = dlo if lo is None else max(lo, dlo)

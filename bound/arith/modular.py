@@ -157,6 +157,10 @@ class _Modular(ExprFunctor[ModularSet]):
                 if e.name == "shift_left":
                     return self._mul(self(e.args[0]), ModularSet(0, 1 << shift.base))
                 return self._div(e.args[0], 1 << shift.base, True)
+        if e.name == "bitwise_and" and len(e.args) == 2:
+            mask = self(e.args[1])
+            if mask.is_const and mask.base > 0 and mask.base & (mask.base + 1) == 0:  # x & (2^p - 1) is x mod 2^p
+                return self._mod(e.args[0], mask.base + 1, True)
         return EVERYTHING
 
 

@@ -235,6 +235,15 @@ class Var(Expr):
         return self.name
 
 
+@_node
+class SizeVar(Var):
+    """A variable standing for a size, so never negative (TVM's ``te.size_var``); otherwise a
+    Var (visitors see it as one)."""
+
+
+SizeVar.visit_name = "var"
+
+
 # ----------------------------------------------------------------------------- arithmetic
 
 def _is_number(x: Any) -> bool:

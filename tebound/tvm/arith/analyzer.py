@@ -11,14 +11,15 @@ from bound.arith.interval import FAITHFUL, IntervalSet, eval_set
 from schedule.ir.arith import convert, equal
 from schedule.ir.expr import Expr, Var
 from schedule.ir.itervar import IterVar, Range
+from tebound.tvm.arith.const_int_bound import NEG_INF, POS_INF, ConstIntBoundEval, bound_info
 
 
 class ConstIntBound:
     """``[min_value, max_value]`` of an integer expression; an end past int64 is
     ``NEG_INF``/``POS_INF``."""
 
-    POS_INF = (1 << 63) - 1
-    NEG_INF = -POS_INF
+    POS_INF = POS_INF
+    NEG_INF = NEG_INF
 
     def __init__(self, min_value: int, max_value: int) -> None:
         self.min_value, self.max_value = int(min_value), int(max_value)
@@ -28,6 +29,9 @@ class ConstIntBound:
         lo, hi = bound
         return cls(cls.NEG_INF if lo is None or lo <= cls.NEG_INF else lo,
                    cls.POS_INF if hi is None or hi >= cls.POS_INF else hi)
+
+    def ends_or_infinities(self) -> tuple[int, int]:
+        return self.min_value, self.max_value
 
     def ends(self) -> tuple[int | None, int | None]:
         """The bound as ours: None for an infinite end."""
@@ -66,8 +70,19 @@ class Analyzer(_Analyzer):
         super().bind(v, info.ends())
 
     def const_int_bound(self, expr: Any) -> ConstIntBound:
-        """The constant bounds of *expr*."""
-        return ConstIntBound.of(self.const_bound(convert(expr)))
+        """The constant bounds of *expr* by TVM's rules (see :mod:`.const_int_bound`)."""
+        lo, hi = ConstIntBoundEval(self._tvm_var_bound, bound_info(self.facts))(convert(expr))
+        return ConstIntBound(lo, hi)
+
+    def _tvm_var_bound(self, v: Var) -> tuple[int, int] | None:
+        r = self.range_of(v)
+        if r is None:
+            return None
+        if isinstance(r, tuple):
+            return (NEG_INF if r[0] is None else r[0], POS_INF if r[1] is None else r[1])
+        if isinstance(r, Expr):
+            return ConstIntBoundEval(self._tvm_var_bound, [])(r)
+        return ConstIntBound.of(self.const_bound(v)).ends_or_infinities()
 
     def canonical_simplify(self, expr: Any) -> Expr:
         """*expr* in our simplifier's canonical form (sums of terms, constants folded)."""

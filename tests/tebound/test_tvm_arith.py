@@ -1,0 +1,140 @@
+"""``tvm.arith`` as TVM's tests call it: constant bounds by TVM's rules (hand cases, and every
+value of random expressions inside the bound it gives), ``update``, ``int_set``, interval sets
+built from Python integers and ``detect_linear_equation``."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tebound.tvm as tvm
+from schedule.ir.evaluate import evaluate
+from tebound.tvm import te
+
+Bound = tvm.arith.ConstIntBound
+INF, NINF = Bound.POS_INF, Bound.NEG_INF
+
+
+def bound(expr, known=None):
+    ana = tvm.arith.Analyzer()
+    for var, (lo, hi) in (known or {}).items():
+        ana.update(var, Bound(lo, hi))
+    b = ana.const_int_bound(expr)
+    return b.min_value, b.max_value
+
+
+def test_dtype_ends_and_infinities():
+    assert bound(te.var("x", "int64")) == (NINF, INF)
+    assert bound(te.var("x", "int8")) == (-128, 127)
+    assert bound(te.var("x", "uint8")) == (0, 255)
+    assert bound(te.size_var("n") - 1) == (-1, INF)
+
+
+def test_a_cast_clips_to_its_type_as_tvm_does():
+    x = te.var("x", "int8")
+    assert bound(te.truncmod(x, 3).astype("uint32")) == (0, 2)
+    assert bound(te.truncmod(x, 3).astype("float32").astype("int32")) == (-2, 2)
+
+
+def test_sums_saturate_and_opposite_infinities_widen():
+    x, y = te.var("x", "int64"), te.var("y", "int64")
+    ana = tvm.arith.Analyzer()
+    ana.update(x, Bound(0, INF))
+    ana.update(y, Bound(1, 10))
+    assert (ana.const_int_bound(x - y).min_value, ana.const_int_bound(x - y).max_value) == (-10, INF)
+    assert ana.const_int_bound(1 - x).min_value == NINF
+    ana.update(x, Bound(INF, INF), override=True)
+    ana.update(y, Bound(NINF, INF), override=True)
+    assert (ana.const_int_bound(x + y).min_value, ana.const_int_bound(x + y).max_value) == (NINF, INF)
+
+
+def test_division_and_modulo_rules():
+    x, y = te.var("x"), te.var("y")
+    assert bound(te.truncdiv(x, y), {x: (-9, 4), y: (4, 10)}) == (-2, 1)
+    assert bound(te.floordiv(x, y), {x: (-9, 4), y: (4, 10)}) == (-3, 1)
+    assert bound(te.floordiv(x, y), {x: (4, 10), y: (-2, 2)}) == (-10, 10)  # either side of zero
+    assert bound(te.truncmod(x, y), {x: (-9, 4), y: (4, 10)}) == (-9, 4)
+    assert bound(te.floormod(x, y), {x: (-9, 4), y: (4, 10)}) == (0, 9)
+    assert bound(te.floormod(x, y), {x: (0, 3), y: (4, 10)}) == (0, 3)
+    assert bound(te.floormod(x, y), {x: (-21, 20), y: (-5, -3)}) == (-4, 0)
+
+
+def test_shift_and_bitwise_and():
+    x, y = te.var("x"), te.var("y")
+    assert bound(x >> y, {x: (-9, 4), y: (0, 2)}) == (-9, 4)
+    assert bound(x & y, {x: (-9, 4), y: (4, 10)}) == (0, 10)
+    assert bound(x & y, {x: (10, 14), y: (4, 10)}) == (0, 10)
+
+
+def test_a_constraint_bounds_the_expression_it_names():
+    x, y = te.var("x"), te.var("y")
+    ana = tvm.arith.Analyzer()
+    with ana.constraint_scope(te.all(x + y < 10, x + y >= 0)):
+        b = ana.const_int_bound(x + y)
+        assert (b.min_value, b.max_value) == (0, 9)
+    b = ana.const_int_bound(x + y)
+    assert b.max_value == 2**32 - 2
+
+
+def test_update_refuses_a_second_bound_unless_overridden():
+    x = te.var("x")
+    ana = tvm.arith.Analyzer()
+    ana.update(x, Bound(0, 4))
+    with pytest.raises(ValueError, match="override=True"):
+        ana.update(x, Bound(0, 5))
+    ana.update(x, Bound(0, 5), override=True)
+    assert ana.const_int_bound(x).max_value == 5
+    with pytest.raises(TypeError, match="ConstIntBound"):
+        ana.update(x, (0, 5))
+
+
+def test_int_set_takes_ranges_and_interval_sets():
+    x, y = te.var("x"), te.var("y")
+    ana = tvm.arith.Analyzer()
+    s = ana.int_set(x + y, {x: tvm.arith.IntervalSet(0, 10), y: tvm.ir.Range(1, 12)})
+    assert (s.min_value.value, s.max_value.value) == (1, 21)
+    assert tvm.arith.IntSet.single_point(2).max_value.value == 2
+    s = ana.int_set(te.floormod(x, 10), {x: tvm.arith.IntervalSet(13, 15)})
+    assert ana.can_prove_equal(s.min_value, 3) and ana.can_prove_equal(s.max_value, 5)
+
+
+def test_detect_linear_equation():
+    v = [te.var(f"v{i}") for i in range(3)]
+    b = te.var("b")
+    coeffs = tvm.arith.detect_linear_equation(v[0] * (b + 4) + v[0] + v[1] * 8 + 3, v)
+    ana = tvm.arith.Analyzer()
+    assert ana.can_prove_equal(coeffs[0], b + 5) and [c.value for c in coeffs[1:]] == [8, 0, 3]
+    assert tvm.arith.detect_linear_equation(v[0] * v[1], v) == []
+    assert tvm.arith.detect_linear_equation(v[0] * v[1], [v[0]])[0] is v[1]
+    with pytest.raises(TypeError, match="variables"):
+        tvm.arith.detect_linear_equation(v[0], [1])
+
+
+_OPS = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, te.floordiv, te.floormod,
+        te.truncdiv, te.truncmod, te.min, te.max]
+X, Y = te.var("x"), te.var("y")
+
+
+@st.composite
+def _exprs(draw, depth=3):
+    if depth == 0 or draw(st.booleans()):
+        return draw(st.sampled_from([X, Y, te.const(draw(st.integers(-9, 9)))]))
+    op = draw(st.sampled_from(_OPS))
+    a = draw(_exprs(depth=depth - 1))
+    if op in (te.floordiv, te.floormod, te.truncdiv, te.truncmod):
+        return op(a, te.const(draw(st.sampled_from([-4, -3, 2, 3, 5]))))
+    return op(a, draw(_exprs(depth=depth - 1)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_exprs())
+def test_every_value_of_a_random_expression_lies_in_its_bound(e):
+    ana = tvm.arith.Analyzer()
+    ana.update(X, Bound(-6, 7))
+    ana.update(Y, Bound(-3, 5))
+    b = ana.const_int_bound(e)
+    for vx, vy in itertools.product(range(-6, 8), range(-3, 6)):
+        assert b.min_value <= evaluate(e, {X: vx, Y: vy}) <= b.max_value, (e, vx, vy, b)
