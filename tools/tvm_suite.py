@@ -140,8 +140,8 @@ def outcomes(junit: Path, files: list[str]) -> tuple[dict, dict]:
 def run_group(python: str, out: Path, group: str, files: list[str], args) -> tuple[dict, dict]:
     junit = out / f"junit-{group}.xml"
     junit.unlink(missing_ok=True)
-    cmd = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN", "--continue-on-collection-errors", f"--junitxml={junit}",
-           f"--timeout={args.timeout}", *files]
+    cmd = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN", "--continue-on-collection-errors",
+           f"--junitxml={junit}", f"--timeout={args.timeout}", *files]
     if args.workers > 1:
         cmd[3:3] = ["-n", str(args.workers)]
     if args.no_conftest:
