@@ -4,9 +4,9 @@ An :class:`IntervalSet` is ``[min, max]`` (inclusive) with expression ends or in
 point is an interval whose two ends are the same object. :func:`eval_set` evaluates an
 expression over intervals of its variables with TVM's rules. The rules that TVM tightened
 after the InferBound document are switched by :class:`Rules`: ``FAITHFUL`` is the document's
-TVM with v0.7's floormod rule (which TVM's own tests of bounds and interval sets expect), and
-``TIGHT`` the later releases plus sound replacements for TVM's approximations, used by exact
-mode when isl cannot help.
+TVM, ``TVM_V013`` the TVM of v0.7 to v0.13 (``tebound.tvm``'s bounds, which TVM's own tests
+expect), and ``TIGHT`` the later releases plus sound replacements for TVM's approximations,
+used by exact mode when isl cannot help.
 """
 
 from __future__ import annotations
@@ -63,21 +63,23 @@ End = Any  # an Expr, NEG_INF or POS_INF
 class Rules:
     """Which version of TVM's interval rules to follow."""
 
-    #: FloorMod of an interval that stays within one quotient keeps its shape (v0.7+; on in
-    #: both modes: TVM v0.7-v0.13 all have it, and no listing of the document depends on it).
+    #: FloorMod of an interval that stays within one quotient keeps its shape (v0.7+).
     floormod_same_quotient: bool
     #: PassUpDomain through fuse gives a tight box when the fused set stays within a row (v0.6+).
     fuse_aligned_box: bool
     #: A split child that would exceed its parent's extent gets the parent's extent (v0.7+).
     split_tighten: bool
-    #: Clamp a request to the tensor shape: "per_end" (document), or "intersect" (exact mode).
+    #: Clamp a request to the tensor shape: "per_end" (document), "both_or_none" (v0.7+: both
+    #: ends when the request provably covers the shape, else none), or "intersect" (exact mode).
     clamp: str
     #: Sound replacements for TVM's shortcuts (if_then_else branches, signed truncated mod).
     sound: bool
 
 
-FAITHFUL = Rules(floormod_same_quotient=True, fuse_aligned_box=False, split_tighten=False,
+FAITHFUL = Rules(floormod_same_quotient=False, fuse_aligned_box=False, split_tighten=False,
                  clamp="per_end", sound=False)
+TVM_V013 = Rules(floormod_same_quotient=True, fuse_aligned_box=True, split_tighten=True,
+                 clamp="both_or_none", sound=False)
 TIGHT = Rules(floormod_same_quotient=True, fuse_aligned_box=True, split_tighten=True,
               clamp="intersect", sound=True)
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bound.arith.analyzer import Analyzer
-from bound.arith.interval import FAITHFUL, TIGHT, IntervalSet, Rules, eval_set, union
+from bound.arith.interval import FAITHFUL, TIGHT, TVM_V013, IntervalSet, Rules, eval_set, union
 from bound.arith.simplify import node_count
 from bound.arith.symbols import BoundSymbols
 from bound.errors import BoundError, NonAffineError
@@ -40,7 +40,7 @@ from bound.inference.thread_scope import default_storage_rank, need_relax, stora
 from bound.isl import IslNames
 from bound.operation.registry import bounds_of
 from schedule import arith
-from schedule.base.pass_context import default_exact
+from schedule.base.pass_context import default_exact, tvm_rules_on
 from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import free_vars
 from schedule.ir.itervar import IterVar, IterVarType, Range
@@ -155,7 +155,7 @@ class NamedBounds:
 def infer_named(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None = None) -> NamedBounds:
     """InferBound on a normalized schedule, the loop-dependent exact ranges left named."""
     ctx = GraphContext.of(s)
-    rules = TIGHT if exact else FAITHFUL
+    rules = TIGHT if exact else (TVM_V013 if tvm_rules_on() else FAITHFUL)
     ret: dict[IterVar, Range] = {}
     analyzer = Analyzer()
     names = IslNames()
@@ -431,6 +431,10 @@ def clamp_request(s: IntervalSet, extent, analyzer: Analyzer, rules: Rules) -> I
 
     zero, last = arith.const(0, extent.dtype), arith.sub(extent, 1)
     lo, hi = s.min_value, s.max_value
+    if rules.clamp == "both_or_none":
+        covers = (lo is NEG_INF or analyzer.can_prove(arith.ge(zero, lo))) and \
+            (hi is POS_INF or analyzer.can_prove(arith.le(last, hi)))
+        return IntervalSet(zero, last) if covers else s
     if rules.clamp == "per_end":
         if lo is NEG_INF or analyzer.can_prove(arith.ge(zero, lo)):
             lo = zero

@@ -9,9 +9,10 @@ Each pass reads its own key; options not given keep TVM's defaults.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 #: Every option a pass reads, with TVM's default (a dict of options, or one flag).
@@ -49,6 +50,7 @@ ACCEPTED: dict[str, type | tuple[type, ...]] = {
 EXACT_VARIABLE = "TEBOUND_EXACT"
 
 _CURRENT: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pass_context", default=None)
+_TVM_RULES: contextvars.ContextVar[bool] = contextvars.ContextVar("tvm_rules", default=False)
 
 
 class PassContext:
@@ -146,3 +148,19 @@ def enabled(key: str) -> bool:
     """Whether the enclosing context names pass *key* (for passes that run only when asked)."""
     ctx = _CURRENT.get()
     return ctx is not None and key in ctx.config
+
+
+@contextlib.contextmanager
+def tvm_rules() -> Iterator[None]:
+    """Within the block, the bounds of ``exact=False`` follow TVM v0.7-v0.13 instead of the
+    InferBound document's TVM (``tebound.tvm``'s entry points run inside one)."""
+    token = _TVM_RULES.set(True)
+    try:
+        yield
+    finally:
+        _TVM_RULES.reset(token)
+
+
+def tvm_rules_on() -> bool:
+    """Whether the enclosing block asked for TVM v0.13's bounds (see :func:`tvm_rules`)."""
+    return _TVM_RULES.get()

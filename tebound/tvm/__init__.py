@@ -5,6 +5,7 @@
 not wrappers: ``tvm.te.compute`` is ``schedule.compute``. ``lower`` and ``build`` here default
 to TVM's bounds, so that programs print the IR TVM's tutorials show (see ``tvm.driver``)."""
 
+import topi
 from lower.module import IRModule
 from schedule import get_global_func, register_func
 from tebound.tvm import (
@@ -22,13 +23,15 @@ from tebound.tvm import (
     te,
     testing,
     tir,
-    topi,
     transform,
 )
+from tebound.tvm.aliases import alias_package
 from tebound.tvm.driver import build, lower
 from tebound.tvm.error import TVMError
 from tebound.tvm.runtime import container, cpu, cuda, device
 from tebound.tvm.target import Target
+
+alias_package("tebound.tvm.topi", topi)
 
 __all__ = ["IRModule", "TVMError", "Target", "arith", "auto_scheduler", "autotvm", "build", "container", "contrib",
            "cpu", "cuda", "device", "error", "get_global_func", "ir", "lower", "nd", "register_func", "relay",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bound.arith.analyzer import Analyzer as _Analyzer
-from bound.arith.interval import FAITHFUL, IntervalSet, eval_set
+from bound.arith.interval import TVM_V013, IntervalSet, eval_set
 from schedule.ir.arith import convert, equal
 from schedule.ir.expr import Expr, Var
 from schedule.ir.itervar import IterVar, Range
@@ -101,4 +101,4 @@ class Analyzer(_Analyzer):
         set or Range (TVM's interval rules)."""
         dom = {(k.var if isinstance(k, IterVar) else k): (IntervalSet.from_range(v) if isinstance(v, Range) else v)
                for k, v in (dom_map or {}).items()}
-        return eval_set(convert(expr), dom, self, FAITHFUL)
+        return eval_set(convert(expr), dom, self, TVM_V013)

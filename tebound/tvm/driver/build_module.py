@@ -1,7 +1,7 @@
 """TVM's ``tvm.driver.build_module``: ``lower`` and ``build`` (ours, with TVM's signature, and
-TVM's bounds by default (``exact=False``) unless the switch says otherwise: the PassContext key
-``"tebound.exact"``, then ``$TEBOUND_EXACT``), so that a TVM program prints TVM's IR, and
-``schedule_to_module``."""
+TVM v0.13's bounds by default (``exact=False`` under :func:`tvm_rules`) unless the switch says
+otherwise: the PassContext key ``"tebound.exact"``, then ``$TEBOUND_EXACT``), so that a TVM
+program prints TVM's IR, and ``schedule_to_module``."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from lower.build import BuiltFunc, build_lowered
+from lower.ir.stmt import ProducerConsumer
+from lower.ir.stmt_functor import ir_transform
 from lower.build import build as _build
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule
-from schedule.base.pass_context import default_exact
+from schedule.base.pass_context import default_exact, tvm_rules
 
 
 def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None,
@@ -28,8 +30,12 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
     if binds:
         raise ValueError("lower: binds= is not supported; declare buffers in te.extern(..., in_buffers=, "
                          "out_buffers=) instead")
-    func = _lower(inputs, list(args or []), simple_mode=True, exact=default_exact("lower", exact, fallback=False))
+    with tvm_rules():
+        func = _lower(inputs, list(args or []), simple_mode=True, exact=default_exact("lower", exact, fallback=False))
     func.name = name
+    # TVM v0.7+ lowers to loops without produce markers: mod["main"].body is the outer loop.
+    func.body = ir_transform(func.body, None, lambda n: n.body if isinstance(n, ProducerConsumer) else None,
+                             ["tir.ProducerConsumer"])
     return func
 
 
@@ -49,7 +55,8 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
         inputs = next(iter(dict(inputs.items()).values()))
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
         return build_lowered(inputs, target, name=name)
-    return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False), name=name)
+    with tvm_rules():
+        return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False), name=name)
 
 
 def schedule_to_module(sch: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None) -> IRModule:

@@ -6,6 +6,7 @@ from typing import Any
 
 from bound import infer_bound
 from lower import schedule_ops
+from schedule.base.pass_context import tvm_rules
 from schedule.ir.buffer import DeclBuffer as Buffer
 from schedule.ir.itervar import IterVar
 from schedule.schedule import *  # noqa: F403
@@ -13,13 +14,15 @@ from schedule.schedule import __all__ as _names
 
 
 def InferBound(sch: Any) -> Any:  # noqa: N802 - TVM's name
-    """The range of every IterVar of *sch* (normalized first), with TVM's bounds."""
-    return infer_bound(sch, exact=False)
+    """The range of every IterVar of *sch* (normalized first), with TVM v0.13's bounds."""
+    with tvm_rules():
+        return infer_bound(sch, exact=False)
 
 
 def ScheduleOps(sch: Any, dom_map: Any, debug_keep_trivial_loop: bool = False) -> Any:  # noqa: N802
-    """The loop nest of *sch* with the ranges *dom_map* (``InferBound``'s), TVM's bounds."""
-    return schedule_ops(sch, dom_map, debug_keep_trivial_loop=debug_keep_trivial_loop, exact=False)
+    """The loop nest of *sch* with the ranges *dom_map* (``InferBound``'s), TVM v0.13's bounds."""
+    with tvm_rules():
+        return schedule_ops(sch, dom_map, debug_keep_trivial_loop=debug_keep_trivial_loop, exact=False)
 
 
 __all__ = [*_names, "Buffer", "InferBound", "IterVar", "ScheduleOps"]

@@ -18,7 +18,7 @@ from lower.ir.stmt import (
     Store,
 )
 from lower.ir.stmt import Load as BufferLoad
-from lower.module import PrimFunc, stmt_list
+from lower.module import stmt_list
 from schedule import (
     abs,  # noqa: A004
     all,  # noqa: A004
@@ -104,7 +104,7 @@ from schedule.ir.intrinsics import (
     trunc,
 )
 from tebound.tvm.tir import stmt, stmt_functor, transform
-from tebound.tvm.tir.kinds import BufferStore, Evaluate, For
+from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
 
 __all__ = [
     "Add", "Allocate", "And", "AttrStmt", "BufferLoad", "BufferStore", "Call", "CallEffectKind", "Cast", "Div", "EQ",

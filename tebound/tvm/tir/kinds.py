@@ -1,6 +1,7 @@
-"""TVM statement classes that stand for two of ours: a loop is a lowered ``For`` or an
-``ir_builder`` loop (``ib.get()`` before lowering), a store a flat ``Store`` or a store into an
-extern's declared buffer, an evaluation a lowered one or an ``ir_builder``'s. ``isinstance``
+"""TVM classes that stand for two of ours: a loop is a lowered ``For`` or an ``ir_builder``
+loop (``ib.get()`` before lowering), a store a flat ``Store`` or a store into an extern's
+declared buffer, an evaluation a lowered one or an ``ir_builder``'s, a function what
+``tvm.lower`` returns or one built from a body. ``isinstance``
 accepts either; calling the class builds the lowered kind (an evaluation the ``ir_builder``'s,
 which ``ib.emit`` takes and lowering turns into the other)."""
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from lower.ir.stmt import DeclStore, Store
+from lower.lower import LoweredFunc
+from lower.module import PrimFunc as ModulePrimFunc
 from lower.ir.stmt import Evaluate as LoweredEvaluate
 from lower.ir.stmt import For as LoweredFor
 from schedule.ir import arith
@@ -47,3 +50,12 @@ class Evaluate(metaclass=_EitherKind):
 
     def __new__(cls, value: Any) -> Any:
         return Eval(arith.convert(value))
+
+
+class PrimFunc(metaclass=_EitherKind):
+    """TVM's ``tir.PrimFunc``: what ``tvm.lower`` returns, or a function built from a body."""
+
+    kinds: ClassVar[tuple[type, ...]] = (LoweredFunc, ModulePrimFunc)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        return ModulePrimFunc(*args, **kwargs)

@@ -1,3 +1,0 @@
-"""``tvm.topi.cuda``: the module ``topi.cuda``."""
-
-from topi.cuda import *  # noqa: F403
