@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from lower.build import BuiltFunc, build_lowered
+from lower.build import build as _build
 from lower.ir.stmt import ProducerConsumer
 from lower.ir.stmt_functor import ir_transform
-from lower.build import build as _build
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from lower.ir.stmt import DeclStore, Store
-from lower.lower import LoweredFunc
-from lower.module import PrimFunc as ModulePrimFunc
 from lower.ir.stmt import Evaluate as LoweredEvaluate
 from lower.ir.stmt import For as LoweredFor
+from lower.lower import LoweredFunc
+from lower.module import PrimFunc as ModulePrimFunc
 from schedule.ir import arith
 from schedule.ir.extern_stmt import Eval, Loop
 
