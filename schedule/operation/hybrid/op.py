@@ -30,6 +30,8 @@ class HybridOp(ExternOp):
     axis: tuple[IterVar, ...] = ()
     loop_body: BodyStmt | None = None
     loop_kinds: tuple[str, ...] = ()
+    #: The script's Python source, without its decorators (what ``hybrid.build``'s module saves).
+    source: str = ""
 
     @property
     def root_iter_vars(self) -> list[IterVar]:
@@ -40,7 +42,7 @@ class HybridOp(ExternOp):
 
 
 def hybrid_op(name: str, inputs: Sequence[tuple[Tensor, DeclBuffer]], outputs: Sequence[DeclBuffer],
-              body: Expr | BodyStmt) -> HybridOp:
+              body: Expr | BodyStmt, source: str = "") -> HybridOp:
     """The operation of a parsed script: *body* over the declared buffers of *inputs* and *outputs*."""
     axes: list[IterVar] = []
     kinds: list[str] = []
@@ -55,7 +57,7 @@ def hybrid_op(name: str, inputs: Sequence[tuple[Tensor, DeclBuffer]], outputs: S
             kinds.append(loop.kind)
             inner = loop.body
     return HybridOp(name, tuple(t for t, _ in inputs), tuple(b for _, b in inputs), tuple(outputs), body,
-                    axis=tuple(axes), loop_body=inner if axes else None, loop_kinds=tuple(kinds))
+                    axis=tuple(axes), loop_body=inner if axes else None, loop_kinds=tuple(kinds), source=source)
 
 
 def _single(s: BodyStmt) -> BodyStmt:

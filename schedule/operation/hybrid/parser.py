@@ -14,6 +14,7 @@ import ast
 import inspect
 import operator
 import textwrap
+import weakref
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -74,14 +75,26 @@ class _Builtin:
         self.name = name
 
 
-def parse(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """The output tensor(s) of the extern operation *func* describes, on the tensors in *args*."""
-    return _Parser(func, _definition(func)).run(args)
+#: The Python function each script's operation came from (its globals name the scripts it calls).
+_SCRIPTS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyDictionary()
 
 
-def _definition(func: Callable[..., Any]) -> ast.FunctionDef:
+def parse(func: Callable[..., Any], args: tuple[Any, ...], source: str | None = None) -> Any:
+    """The output tensor(s) of the extern operation *func* describes, on the tensors in *args*;
+    *source* is its text when Python cannot find it (a function compiled from a string)."""
+    outs = _Parser(func, _definition(func, source)).run(args)
+    _SCRIPTS[(outs if isinstance(outs, Tensor) else outs[0]).op] = func
+    return outs
+
+
+def script_of(op: Any) -> Callable[..., Any] | None:
+    """The Python function of the script *op* came from, while it lives."""
+    return _SCRIPTS.get(op)
+
+
+def _definition(func: Callable[..., Any], source: str | None = None) -> ast.FunctionDef:
     try:
-        source = textwrap.dedent(inspect.getsource(func))
+        source = source if source is not None else textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
         raise ScheduleError(f"hybrid.script '{func.__name__}': its source code cannot be read") from None
     tree = ast.parse(source)
@@ -163,7 +176,8 @@ class _Parser:
         if self.returned is None:
             raise ScheduleError(f"hybrid.script '{self.name}': the script must return its output tensors")
         body = extern_body(self.name, self.ib.get(), [b for _, b in self.inputs] + self.returned)
-        op = hybrid_op(self.name, self.inputs, self.returned, body)
+        undecorated = ast.FunctionDef(**{**{f: getattr(self.fdef, f) for f in self.fdef._fields}, "decorator_list": []})
+        op = hybrid_op(self.name, self.inputs, self.returned, body, ast.unparse(ast.fix_missing_locations(undecorated)))
         outs = [op.output(k) for k in range(op.num_outputs)]
         return outs[0] if self.single else outs
 
