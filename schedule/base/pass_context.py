@@ -87,9 +87,9 @@ class PassContext:
                 raise ValueError(f"PassContext: no pass reads {key!r}; known: "
                                  f"{', '.join(sorted([*DEFAULTS, *ACCEPTED]))}")
             if isinstance(DEFAULTS[key], bool):
-                if not isinstance(options, (bool, int)):
+                if not isinstance(options, bool):
                     raise ValueError(f"PassContext: {key!r} is True or False, not {options!r}")
-                self.config[key] = bool(options)
+                self.config[key] = options
                 continue
             if not isinstance(options, Mapping):
                 raise ValueError(f"PassContext: {key!r} takes a dict of options, not {options!r}")
