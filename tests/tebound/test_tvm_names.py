@@ -74,6 +74,11 @@ def test_range_structural_equality_and_errors():
     tvm.ir.assert_structural_equal(x + 1, x + 1)
     with pytest.raises(ValueError, match="StructuralEqual"):
         tvm.ir.assert_structural_equal(x + 1, x + 2)
+    y = te.var("y")
+    assert tvm.ir.structural_equal(te.const(16), 16) and not tvm.ir.structural_equal(te.const(16), 17)
+    assert not tvm.ir.structural_equal(x * 2 + y, y * 2 + x)
+    assert tvm.ir.structural_equal(x * 2 + y, y * 2 + x, map_free_vars=True)
+    assert not tvm.ir.structural_equal(x * 2 + x, y * 2 + x, map_free_vars=True)
     with pytest.raises(RuntimeError):
         raise tvm.TVMError("a TVMError is a RuntimeError")
     assert tvm._ffi.base.TVMError is tvm.TVMError

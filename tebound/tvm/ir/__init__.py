@@ -6,9 +6,8 @@ from lower.module import IRModule
 from schedule.base.serialize import load_json, save_json
 from schedule.ir.expr import Op
 from schedule.ir.extern_calls import register_intrin_lowering, register_op_attr
-from schedule.ir.functor import structural_equal
 from schedule.ir.itervar import Range
-from tebound.tvm.ir.equal import assert_structural_equal
+from tebound.tvm.ir.equal import assert_structural_equal, structural_equal
 from tebound.tvm.ir.nodes import make_node
 
 __all__ = ["IRModule", "Op", "Range", "assert_structural_equal", "load_json", "make_node",

@@ -1,19 +1,33 @@
-"""TVM's ``tvm.ir.assert_structural_equal``."""
+"""TVM's ``tvm.ir.structural_equal`` and ``assert_structural_equal``: Python numbers compare as
+the constants they convert to, and with ``map_free_vars`` the free variables of the two sides
+correspond in order of first appearance."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from schedule.ir.functor import structural_equal
+from schedule.ir.arith import convert
+from schedule.ir.expr import Expr
+from schedule.ir.functor import _equal, free_vars
+
+
+def _side(x: Any) -> Any:
+    return convert(x) if isinstance(x, (bool, int, float)) else x
+
+
+def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
+    """Whether *lhs* and *rhs* are the same tree."""
+    lhs, rhs = _side(lhs), _side(rhs)
+    binding: dict = {}
+    if map_free_vars and isinstance(lhs, Expr) and isinstance(rhs, Expr):
+        left, right = free_vars([lhs]), free_vars([rhs])
+        if len(left) != len(right):
+            return False
+        binding = {a: b for a, b in zip(left, right) if a is not b}
+    return _equal(lhs, rhs, binding, set())
 
 
 def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
-    """Raise ValueError, showing both, unless *lhs* and *rhs* are the same tree (TVM's check).
-
-    :raises ValueError: when *map_free_vars* is asked for: free variables compare by identity here.
-    """
-    if map_free_vars:
-        raise ValueError("assert_structural_equal: map_free_vars=True is not supported; variables compare by "
-                         "identity here")
-    if not structural_equal(lhs, rhs):
+    """Raise ValueError, showing both, unless *lhs* and *rhs* are the same tree (TVM's check)."""
+    if not structural_equal(lhs, rhs, map_free_vars):
         raise ValueError(f"StructuralEqual check failed:\n{lhs}\n-- is not --\n{rhs}")

@@ -1,6 +1,6 @@
 """TVM's containers (``tvm.runtime.container``, also ``tvm.container``): here a map is a Python
 dict and an array a list or tuple, so ``Map`` and ``Array`` are the checks ``isinstance`` makes
-(``isinstance(bounds, tvm.container.Map)``), and calling one builds the Python container."""
+(``isinstance(bounds, tvm.container.Map)``), and calling one builds the container."""
 
 from __future__ import annotations
 
@@ -15,13 +15,18 @@ class _Kinds(type):
         return isinstance(obj, cls.kinds)
 
 
-class Map(metaclass=_Kinds):
-    """TVM's ``Map``: a dict here."""
+class _MapKind(_Kinds):
+    pass
+
+
+class Map(dict, metaclass=_MapKind):
+    """TVM's ``Map``: a dict whose ``items()`` is a list, as TVM's is (``m.items()[0]``); any
+    mapping counts as one for ``isinstance``."""
 
     kinds: ClassVar[tuple[type, ...]] = (Mapping,)
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> dict:
-        return dict(*args, **kwargs)
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return list(super().items())
 
 
 class Array(metaclass=_Kinds):

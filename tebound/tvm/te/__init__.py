@@ -8,5 +8,5 @@ from schedule import *  # noqa: F403
 
 # The submodules replace the names ``schedule`` and ``hybrid`` the line above brought.
 import tebound.tvm.te.schedule  # noqa: E402,F401
-from tebound.tvm.te import hybrid, tensor  # noqa: E402,F401
+from tebound.tvm.te import hybrid, tensor, test_hooks  # noqa: E402,F401
 # isort: on
