@@ -8,7 +8,7 @@ from typing import Any
 from lower.backend import BarrierDivergenceError, OutOfBoundsError, UnwrittenReadError, nd
 from lower.backend.nd import Device, NDArray, cpu
 from lower.build import BuiltFunc, build, load_module
-from lower.errors import LoweringError
+from lower.errors import LoweringError, OutsideReadWarning
 from lower.ir import printer  # noqa: F401
 from lower.ir.stmt import (
     Allocate,

@@ -18,11 +18,12 @@ from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
 from lower.library import read_library, write_library, write_object
-from lower.lower import LoweredFunc, lower
+from lower.lower import LoweredFunc, lower_quietly
 from lower.passes.intrin_lowering import lower_intrinsics
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
 from lower.timing import time_evaluator
 from schedule.base.checks import check_flag
+from schedule.base.errors import ScheduleError
 from schedule.base.pass_context import default_exact
 from schedule.base.serialize import load_json, save_json
 from schedule.ir.expr import Var
@@ -293,8 +294,8 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
-    return build_lowered(lower(s, args, exact=exact), target, checks=checks, name=name, fast_math=fast_math,
-                         libm=libm)
+    return build_lowered(lower_quietly(s, args, exact=exact), target, checks=checks, name=name,
+                         fast_math=fast_math, libm=libm)
 
 
 def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool | None = None,
@@ -307,6 +308,8 @@ def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool 
     if not isinstance(func, LoweredFunc):
         raise TypeError(f"build: expected a schedule or what lower() returned, got {type(func).__name__}; a "
                         f"tir.PrimFunc made by hand has no buffers to bind arrays to")
+    if func.outside_read is not None:
+        raise ScheduleError(f"build: {func.outside_read}; a read outside a tensor reads memory that is not its own")
     chosen, tvm_target = choose_target(target, checks)
     fast_math = fast_math or (tvm_target is not None and tvm_target.fast_math)
     check_flag("build", "libm", libm)

@@ -7,3 +7,8 @@ from schedule.base.errors import TeError
 
 class LoweringError(TeError, ValueError):
     """A schedule that cannot be turned into loops; the message names the stage or tensor."""
+
+
+class OutsideReadWarning(UserWarning):
+    """``lower`` met a read outside a tensor: the IR is returned, as TVM's is, and ``build``
+    refuses it."""

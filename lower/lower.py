@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from bound.inference.read_check import ReadCheck
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
+from lower.errors import OutsideReadWarning
 from lower.ir.stmt import Buffer, Stmt
 from lower.operation.loop_nest import has_virtual_threads
 from lower.passes.flatten import arg_buffers, flatten, layout_of
@@ -26,7 +28,6 @@ from lower.passes.unroll_loop import unroll_loop
 from lower.passes.vectorize_check import check_vectorized
 from lower.passes.virtual_thread import inject_virtual_thread
 from schedule.base.checks import check_flag
-from schedule.base.errors import ScheduleError
 from schedule.base.pass_context import default_exact, enabled, options
 from schedule.ir.expr import Var
 from schedule.operation.tensor import Tensor
@@ -59,6 +60,9 @@ class LoweredFunc:
         """The tensor arguments, in order."""
         return [a for a in self.args if isinstance(a, Tensor)]
 
+    #: A read outside a tensor that lowering found (then build refuses the function), or None.
+    outside_read: str | None = None
+
     #: The function's name (``tvm.lower(..., name=)``).
     name = "main"
 
@@ -83,7 +87,19 @@ def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: 
     :raises TypeError: for a schedule or an argument of the wrong kind.
     :raises ValueError: for an argument that is not part of *s* or is inlined.
     :raises LoweringError: if the schedule cannot be lowered (naming the stage or tensor).
+    :warns OutsideReadWarning: when the schedule reads outside a tensor (build refuses it).
     """
+    func = lower_quietly(s, args, exact=exact, debug_keep_trivial_loop=debug_keep_trivial_loop)
+    if func.outside_read is not None:
+        warnings.warn(f"lower: {func.outside_read}; a read outside a tensor reads memory that is not its own, "
+                      "and build refuses this schedule", OutsideReadWarning, stacklevel=2)
+    return func
+
+
+def lower_quietly(s: Schedule, args: Sequence[Any], *, exact: bool | None = None,
+                  debug_keep_trivial_loop: bool = False) -> LoweredFunc:
+    """:func:`lower` without its warning of a read outside a tensor (``build``, which refuses
+    such a function, lowers this way)."""
     check_schedule("lower", s)
     exact = default_exact("lower", exact)
     check_flag("lower", "debug_keep_trivial_loop", debug_keep_trivial_loop)
@@ -117,8 +133,7 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     inlined = (AttachType.Inline, AttachType.InlinedAlready)
     reads = ReadCheck([st.op for st in sn.stages if st.attach_type not in inlined],
                       [current[t] for t in tensors if stages[t] is not None])
-    if (outside := reads.find()) is not None:
-        raise ScheduleError(f"lower: {outside}; a read outside a tensor reads memory that is not its own")
+    outside = reads.find()  # TVM lowers such a schedule; lower() warns, and build refuses it
     regions: dict = {}
     bounds = inferred(sn, exact, regions)
     body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact, regions)
@@ -143,5 +158,6 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     body = thread_sync(body)
     body = uniform_barriers(body)
     body = hoist_if_then_else(body)
-    return LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn,
-                       reads=reads if reads.variables else None)
+    func = LoweredFunc(arg_list, buffers, body, exact, layouts, schedule=sn, reads=reads if reads.variables else None)
+    func.outside_read = None if outside is None else str(outside)
+    return func

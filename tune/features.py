@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from bound import explain
-from lower import lower
 from lower.ir.stmt import Allocate, For, ForKind, Load, Stmt, Store
 from lower.ir.stmt_functor import stmt_children, stmt_exprs
+from lower.lower import lower_quietly
 from schedule import arith
 from schedule.ir.dtype import bits
 from schedule.ir.functor import distinct_post_order, free_vars
@@ -143,7 +143,7 @@ def schedule_features(s: Any, args: Sequence[Any], exact_counts: bool = False) -
     from the loop nest (stores times enclosing iterations, against each buffer's size), or with
     *exact_counts* from ``explain`` (allocated, computed, computed / needed: exact, and up to
     a second per configuration)."""
-    func = lower(s, args)
+    func = lower_quietly(s, args)  # a configuration reading outside is refused when built
     stage: list[float] = []
     if exact_counts:
         report = explain(s)

@@ -1,5 +1,5 @@
-"""Reads outside the tensor they read are refused before anything runs: at lower and build for
-constant shapes, at the call for symbolic ones; exactly, so guarded (padded) reads and computes
+"""Reads outside the tensor they read are refused before anything runs: at build for constant
+shapes (lower returns the IR with a warning, as TVM lowers it), at the call for symbolic ones; exactly, so guarded (padded) reads and computes
 needed only in part raise nothing, in both modes."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import pytest
 
 import lower
 import schedule as te
+from lower.build import build_lowered
+from lower.errors import OutsideReadWarning
 
 from .isolated import TARGETS
 
@@ -21,11 +23,21 @@ def _shifted():
     return Ain, Bx, te.create_schedule(Bx.op)
 
 
+def refused(s, args, exact, message):
+    """lower returns the IR with a warning naming the read (as TVM lowers it); build refuses it."""
+    with pytest.warns(OutsideReadWarning, match=message):
+        func = lower.lower(s, args, exact=exact)
+    assert func.outside_read is not None and "for (" in str(func)
+    with pytest.raises(te.ScheduleError, match=message):
+        build_lowered(func)
+    with pytest.raises(te.ScheduleError, match=message):
+        lower.build(s, args, exact=exact)
+
+
 @BOTH
-def test_a_read_past_the_end_is_refused_at_lower(exact):
+def test_a_read_past_the_end_is_warned_at_lower_and_refused_at_build(exact):
     Ain, Bx, s = _shifted()
-    with pytest.raises(te.ScheduleError, match=r"Bx reads Ain\[1:5, 0:4\], but Ain has shape \(4, 4\)"):
-        lower.lower(s, [Ain, Bx], exact=exact)
+    refused(s, [Ain, Bx], exact, r"Bx reads Ain\[1:5, 0:4\], but Ain has shape \(4, 4\)")
 
 
 @BOTH
@@ -68,8 +80,7 @@ def test_a_compute_needed_where_it_reads_outside_is_refused(exact):
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: A[i + 1] * 2, name="B")
     C = te.compute((4,), lambda i: B[i] + 1, name="C")
-    with pytest.raises(te.ScheduleError, match=r"B reads A\[1:5\], but A has shape \(4,\)"):
-        lower.lower(te.create_schedule(C.op), [A, C], exact=exact)
+    refused(te.create_schedule(C.op), [A, C], exact, r"B reads A\[1:5\], but A has shape \(4,\)")
 
 
 @BOTH
@@ -77,8 +88,7 @@ def test_a_reduction_window_that_leaves_its_input_is_refused(exact):
     A = te.placeholder((8,), name="A")
     k = te.reduce_axis((0, 3), name="k")
     B = te.compute((8,), lambda i: te.sum(A[i + k], axis=k), name="B")
-    with pytest.raises(te.ScheduleError, match=r"B reads A\[0:10\], but A has shape \(8,\)"):
-        lower.lower(te.create_schedule(B.op), [A, B], exact=exact)
+    refused(te.create_schedule(B.op), [A, B], exact, r"B reads A\[0:10\], but A has shape \(8,\)")
 
 
 @BOTH
