@@ -111,3 +111,12 @@ def test_bad_transforms_are_refused_with_a_message():
     _refused(lambda: topi.tile(A, (0,)), ValueError, "positive")
     _refused(lambda: topi.repeat(A, 2, 3), ValueError, "axis")
     _refused(lambda: topi.expand_dims(A, 5), ValueError, "axis")
+
+
+def test_reshape_into_fewer_elements_takes_the_first_ones_and_into_more_is_refused():
+    A = te.placeholder((2, 5, 5), name="A")
+    a = RNG.standard_normal((2, 5, 5)).astype("float32")
+    (out,) = _run([topi.reshape(A, (4, 8))], [A], [a])
+    np.testing.assert_array_equal(out, a.reshape(-1)[:32].reshape(4, 8))
+    with pytest.raises(ValueError, match="cannot reshape 50 elements"):
+        topi.reshape(A, (1, 51))

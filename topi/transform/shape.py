@@ -52,8 +52,9 @@ def unravel(flat: Any, shape: Sequence[Any]) -> list[Any]:
 
 def reshape(a: Tensor, newshape: Sequence[Any]) -> Tensor:
     """*a*'s elements, in row-major order, in *newshape* (one dimension may be -1: the rest).
+    A smaller *newshape* takes *a*'s first elements, as TVM's reshape does.
 
-    :raises ValueError: when the number of elements differs.
+    :raises ValueError: when *newshape* holds more elements than *a*.
     """
     a = tensor("reshape", a)
     shape = list(newshape)
@@ -64,7 +65,7 @@ def reshape(a: Tensor, newshape: Sequence[Any]) -> Tensor:
         known = product([d for k, d in enumerate(shape) if k != unknown[0]])
         shape[unknown[0]] = arith.floordiv(product(a.shape), known)
     total_in, total_out = const_value(product(a.shape)), const_value(product(shape))
-    if total_in is not None and total_out is not None and total_in != total_out:
+    if total_in is not None and total_out is not None and total_out > total_in:
         raise ValueError(f"topi.reshape: cannot reshape {total_in} elements {list(map(str, a.shape))} into "
                          f"{list(newshape)} ({total_out} elements)")
     return te.compute(shape, lambda *i: a[tuple(unravel(ravel(i, shape), a.shape))], name="T_reshape",
