@@ -149,6 +149,11 @@ class Realize(Stmt):
     bounds: tuple[Range, ...]
     body: Stmt
 
+    @property
+    def producer(self) -> Any:
+        """The tensor realized (TVM's ``ProducerRealize.producer``)."""
+        return self.op.output(self.value_index)
+
 
 @dataclass(frozen=True, eq=False)
 class ProducerConsumer(Stmt):
@@ -167,6 +172,11 @@ class Provide(Stmt):
     value_index: int
     value: Expr
     indices: tuple[Expr, ...]
+
+    @property
+    def producer(self) -> Any:
+        """The tensor stored into (TVM's ``ProducerStore.producer``)."""
+        return self.op.output(self.value_index)
 
 
 @dataclass(frozen=True, eq=False)

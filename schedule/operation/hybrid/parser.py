@@ -75,20 +75,22 @@ class _Builtin:
         self.name = name
 
 
-#: The Python function each script's operation came from (its globals name the scripts it calls).
-_SCRIPTS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyDictionary()
+#: The Python function each script's operation came from (its globals name the scripts it calls),
+#: and the arguments of that call.
+_SCRIPTS: weakref.WeakKeyDictionary[Any, tuple[Callable[..., Any], tuple[Any, ...]]] = weakref.WeakKeyDictionary()
 
 
 def parse(func: Callable[..., Any], args: tuple[Any, ...], source: str | None = None) -> Any:
     """The output tensor(s) of the extern operation *func* describes, on the tensors in *args*;
     *source* is its text when Python cannot find it (a function compiled from a string)."""
     outs = _Parser(func, _definition(func, source)).run(args)
-    _SCRIPTS[(outs if isinstance(outs, Tensor) else outs[0]).op] = func
+    _SCRIPTS[(outs if isinstance(outs, Tensor) else outs[0]).op] = (func, args)
     return outs
 
 
-def script_of(op: Any) -> Callable[..., Any] | None:
-    """The Python function of the script *op* came from, while it lives."""
+def script_of(op: Any) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+    """The Python function of the script *op* came from, and the arguments it was called
+    with, while it lives."""
     return _SCRIPTS.get(op)
 
 

@@ -18,6 +18,8 @@ from lower.ir.stmt import (
     Store,
 )
 from lower.ir.stmt import Load as BufferLoad
+from lower.ir.stmt import Provide as ProducerStore
+from lower.ir.stmt import Realize as ProducerRealize
 from lower.module import stmt_list
 from schedule import (
     abs,  # noqa: A004
@@ -110,10 +112,11 @@ __all__ = [
     "Add", "Allocate", "And", "AttrStmt", "BufferLoad", "BufferStore", "Call", "CallEffectKind", "Cast", "Div", "EQ",
     "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "GE", "GT", "IfThenElse", "IntImm", "LE", "LT",
     "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "NE", "Not", "Or", "PrimExpr", "PrimFunc", "ProducerConsumer",
-    "ProducerLoad", "Provide", "Realize", "Reduce", "Select", "SeqStmt", "SizeVar", "Stmt", "Store", "StringImm",
-    "Sub", "Var", "abs", "acos", "all", "any", "asin", "atan", "call_extern", "call_intrin", "call_packed",
-    "call_pure_extern", "ceil", "const", "cos", "cosh", "decl_buffer", "div", "erf", "exp", "exp10", "exp2", "floor",
-    "floordiv", "floormod", "if_then_else", "indexdiv", "indexmod", "ir_builder", "likely", "log", "log10", "log1p",
-    "log2", "max", "max_value", "min", "min_value", "power", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt",
-    "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "transform", "trunc", "truncdiv", "truncmod",
+    "ProducerLoad", "ProducerRealize", "ProducerStore", "Provide", "Realize", "Reduce", "Select", "SeqStmt",
+    "SizeVar", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos", "all", "any", "asin", "atan", "call_extern",
+    "call_intrin", "call_packed", "call_pure_extern", "ceil", "const", "cos", "cosh", "decl_buffer", "div", "erf",
+    "exp", "exp10", "exp2", "floor", "floordiv", "floormod", "if_then_else", "indexdiv", "indexmod", "ir_builder",
+    "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "power", "round", "rsqrt",
+    "sigmoid", "sin", "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "transform", "trunc",
+    "truncdiv", "truncmod",
 ]

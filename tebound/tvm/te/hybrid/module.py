@@ -32,6 +32,7 @@ class HybridModule:
         self._args: list[Any] = []
         self._outs: list[Tensor] = []
         self._func: Any = None
+        self._call: tuple[Any, ...] = ()  # the arguments of the call that built the script
         if src is not None:
             self._compile(src)
 
@@ -50,7 +51,7 @@ class HybridModule:
         if self._func is None:
             raise ValueError("HybridModule: nothing built or loaded yet; use te.hybrid.build or load()")
         if any(isinstance(a, Tensor) for a in args):
-            return parse(self._func, args, source=None if self._kernel is not None else self.src)
+            return parse(self._func, self._with_constants(args), source=None if self._kernel is not None else self.src)
         if self._kernel is None:
             return emulate(self._func, args)
         if len(args) != len(self._args):
@@ -61,6 +62,13 @@ class HybridModule:
         self._kernel(*values, *outs)
         return outs[0] if len(outs) == 1 else outs
 
+    def _with_constants(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """*args* (tensors and variables) with the script's other arguments, as first given."""
+        if not self._call:
+            return args
+        given = iter(args)
+        return tuple(next(given, None) if isinstance(a, (Tensor, Var)) else a for a in self._call)
+
     def save(self, path: str) -> None:
         """Write the script's Python source to *path*."""
         with open(path, "w", encoding="utf-8") as fh:
@@ -69,7 +77,7 @@ class HybridModule:
     def load(self, path: str) -> None:
         """Read a script saved by :meth:`save` (it then runs as Python on NumPy arrays)."""
         with open(path, encoding="utf-8") as fh:
-            self._kernel, self._args, self._outs = None, [], []
+            self._kernel, self._args, self._outs, self._call = None, [], [], ()
             self._compile(fh.read())
 
 
@@ -83,7 +91,9 @@ def build(sch: Any, inputs: Sequence[Any], outputs: Sequence[Tensor], name: str 
     if op is None:
         raise ScheduleError("te.hybrid.build: no output comes from a hybrid script")
     module = HybridModule(op.source, name=getattr(op, "name", name))
-    module._func = script_of(op) or module._func
+    found = script_of(op)
+    if found is not None:
+        module._func, module._call = found
     module._args = [a for a in inputs if isinstance(a, (Tensor, Var))]
     module._outs = outputs
     module._kernel = _build(sch, module._args + outputs)
