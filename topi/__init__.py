@@ -25,6 +25,7 @@ from topi.broadcast import (
     where,
 )
 from topi.contract import matmul, tensordot
+from topi.einsum import einsum
 from topi.fill import full, full_like
 from topi.math import (
     abs,  # noqa: A004
@@ -70,9 +71,10 @@ from topi.transform import (
 )
 
 __all__ = ["abs", "add", "argmax", "argmin", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "concatenate",
-           "cos", "cuda", "divide", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp", "fast_log",
-           "fast_tanh", "flip", "floor", "floor_divide", "full", "full_like", "generic", "greater", "greater_equal",
-           "identity", "layout_transform", "less", "less_equal", "log", "log2", "matmul", "max", "maximum", "min",
-           "minimum", "mod", "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat", "reshape", "round",
-           "rsqrt", "sigmoid", "sin", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag",
-           "take", "tanh", "tensordot", "testing", "tile", "transform", "transpose", "trunc", "utils", "where", "x86"]
+           "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp",
+           "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "full", "full_like", "generic", "greater",
+           "greater_equal", "identity", "layout_transform", "less", "less_equal", "log", "log2", "matmul", "max",
+           "maximum", "min", "minimum", "mod", "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat",
+           "reshape", "round", "rsqrt", "sigmoid", "sin", "split", "sqrt", "squeeze", "stack", "strided_slice",
+           "subtract", "sum", "tag", "take", "tanh", "tensordot", "testing", "tile", "transform", "transpose",
+           "trunc", "utils", "where", "x86"]

@@ -236,6 +236,11 @@ class _Selects(ExprMutator):
 _SELECTS = _Selects()
 
 
+def as_selects(e: Expr) -> Expr:
+    """*e* with each ``if_then_else`` written as a ``select`` (TVM's form of a guarded body)."""
+    return _SELECTS(e)
+
+
 def _equal(analyzer: Analyzer, a: Expr, b: Expr) -> bool:
     return arith.value_of(analyzer.simplify(arith.sub(a, b))) == 0
 

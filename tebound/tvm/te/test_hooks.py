@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bound.inference.tensorize import TensorizeRegion, match_body, tensorize_region, tensorized_leaf
+from bound.inference.tensorize import TensorizeRegion, as_selects, match_body, tensorize_region, tensorized_leaf
 from schedule.base.packed import register_func
 from schedule.schedule.stage import Stage
 from tebound.tvm.runtime.container import Map
@@ -19,12 +19,12 @@ def infer_tensorize_region(stage: Stage, dom_map: Any) -> tuple[Map, Map]:
 
 
 def match_tensorize_body(stage: Stage, out_dom: Any, in_region: Any, intrin: Any) -> list[Any]:
-    """*stage*'s body over *intrin*'s axes and inputs."""
+    """*stage*'s body over *intrin*'s axes and inputs; a guard is a ``select``, as TVM writes it."""
     position = tensorized_leaf(stage)
     if position is None:
         raise ValueError(f"MatchTensorizeBody: stage '{stage.name}' has no tensorized loop")
     region = TensorizeRegion(stage.op, position, intrin, dict(out_dom), dict(in_region))
-    return match_body(stage, dict(out_dom), region)[0]
+    return [as_selects(e) for e in match_body(stage, dict(out_dom), region)[0]]
 
 
 register_func("test.op.InferTensorizeRegion", infer_tensorize_region, override=True)
