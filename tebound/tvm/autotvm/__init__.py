@@ -1,9 +1,9 @@
 """TVM's ``tvm.autotvm``: ``tune.autotvm`` under TVM's module names (``autotvm.tuner``,
 ``autotvm.task``, ``autotvm.record``, ``autotvm.measure``, ``autotvm.callback``,
-``autotvm.tophub``)."""
+``autotvm.tophub``, ``autotvm.database``)."""
 
-from tebound.tvm.autotvm import callback, measure, record, task, tuner
+from tebound.tvm.autotvm import callback, database, measure, record, task, tuner
 from tune.autotvm import *  # noqa: F403
 from tune.autotvm import __all__ as _names
 
-__all__ = [*_names, "measure"]
+__all__ = [*_names, "database", "measure"]
