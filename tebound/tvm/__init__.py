@@ -10,6 +10,7 @@ from lower.module import IRModule
 from schedule import get_global_func, register_func
 from tebound.tvm import (
     _ffi,
+    aliases,  # noqa: F401 - makes topi's modules importable as tebound.tvm.topi.*
     arith,
     auto_scheduler,
     autotvm,
@@ -25,13 +26,10 @@ from tebound.tvm import (
     tir,
     transform,
 )
-from tebound.tvm.aliases import alias_package
 from tebound.tvm.driver import build, lower
 from tebound.tvm.error import TVMError
 from tebound.tvm.runtime import container, cpu, cuda, device
 from tebound.tvm.target import Target
-
-alias_package("tebound.tvm.topi", topi)
 
 __all__ = ["IRModule", "TVMError", "Target", "arith", "auto_scheduler", "autotvm", "build", "container", "contrib",
            "cpu", "cuda", "device", "error", "get_global_func", "ir", "lower", "nd", "register_func", "relay",

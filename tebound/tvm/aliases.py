@@ -9,6 +9,8 @@ import pkgutil
 import sys
 from types import ModuleType
 
+import topi
+
 
 def alias_package(alias: str, package: ModuleType) -> None:
     """Register *package* and each of its submodules under *alias* in ``sys.modules``."""
@@ -16,3 +18,6 @@ def alias_package(alias: str, package: ModuleType) -> None:
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         module = importlib.import_module(info.name)
         sys.modules[alias + info.name[len(package.__name__):]] = module
+
+
+alias_package("tebound.tvm.topi", topi)

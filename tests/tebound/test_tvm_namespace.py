@@ -21,7 +21,7 @@ from ..lower.test_exact_default import example6
 
 def test_the_names_are_our_objects():
     assert te.compute is schedule.compute and te.create_schedule is schedule.create_schedule
-    assert te.hybrid is schedule.hybrid and te.schedule.AutoInlineInjective is schedule.schedule.AutoInlineInjective
+    assert te.hybrid.script is schedule.hybrid.script and te.schedule.AutoInlineInjective is schedule.schedule.AutoInlineInjective
     assert tir.Var is schedule.Var and tir.indexmod is schedule.floormod and tir.ir_builder is schedule.ir_builder
     assert tvm.nd.array is ours.nd.array and tvm.runtime.tensor is ours.nd.array
     assert tvm.target.Target is ours.target.Target and tvm.autotvm.template is __import__("tune").autotvm.template
