@@ -190,6 +190,7 @@ def main() -> int:
     parser.add_argument("--group", action="append", choices=sorted(GROUPS))
     parser.add_argument("--no-conftest", action="store_true", help="run without TVM's conftest.py files")
     parser.add_argument("--tutorials", action="store_true", help="run the gallery tutorials too")
+    parser.add_argument("--only-tutorials", action="store_true", help="run the gallery tutorials and no test")
     parser.add_argument("--timeout", type=int, default=300, help="seconds a test (or a tutorial) may run")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
@@ -203,7 +204,7 @@ def main() -> int:
              "| group | functions | passed | skipped | failed | pass or skip | relay/TVMScript apart (passed) |",
              "|---|---|---|---|---|---|---|"]
     failed_lines = []
-    for group in args.group or list(GROUPS):
+    for group in [] if args.only_tutorials else args.group or list(GROUPS):
         files = extract(args.tvm, args.ref, out, GROUPS[group])
         result, why = run_group(sys.executable, out, group, files, args)
         tally, failures = count(out, files, result)
@@ -216,7 +217,7 @@ def main() -> int:
             by_file[f].append(f"{key}: {why.get((f, key), 'not collected (the file stops at import)')}")
         for f, items in sorted(by_file.items()):
             failed_lines += [f"- {f}"] + [f"  - {item}" for item in items]
-    if args.tutorials:
+    if args.tutorials or args.only_tutorials:
         extract(args.tvm, args.ref, out, [f"{GALLERY}/{t}" for t in TUTORIALS])
         lines += ["", "| tutorial | result |", "|---|---|"]
         lines += [f"| {name} | {res} |" for name, res in run_tutorials(sys.executable, out, args.timeout)]
