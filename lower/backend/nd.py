@@ -22,10 +22,13 @@ ALIGNMENT = 64
 PAGE = 4096
 
 
-#: TVM's device names and the device each means here: the CPU, or a GPU kind whose programs
-#: run on the CPU with a GPU's semantics (its arrays are host arrays).
-DEVICE_NAMES = {"cpu": "cpu", "llvm": "cpu", "c": "cpu", "cuda": "cuda", "gpu": "cuda", "nvptx": "cuda",
-                "rocm": "rocm", "vulkan": "vulkan", "metal": "metal", "opencl": "opencl", "cl": "opencl"}
+#: TVM's device names and the device each means here: the CPU, or another kind (a GPU's
+#: programs run on the CPU with a GPU's semantics; its arrays are host arrays). Only the CPU
+#: exists: a test asking for another device's presence is told no.
+DEVICE_NAMES = {"cpu": "cpu", "llvm": "cpu", "c": "cpu", "stackvm": "cpu", "test": "cpu", "hybrid": "cpu",
+                "cuda": "cuda", "gpu": "cuda", "nvptx": "cuda", "rocm": "rocm", "vulkan": "vulkan", "metal": "metal",
+                "opencl": "opencl", "cl": "opencl", "sdaccel": "opencl", "aocl": "aocl", "aocl_sw_emu": "aocl",
+                "hexagon": "hexagon", "webgpu": "webgpu", "ext_dev": "ext_dev", "vpi": "vpi"}
 
 
 @dataclass(frozen=True)
