@@ -7,20 +7,29 @@ names, signatures and tags (:mod:`.tag`); their schedules (:mod:`.generic`, :mod
 from topi import cuda, generic, nn, tag, testing, transform, utils, x86
 from topi.broadcast import (
     add,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
     broadcast_shape,
     divide,
     equal,
     floor_divide,
+    floor_mod,
     greater,
     greater_equal,
+    left_shift,
     less,
     less_equal,
+    logical_and,
+    logical_or,
+    logical_xor,
     maximum,
     minimum,
     mod,
     multiply,
     not_equal,
     power,
+    right_shift,
     subtract,
     where,
 )
@@ -29,6 +38,7 @@ from topi.einsum import einsum
 from topi.fill import full, full_like
 from topi.math import (
     abs,  # noqa: A004
+    bitwise_not,
     cast,
     ceil,
     clip,
@@ -43,10 +53,12 @@ from topi.math import (
     identity,
     log,
     log2,
+    logical_not,
     negative,
     round,  # noqa: A004
     rsqrt,
     sigmoid,
+    sign,
     sin,
     sqrt,
     tanh,
@@ -70,11 +82,13 @@ from topi.transform import (
     transpose,
 )
 
-__all__ = ["abs", "add", "argmax", "argmin", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "concatenate",
-           "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp",
-           "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "full", "full_like", "generic", "greater",
-           "greater_equal", "identity", "layout_transform", "less", "less_equal", "log", "log2", "matmul", "max",
-           "maximum", "min", "minimum", "mod", "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat",
-           "reshape", "round", "rsqrt", "sigmoid", "sin", "split", "sqrt", "squeeze", "stack", "strided_slice",
-           "subtract", "sum", "tag", "take", "tanh", "tensordot", "testing", "tile", "transform", "transpose",
-           "trunc", "utils", "where", "x86"]
+__all__ = ["abs", "add", "argmax", "argmin", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+           "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "concatenate", "cos", "cuda", "divide",
+           "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip",
+           "floor", "floor_divide", "floor_mod", "full", "full_like", "generic", "greater", "greater_equal",
+           "identity", "layout_transform", "left_shift", "less", "less_equal", "log", "log2", "logical_and",
+           "logical_not", "logical_or", "logical_xor", "matmul", "max", "maximum", "min", "minimum", "mod",
+           "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat", "reshape", "right_shift", "round",
+           "rsqrt", "sigmoid", "sign", "sin", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum",
+           "tag", "take", "tanh", "tensordot", "testing", "tile", "transform", "transpose", "trunc", "utils", "where",
+           "x86"]

@@ -98,6 +98,15 @@ equal = broadcast_op(lambda a, b: a == b, "equal")
 not_equal = broadcast_op(lambda a, b: a != b, "not_equal")
 greater_equal = broadcast_op(lambda a, b: a >= b, "greater_equal")
 less_equal = broadcast_op(lambda a, b: a <= b, "less_equal")
+floor_mod = broadcast_op(te.floormod, "floor_mod")
+bitwise_and = broadcast_op(lambda a, b: a & b, "bitwise_and")
+bitwise_or = broadcast_op(lambda a, b: a | b, "bitwise_or")
+bitwise_xor = broadcast_op(lambda a, b: a ^ b, "bitwise_xor")
+left_shift = broadcast_op(lambda a, b: a << b, "left_shift")
+right_shift = broadcast_op(lambda a, b: a >> b, "right_shift")
+logical_and = broadcast_op(arith.logical_and, "logical_and")
+logical_or = broadcast_op(arith.logical_or, "logical_or")
+logical_xor = broadcast_op(lambda a, b: a != b, "logical_xor")  # of two bools: differs
 
 
 def where(condition: Tensor, x: Any, y: Any) -> Tensor:

@@ -45,6 +45,10 @@ ceil = elemwise(te.ceil, "ceil")
 round = elemwise(te.round, "round")  # noqa: A001 - TVM's name
 trunc = elemwise(te.trunc, "trunc")
 negative = elemwise(lambda v: -v, "negative")
+bitwise_not = elemwise(lambda v: ~v, "bitwise_not")
+logical_not = elemwise(arith.logical_not, "logical_not")
+sign = elemwise(lambda v: te.Select(v < 0, arith.const(-1, v.dtype),
+                                    te.Select(v > 0, arith.const(1, v.dtype), arith.const(0, v.dtype))), "sign")
 identity = elemwise(lambda v: v, "identity")
 fast_exp = elemwise(te.fast_exp, "fast_exp")
 fast_tanh = elemwise(te.fast_tanh, "fast_tanh")

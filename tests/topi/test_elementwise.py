@@ -137,3 +137,24 @@ def test_bad_input_is_refused(bad, error, match):
 def test_two_numbers_give_an_expression():
     """As TVM's: no tensor, so no compute; the constants fold."""
     assert str(topi.add(2, 3)) == "5" and str(topi.maximum(2.0, 7.5)) == "7.500000f"
+
+
+def test_bit_logical_and_sign_operators_as_numpy():
+    A = te.placeholder((2, 4), name="A", dtype="int32")
+    B = te.placeholder((4,), name="B", dtype="int32")
+    P = te.placeholder((2, 4), name="P", dtype="bool")
+    Q = te.placeholder((4,), name="Q", dtype="bool")
+    a = np.array([[-5, 3, 8, 13], [0, -1, 6, 7]], "int32")
+    b = np.array([3, -2, 5, 2], "int32")
+    p = np.array([[1, 1, 0, 0], [0, 1, 0, 1]], bool)
+    q = np.array([1, 0, 1, 0], bool)
+    cases = [(topi.bitwise_and(A, B), a & b), (topi.bitwise_or(A, B), a | b), (topi.bitwise_xor(A, B), a ^ b),
+             (topi.right_shift(A, 1), a >> 1), (topi.left_shift(A, 2), a << 2), (topi.floor_mod(A, B), np.mod(a, b)),
+             (topi.bitwise_not(A), ~a), (topi.sign(A), np.sign(a)), (topi.logical_and(P, Q), p & q),
+             (topi.logical_or(P, Q), p | q), (topi.logical_xor(P, Q), p ^ q), (topi.logical_not(P), ~p)]
+    outs = [c[0] for c in cases]
+    f = build(te.create_schedule([o.op for o in outs]), [A, B, P, Q, *outs])
+    got = [np.full(e.shape, 7, dtype=e.dtype) for _, e in cases]
+    f(a, b, p, q, *got)
+    for g, (_, e) in zip(got, cases):
+        np.testing.assert_array_equal(g, e)
