@@ -100,6 +100,10 @@ class Tensor:
     def __mod__(self, other: Any) -> Any: return _binary("mod", self, other)
     def __rmod__(self, other: Any) -> Any: return _binary("mod", other, self)
 
+    def astype(self, dtype: str) -> Any:
+        """A compute of each element converted to *dtype* (TVM's ``Tensor.astype``)."""
+        return _binary("astype", self, dtype)
+
     def __repr__(self) -> str:
         return f"Tensor(shape=[{', '.join(map(str, self.shape))}], op.name={self.op.name})"
 

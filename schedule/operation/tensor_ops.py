@@ -15,6 +15,7 @@ from typing import Any
 
 from schedule.base.errors import ScheduleError
 from schedule.ir import arith
+from schedule.ir.dtype import check_dtype
 from schedule.ir.expr import Expr
 from schedule.operation.compute import compute
 from schedule.operation.tensor import Tensor, install_binary
@@ -35,7 +36,11 @@ OPS: dict[str, tuple[str, Callable[[Any, Any], Expr]]] = {
 
 
 def tensor_binary(kind: str, a: Any, b: Any) -> Tensor | Any:
-    """``a <kind> b`` where one or both are tensors; NotImplemented for another operand."""
+    """``a <kind> b`` where one or both are tensors; NotImplemented for another operand.
+    ``astype`` converts the tensor *a* to the dtype *b*."""
+    if kind == "astype":
+        dtype = check_dtype(b)
+        return compute(a.shape, lambda *i: a(*i).astype(dtype), name="T_cast", tag=ELEMWISE)
     name, fn = OPS[kind]
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return _broadcast(name, fn, a, b)

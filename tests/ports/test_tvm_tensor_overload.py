@@ -132,3 +132,21 @@ def test_conv2d_scalar_bop(exact, size, channels, filters, kind):
     np.testing.assert_array_equal(b, expected)
     op = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[kind]
     np.testing.assert_allclose(c, op(expected, np.float32(k)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_astype_of_a_whole_tensor(exact):
+    """``tensor.astype(dtype)``: a compute converting each element (TVM's Tensor.astype)."""
+    A = te.placeholder((2, 3), name="A")
+    B = te.placeholder((2, 3), name="B")
+    flags = topi.greater(A, B).astype("int8")
+    whole = A.astype("int32")
+    a = np.array([[1.5, -2.7, 3.0], [4.2, 0.0, -1.0]], "float32")
+    b = np.array([[0.0, 5.0, 3.0], [1.0, -1.0, -2.0]], "float32")
+    out_flags, out_whole = np.full((2, 3), -1, "int8"), np.full((2, 3), -1, "int32")
+    build(te.create_schedule([flags.op, whole.op]), [A, B, flags, whole], exact=exact)(a, b, out_flags, out_whole)
+    np.testing.assert_array_equal(out_flags, (a > b).astype("int8"))
+    np.testing.assert_array_equal(out_whole, a.astype("int32"))
+    assert whole.op.name == "T_cast" and whole.dtype == "int32"
+    with pytest.raises(ValueError, match="unknown dtype"):
+        A.astype("int33")
