@@ -9,6 +9,7 @@ from typing import Any
 import schedule as te
 from schedule import Tensor
 from schedule.ir import arith
+from schedule.ir.dtype import is_float
 from topi import tag
 
 
@@ -18,27 +19,30 @@ def _check(name: str, x: Any) -> Tensor:
     return x
 
 
-def elemwise(fn: Callable[[Any], Any], name: str) -> Callable[[Tensor], Tensor]:
-    """The operator applying *fn* to each element."""
+def elemwise(fn: Callable[[Any], Any], name: str, floating: bool = False) -> Callable[[Tensor], Tensor]:
+    """The operator applying *fn* to each element; a *floating* one (exp, sqrt ...) takes a bool
+    or integer tensor's elements as float32 (TVM takes such tensors; the math needs floats)."""
 
     def op(x: Tensor) -> Tensor:
         _check(name, x)
+        if floating and not is_float(x.dtype):
+            return te.compute(x.shape, lambda *i: fn(x[i].astype("float32")), name=f"T_{name}", tag=tag.ELEMWISE)
         return te.compute(x.shape, lambda *i: fn(x[i]), name=f"T_{name}", tag=tag.ELEMWISE)
     op.__name__ = name
     op.__doc__ = f"``{name}`` of each element."
     return op
 
 
-exp = elemwise(te.exp, "exp")
-log = elemwise(te.log, "log")
-log2 = elemwise(te.log2, "log2")
-sqrt = elemwise(te.sqrt, "sqrt")
-rsqrt = elemwise(te.rsqrt, "rsqrt")
-tanh = elemwise(te.tanh, "tanh")
-sigmoid = elemwise(te.sigmoid, "sigmoid")
-erf = elemwise(te.erf, "erf")
-sin = elemwise(te.sin, "sin")
-cos = elemwise(te.cos, "cos")
+exp = elemwise(te.exp, "exp", floating=True)
+log = elemwise(te.log, "log", floating=True)
+log2 = elemwise(te.log2, "log2", floating=True)
+sqrt = elemwise(te.sqrt, "sqrt", floating=True)
+rsqrt = elemwise(te.rsqrt, "rsqrt", floating=True)
+tanh = elemwise(te.tanh, "tanh", floating=True)
+sigmoid = elemwise(te.sigmoid, "sigmoid", floating=True)
+erf = elemwise(te.erf, "erf", floating=True)
+sin = elemwise(te.sin, "sin", floating=True)
+cos = elemwise(te.cos, "cos", floating=True)
 abs = elemwise(te.abs, "abs")  # noqa: A001 - TVM's name
 floor = elemwise(te.floor, "floor")
 ceil = elemwise(te.ceil, "ceil")

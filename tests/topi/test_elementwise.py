@@ -158,3 +158,16 @@ def test_bit_logical_and_sign_operators_as_numpy():
     f(a, b, p, q, *got)
     for g, (_, e) in zip(got, cases):
         np.testing.assert_array_equal(g, e)
+
+
+def test_float_math_takes_bool_and_integer_tensors_as_float32():
+    P = te.placeholder((4,), name="P", dtype="bool")
+    N = te.placeholder((4,), name="N", dtype="int32")
+    outs = [topi.sqrt(topi.exp(P)), topi.log(N), topi.sigmoid(N)]
+    assert [o.dtype for o in outs] == ["float32"] * 3
+    p, n = np.array([1, 0, 1, 0], bool), np.array([1, 2, 3, 40], "int32")
+    got = [np.full(4, np.nan, "float32") for _ in outs]
+    build(te.create_schedule([o.op for o in outs]), [P, N, *outs])(p, n, *got)
+    fp, fn = p.astype("float32"), n.astype("float32")
+    for g, e in zip(got, [np.sqrt(np.exp(fp)), np.log(fn), 1 / (1 + np.exp(-fn))]):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
