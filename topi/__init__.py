@@ -65,6 +65,7 @@ from topi.math import (
     trunc,
 )
 from topi.reduction import argmax, argmin, max, min, prod, sum  # noqa: A004
+from topi.sort import argsort, sort, topk
 from topi.transform import (
     broadcast_to,
     concatenate,
@@ -82,13 +83,13 @@ from topi.transform import (
     transpose,
 )
 
-__all__ = ["abs", "add", "argmax", "argmin", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+__all__ = ["abs", "add", "argmax", "argmin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
            "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "concatenate", "cos", "cuda", "divide",
            "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip",
            "floor", "floor_divide", "floor_mod", "full", "full_like", "generic", "greater", "greater_equal",
            "identity", "layout_transform", "left_shift", "less", "less_equal", "log", "log2", "logical_and",
            "logical_not", "logical_or", "logical_xor", "matmul", "max", "maximum", "min", "minimum", "mod",
            "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat", "reshape", "right_shift", "round",
-           "rsqrt", "sigmoid", "sign", "sin", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum",
-           "tag", "take", "tanh", "tensordot", "testing", "tile", "transform", "transpose", "trunc", "utils", "where",
-           "x86"]
+           "rsqrt", "sigmoid", "sign", "sin", "sort", "split", "sqrt", "squeeze", "stack", "strided_slice",
+           "subtract", "sum", "tag", "take", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose",
+           "trunc", "utils", "where", "x86"]

@@ -2,12 +2,15 @@
 shared and local memory, barriers): blocks and threads bound, reductions across threads."""
 
 from topi.cuda.fallbacks import (
+    schedule_argsort,
     schedule_conv2d_hwcn,
     schedule_conv2d_nhwc,
     schedule_conv2d_transpose_nchw,
     schedule_extern,
     schedule_group_conv2d_nchw,
     schedule_lrn,
+    schedule_sort,
+    schedule_topk,
 )
 from topi.cuda.injective import (
     schedule_broadcast,
@@ -24,9 +27,10 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
+from topi.sort import argsort, sort, topk
 
-__all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
-           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
-           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax"]
+__all__ = ["argsort", "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul", "schedule_broadcast",
+           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_dense", "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern",
+           "schedule_group_conv2d_nchw", "schedule_injective", "schedule_injective_from_existing", "schedule_lrn",
+           "schedule_pool", "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk", "sort", "topk"]

@@ -9,3 +9,6 @@ schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
 schedule_conv2d_hwcn = fallback("schedule_conv2d_hwcn")
 schedule_lrn = fallback("schedule_lrn")
 schedule_extern = fallback("schedule_extern")
+
+#: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.
+schedule_sort = schedule_argsort = schedule_topk = schedule_extern

@@ -5,6 +5,7 @@ by target."""
 
 from topi.generic.default import (
     schedule_adaptive_pool,
+    schedule_argsort,
     schedule_batch_matmul,
     schedule_broadcast,
     schedule_conv2d_hwcn,
@@ -22,10 +23,12 @@ from topi.generic.default import (
     schedule_pool,
     schedule_reduce,
     schedule_softmax,
+    schedule_sort,
+    schedule_topk,
 )
 
 __all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
            "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
            "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax"]
+           "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk", "schedule_argsort"]

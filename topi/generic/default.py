@@ -49,3 +49,6 @@ schedule_pool = _default("schedule_pool", False)
 schedule_adaptive_pool = _default("schedule_adaptive_pool", False)
 schedule_lrn = _default("schedule_lrn", False)
 schedule_extern = _default("schedule_extern", False)
+
+#: Sorts are extern operations: their schedule is the extern's.
+schedule_sort = schedule_argsort = schedule_topk = schedule_extern

@@ -1,0 +1,113 @@
+"""Sorting (TVM's ``topi.sort``, ``topi.argsort`` and ``topi.topk``): extern operations whose
+packed functions (registered under TVM's names, ``tvm.contrib.sort.*``) sort with NumPy's
+stable sort along one axis, ascending or descending; equal elements keep their order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from schedule import Tensor, extern, get_global_func, register_func
+from schedule.ir.buffer import call_packed
+
+SORT, ARGSORT, TOPK = "tvm.contrib.sort.sort", "tvm.contrib.sort.argsort", "tvm.contrib.sort.topk"
+
+
+def _order(data: np.ndarray, axis: int, ascend: int) -> np.ndarray:
+    """The stable sorting permutation of *data* along *axis*."""
+    if ascend:
+        keys = data
+    elif data.dtype.kind in "ib":  # ~x reverses the order of signed integers and bools, exactly
+        keys = ~data
+    elif data.dtype.kind == "u":
+        keys = np.iinfo(data.dtype).max - data
+    else:
+        keys = -data
+    return np.argsort(keys, axis=axis, kind="stable")
+
+
+def _sort(data: np.ndarray, out: np.ndarray, axis: int, ascend: int) -> None:
+    out[...] = np.take_along_axis(data, _order(data, axis, ascend), axis=axis)
+
+
+def _argsort(data: np.ndarray, out: np.ndarray, axis: int, ascend: int) -> None:
+    out[...] = _order(data, axis, ascend).astype(out.dtype)
+
+
+def _register() -> None:
+    for name, fn in ((SORT, _sort), (ARGSORT, _argsort)):
+        if get_global_func(name, allow_missing=True) is None:  # a user's registration stays
+            register_func(name, fn)
+
+
+def _axis(op: str, data: Tensor, axis: int) -> int:
+    if not isinstance(data, Tensor):
+        raise TypeError(f"topi.{op}: sorts a tensor, not {data!r}")
+    if not isinstance(axis, int) or not -len(data.shape) <= axis < len(data.shape):
+        raise ValueError(f"topi.{op}: axis {axis!r} is out of range for {len(data.shape)} dimensions")
+    return axis % len(data.shape)
+
+
+def sort(data: Tensor, axis: int = -1, is_ascend: bool = True) -> Tensor:
+    """*data* sorted along *axis*."""
+    axis = _axis("sort", data, axis)
+    _register()
+    return extern(data.shape, [data], lambda ins, outs: call_packed(SORT, ins[0], outs[0], axis, int(is_ascend)),
+                  name="sort", dtype=data.dtype, tag="sort")
+
+
+def argsort(data: Tensor, valid_count: Any = None, axis: int = -1, is_ascend: bool = True,
+            dtype: str = "float32") -> Tensor:
+    """The indices that sort *data* along *axis*, as *dtype*.
+
+    :raises ValueError: for *valid_count*, which this argsort does not take.
+    """
+    if valid_count is not None:
+        raise ValueError("topi.argsort: valid_count is not supported; sort the valid part with strided_slice first")
+    axis = _axis("argsort", data, axis)
+    _register()
+    return extern(data.shape, [data], lambda ins, outs: call_packed(ARGSORT, ins[0], outs[0], axis, int(is_ascend)),
+                  name="argsort", dtype=dtype, tag="argsort")
+
+
+def topk(data: Tensor, k: int = 1, axis: int = -1, ret_type: str = "both", is_ascend: bool = False,
+         dtype: str = "int64") -> Any:
+    """The *k* largest (smallest with *is_ascend*) elements along *axis*, in order, and or their
+    indices (as *dtype*): *ret_type* is ``"both"`` (a list of the two), ``"values"`` or
+    ``"indices"``; *k* below 1 takes them all.
+
+    :raises ValueError: for another *ret_type* or a *k* past the axis' extent.
+    """
+    axis = _axis("topk", data, axis)
+    if ret_type not in ("both", "values", "indices"):
+        raise ValueError(f"topi.topk: ret_type is 'both', 'values' or 'indices', not {ret_type!r}")
+    extent = data.shape[axis]
+    known = getattr(extent, "value", None)
+    count = (known if isinstance(known, int) else extent) if k < 1 else k
+    if isinstance(known, int) and k > known:
+        raise ValueError(f"topi.topk: k={k} is more than the {known} elements along axis {axis}")
+    shape = tuple(count if d == axis else s for d, s in enumerate(data.shape))
+    kinds = {"both": [data.dtype, dtype], "values": [data.dtype], "indices": [dtype]}[ret_type]
+    name = f"{TOPK}.{ret_type}"
+    if get_global_func(name, allow_missing=True) is None:
+        register_func(name, _topk_of(ret_type))
+    outs = extern([shape] * len(kinds), [data],
+                  lambda ins, outs: call_packed(name, ins[0], *outs, count, axis, int(is_ascend)),
+                  name="topk", dtype=kinds, tag="topk")
+    outs = outs if isinstance(outs, list) else [outs]
+    return outs if ret_type == "both" else outs[0]
+
+
+def _topk_of(ret_type: str) -> Any:
+    """The packed function of topk returning *ret_type*."""
+
+    def run(data: np.ndarray, *rest: Any) -> None:
+        *outs, k, axis, ascend = rest
+        order = np.take(_order(data, axis, ascend), np.arange(k), axis=axis)
+        if ret_type in ("both", "values"):
+            outs[0][...] = np.take_along_axis(data, order, axis=axis)
+        if ret_type in ("both", "indices"):
+            outs[-1][...] = order.astype(outs[-1].dtype)
+
+    return run
