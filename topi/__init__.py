@@ -61,11 +61,13 @@ from topi.math import (
     sign,
     sin,
     sqrt,
+    tan,
     tanh,
     trunc,
 )
-from topi.reduction import argmax, argmin, max, min, prod, sum  # noqa: A004
+from topi.reduction import all, any, argmax, argmin, max, min, prod, sum  # noqa: A004
 from topi.sort import argsort, sort, topk
+from topi.targets import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from topi.transform import (
     broadcast_to,
     concatenate,
@@ -83,13 +85,14 @@ from topi.transform import (
     transpose,
 )
 
-__all__ = ["abs", "add", "argmax", "argmin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
-           "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "concatenate", "cos", "cuda", "divide",
-           "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip",
-           "floor", "floor_divide", "floor_mod", "full", "full_like", "generic", "greater", "greater_equal",
-           "identity", "layout_transform", "left_shift", "less", "less_equal", "log", "log2", "logical_and",
-           "logical_not", "logical_or", "logical_xor", "matmul", "max", "maximum", "min", "minimum", "mod",
-           "multiply", "negative", "nn", "not_equal", "power", "prod", "repeat", "reshape", "right_shift", "round",
-           "rsqrt", "sigmoid", "sign", "sin", "sort", "split", "sqrt", "squeeze", "stack", "strided_slice",
-           "subtract", "sum", "tag", "take", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose",
-           "trunc", "utils", "where", "x86"]
+__all__ = ["abs", "add", "all", "any", "argmax", "argmin", "argsort", "arm_cpu", "bifrost", "bitwise_and",
+           "bitwise_not", "bitwise_or", "bitwise_xor", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip",
+           "concatenate", "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf",
+           "fast_exp", "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "floor_mod", "full", "full_like",
+           "generic", "gpu", "greater", "greater_equal", "hls", "identity", "intel_graphics", "layout_transform",
+           "left_shift", "less", "less_equal", "log", "log2", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "mali", "matmul", "max", "maximum", "min", "minimum", "mod", "multiply", "negative", "nn",
+           "not_equal", "power", "prod", "repeat", "reshape", "right_shift", "round", "rsqrt", "sigmoid", "sign",
+           "sin", "sort", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take",
+           "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trunc", "utils", "where",
+           "x86"]

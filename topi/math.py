@@ -43,6 +43,7 @@ sigmoid = elemwise(te.sigmoid, "sigmoid", floating=True)
 erf = elemwise(te.erf, "erf", floating=True)
 sin = elemwise(te.sin, "sin", floating=True)
 cos = elemwise(te.cos, "cos", floating=True)
+tan = elemwise(te.tan, "tan", floating=True)
 abs = elemwise(te.abs, "abs")  # noqa: A001 - TVM's name
 floor = elemwise(te.floor, "floor")
 ceil = elemwise(te.ceil, "ceil")

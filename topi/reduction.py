@@ -82,6 +82,26 @@ def prod(data: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
     return _reduce("prod", data, axis, keepdims, lambda v, r: _product(v, axis=r) if r else v)
 
 
+_all = te.comm_reducer(lambda x, y: arith.logical_and(x, y), lambda t: arith.const(True, t), name="all")
+_any = te.comm_reducer(lambda x, y: arith.logical_or(x, y), lambda t: arith.const(False, t), name="any")
+
+
+def all(data: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001 - TVM's name
+    """Whether every element over *axis* is true (a bool tensor)."""
+    return _reduce("all", _bool("all", data), axis, keepdims, lambda v, r: _all(v, axis=r) if r else v)
+
+
+def any(data: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001 - TVM's name
+    """Whether some element over *axis* is true (a bool tensor)."""
+    return _reduce("any", _bool("any", data), axis, keepdims, lambda v, r: _any(v, axis=r) if r else v)
+
+
+def _bool(name: str, data: Tensor) -> Tensor:
+    if not isinstance(data, Tensor) or data.dtype != "bool":
+        raise TypeError(f"topi.{name}: reduces a bool tensor, got {data!r}")
+    return data
+
+
 def _index_reducer(larger: bool) -> Any:
     def combine(x: Sequence[Any], y: Sequence[Any]) -> tuple[Any, Any]:
         # the first index wins a tie, as NumPy's argmax and argmin choose

@@ -77,4 +77,11 @@ def get_pad_tuple(padding: Any, kernel: Sequence[Any], op: str = "conv2d") -> tu
 
 from topi.traverse import traverse_inline  # noqa: E402 - TVM keeps it in topi.utils
 
-__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "pair", "traverse_inline"]
+
+def nchw_pack_layout(layout_info: str) -> bool:
+    """Whether *layout_info* is a packed NCHW layout such as ``NCHW4n4c`` (TVM's check)."""
+    return layout_info[:4] == "NCHW" and "c" in layout_info and "n" in layout_info
+
+
+__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "nchw_pack_layout", "pair",
+           "traverse_inline"]

@@ -118,7 +118,10 @@ def empty(shape: Any, dtype: Any = "float32", device: Device | None = None) -> N
     """An uninitialized array of *shape* and *dtype* whose data is 64-byte aligned."""
     _check_device(device)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if any(not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
+    # A tensor's shape (TVM's nd.empty(t.shape, ...)) holds constant expressions.
+    shape = tuple(d.value if isinstance(getattr(d, "value", None), int) and not isinstance(d, bool) else d
+                  for d in shape)
+    if any(not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0 for d in shape):
         raise ValueError(f"empty: the shape is a tuple of non-negative ints, got {shape!r}")
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize

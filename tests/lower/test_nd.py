@@ -57,6 +57,14 @@ def test_bad_arguments_are_refused(bad, error):
         bad()
 
 
+def test_empty_takes_a_tensors_constant_shape_and_refuses_a_symbolic_one():
+    assert nd.empty(te.placeholder((3, 4)).shape, "int8").shape == (3, 4)
+    with pytest.raises(ValueError, match="non-negative ints"):
+        nd.empty((te.var("n"), 2))
+    with pytest.raises(ValueError, match="non-negative ints"):
+        nd.empty((True, 2))
+
+
 def test_a_tiled_vectorized_matmul_runs_on_nd_arrays():
     n = 64
     A = te.placeholder((n, n), name="A")

@@ -4,7 +4,7 @@ softmax, activations, normalizations, padding, dilation, upsampling and flatten.
 from topi.nn.conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc, group_conv2d_nchw
 from topi.nn.conv2d_transpose import conv2d_transpose_nchw
 from topi.nn.dense import batch_matmul, dense, matmul
-from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw
+from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from topi.nn.elemwise import leaky_relu, prelu, relu
 from topi.nn.flatten import flatten
 from topi.nn.norm import batch_norm, layer_norm, lrn
@@ -15,6 +15,6 @@ from topi.nn.upsampling import upsampling
 from topi.utils import get_pad_tuple
 
 __all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc",
-           "conv2d_transpose_nchw", "dense", "depthwise_conv2d_nchw", "dilate", "fast_softmax", "flatten",
-           "get_pad_tuple", "global_pool", "group_conv2d_nchw", "layer_norm", "leaky_relu", "log_softmax", "lrn",
-           "matmul", "pad", "pool2d", "prelu", "relu", "softmax", "upsampling"]
+           "conv2d_transpose_nchw", "dense", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate",
+           "fast_softmax", "flatten", "get_pad_tuple", "global_pool", "group_conv2d_nchw", "layer_norm", "leaky_relu",
+           "log_softmax", "lrn", "matmul", "pad", "pool2d", "prelu", "relu", "softmax", "upsampling"]

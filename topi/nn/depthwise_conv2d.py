@@ -33,3 +33,31 @@ def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: A
                       * Filter[source, te.floormod(c, multiplier), di, dj].astype(out_dtype), axis=[di, dj])
     return te.compute((Input.shape[0], channels * multiplier, w.out_h, w.out_w), element, name="DepthwiseConv2d",
                       tag="depthwise_conv2d_nchw")
+
+
+def depthwise_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                          kernel_layout: str = "HWOI", out_dtype: str | None = None) -> Tensor:
+    """Input NHWC, Filter ``(rows, cols, channels, multiplier)`` (TVM's ``HWOI``); output channel
+    c reads input channel ``c // multiplier``.
+
+    :raises ValueError: for another kernel layout, or filter channels that are not the input's.
+    """
+    check_tensors("depthwise_conv2d_nhwc", Input=Input, Filter=Filter)
+    if kernel_layout != "HWOI":
+        raise ValueError(f"topi.nn.depthwise_conv2d_nhwc: kernel_layout is 'HWOI', not {kernel_layout!r}")
+    out_dtype = out_dtype or Input.dtype
+    _, rows, cols, channels = Input.shape
+    kh, kw, filter_channels, multiplier = Filter.shape
+    if const_value(channels) is not None and const_value(filter_channels) not in (None, const_value(channels)):
+        raise ValueError(f"topi.nn.depthwise_conv2d_nhwc: the filter has {filter_channels} channels, the input "
+                         f"{channels} (Filter must be (rows, cols, channels, multiplier))")
+    w = Window("depthwise_conv2d_nhwc", rows, cols, (kh, kw), stride, padding, dilation)
+    padded = pad(Input, [0, w.top, w.left, 0], [0, w.bottom, w.right, 0], name="PaddedInput")
+    di, dj = te.reduce_axis((0, kh), name="di"), te.reduce_axis((0, kw), name="dj")
+
+    def element(b: Any, i: Any, j: Any, c: Any) -> Any:
+        source = te.floordiv(c, multiplier)
+        return te.sum(padded[b, w.row(i, di), w.col(j, dj), source].astype(out_dtype)
+                      * Filter[di, dj, source, te.floormod(c, multiplier)].astype(out_dtype), axis=[di, dj])
+    return te.compute((Input.shape[0], w.out_h, w.out_w, channels * multiplier), element, name="DepthwiseConv2d",
+                      tag="depthwise_conv2d_nhwc")
