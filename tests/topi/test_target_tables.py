@@ -59,3 +59,16 @@ def test_all_any_and_tan():
     with pytest.raises(TypeError, match="bool tensor"):
         topi.all(B)
     assert nchw_pack_layout("NCHW4n4c") and not nchw_pack_layout("NCHW") and not nchw_pack_layout("NHWC4c")
+
+
+def test_arm_cpu_names_compute_as_the_generic_ones():
+    a = RNG.standard_normal((1, 6, 6, 2)).astype("float32")
+    w = RNG.standard_normal((3, 3, 2, 1)).astype("float32")
+    A, W = te.placeholder(a.shape, name="A"), te.placeholder(w.shape, name="W")
+    ours = topi.arm_cpu.compute_depthwise_conv2d_nhwc(A, W, 1, 1, 1, "float32")
+    generic = topi.nn.depthwise_conv2d_nhwc(A, W, 1, 1, 1)
+    got, ref = (np.full((1, 6, 6, 2), np.nan, "float32") for _ in range(2))
+    build(topi.arm_cpu.schedule_depthwise_conv2d_nhwc([ours]), [A, W, ours])(a, w, got)
+    build(te.create_schedule(generic.op), [A, W, generic])(a, w, ref)
+    np.testing.assert_array_equal(got, ref)
+    assert topi.cuda.batch_matmul is topi.nn.batch_matmul and topi.arm_cpu.conv2d_nhwc_spatial_pack is topi.nn.conv2d_nhwc
