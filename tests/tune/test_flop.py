@@ -58,3 +58,12 @@ def test_select_and_min_max_count_as_tvm_counts_them():
     k = te.reduce_axis((0, 4), name="k")
     M = te.compute((3,), lambda i: te.max(A[i, k] * 3, axis=k), name="M")
     assert compute_flop(te.create_schedule(M.op)) == 3 * 4 * (1 + 1)
+
+
+def test_index_arithmetic_inside_a_read_is_not_counted():
+    A = te.placeholder((20, 9), name="A")
+    B = te.compute((9, 4), lambda i, j: A[i * 2 + j, (j * 3 + i) % 9] * 3.0, name="B")
+    assert compute_flop(te.create_schedule(B.op)) == 9 * 4 * 1
+    C = te.compute((9,), lambda i: A[i + 1, i], name="C")
+    with pytest.raises(RuntimeError, match="no floating-point operation found"):
+        compute_flop(te.create_schedule(C.op))

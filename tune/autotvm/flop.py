@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedule.base.errors import ScheduleError
 from schedule.ir import arith
 from schedule.ir.expr import (
     And,
@@ -15,6 +16,7 @@ from schedule.ir.expr import (
     Expr,
     Not,
     Or,
+    ProducerLoad,
     Reduce,
     Select,
 )
@@ -33,7 +35,8 @@ def _extent(iv: Any, what: str) -> int:
 def _count(e: Expr) -> int:
     """TVM's count of *e*, bottom up with an explicit stack (any depth): one per arithmetic,
     comparison, min/max or logical node; a select counts its condition and its costlier branch;
-    a call its arguments; a reduction its steps times its combiner's and source's counts."""
+    a call its arguments; a reduction its steps times its combiner's and source's counts; a
+    tensor read nothing (its index arithmetic is not the computation's)."""
     done: dict[int, int] = {}
     stack: list[tuple[Expr, bool]] = [(e, False)]
     while stack:
@@ -62,6 +65,8 @@ def _count(e: Expr) -> int:
 
 def _parts(x: Expr) -> list[Expr]:
     """What :func:`_count` counts inside *x*: a reduction's first combiner result and source."""
+    if isinstance(x, ProducerLoad):
+        return []
     if isinstance(x, Reduce):
         return [x.combiner.result[0], x.source[0]]
     if isinstance(x, Select):
@@ -72,8 +77,9 @@ def _parts(x: Expr) -> list[Expr]:
 def compute_flop(s: Any) -> float:
     """The operations of every compute stage of schedule *s*.
 
-    :raises ValueError: when a domain is not constant, or no compute performs any operation
-        (TVM raises then too: give the count with ``cfg.add_flop``).
+    :raises ValueError: when a domain is not constant.
+    :raises ScheduleError: (also a ValueError and, as TVM's error, a RuntimeError) when no compute
+        performs any operation: give the count with ``cfg.add_flop``.
     """
     total = 0
     for stage in s.stages:
@@ -86,5 +92,5 @@ def compute_flop(s: Any) -> float:
         bodies = op.body[:1] if isinstance(op.body[0], Reduce) else op.body
         total += size * sum(_count(b) for b in bodies)
     if total == 0:
-        raise ValueError("compute_flop: no floating-point operation found; count them with cfg.add_flop(...)")
+        raise ScheduleError("compute_flop: no floating-point operation found; count them with cfg.add_flop(...)")
     return float(total)
