@@ -69,13 +69,21 @@ from topi.reduction import all, any, argmax, argmin, max, min, prod, sum  # noqa
 from topi.sort import argsort, sort, topk
 from topi.targets import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from topi.transform import (
+    arange,
     broadcast_to,
     concatenate,
     expand_dims,
+    expand_like,
     flip,
+    gather,
+    gather_nd,
     layout_transform,
+    ndarray_size,
+    one_hot,
     repeat,
     reshape,
+    reverse_sequence,
+    sequence_mask,
     split,
     squeeze,
     stack,
@@ -84,15 +92,16 @@ from topi.transform import (
     tile,
     transpose,
 )
+from topi.transform.gather import shape
 
-__all__ = ["abs", "add", "all", "any", "argmax", "argmin", "argsort", "arm_cpu", "bifrost", "bitwise_and",
+__all__ = ["abs", "add", "all", "any", "arange", "argmax", "argmin", "argsort", "arm_cpu", "bifrost", "bitwise_and",
            "bitwise_not", "bitwise_or", "bitwise_xor", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip",
-           "concatenate", "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims", "fast_erf",
-           "fast_exp", "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "floor_mod", "full", "full_like",
-           "generic", "gpu", "greater", "greater_equal", "hls", "identity", "intel_graphics", "layout_transform",
-           "left_shift", "less", "less_equal", "log", "log2", "logical_and", "logical_not", "logical_or",
-           "logical_xor", "mali", "matmul", "max", "maximum", "min", "minimum", "mod", "multiply", "negative", "nn",
-           "not_equal", "power", "prod", "repeat", "reshape", "right_shift", "round", "rsqrt", "sigmoid", "sign",
-           "sin", "sort", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take",
-           "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trunc", "utils", "where",
-           "x86"]
+           "concatenate", "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims", "expand_like",
+           "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "floor_mod", "full",
+           "full_like", "gather", "gather_nd", "generic", "gpu", "greater", "greater_equal", "hls", "identity",
+           "intel_graphics", "layout_transform", "left_shift", "less", "less_equal", "log", "log2", "logical_and",
+           "logical_not", "logical_or", "logical_xor", "mali", "matmul", "max", "maximum", "min", "minimum", "mod",
+           "multiply", "ndarray_size", "negative", "nn", "not_equal", "one_hot", "power", "prod", "repeat", "reshape",
+           "reverse_sequence", "right_shift", "round", "rsqrt", "sequence_mask", "shape", "sigmoid", "sign", "sin",
+           "sort", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take", "tan",
+           "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trunc", "utils", "where", "x86"]
