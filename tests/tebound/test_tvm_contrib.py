@@ -3,6 +3,7 @@ compute capability supports, cuDNN's absence, and every device name TVM knows.""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tebound.tvm as tvm
@@ -19,6 +20,16 @@ def test_memoize_computes_once_per_arguments():
         return x * x
 
     assert [square(3), square(3), square(4)] == [9, 9, 16] and calls == [3, 4]
+
+    def reference(shape):
+        @memoize("tests.memoize.reference")
+        def data():
+            calls.append(shape)
+            return np.zeros(shape)
+        return data()
+
+    assert reference((2, 3)).shape == (2, 3) and reference((4,)).shape == (4,) and reference((2, 3)).shape == (2, 3)
+    assert calls[2:] == [(2, 3), (4,)]
     with pytest.raises(TypeError, match="key is text"):
         memoize(3)
 

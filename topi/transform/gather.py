@@ -51,7 +51,7 @@ def gather_nd(a: Tensor, indices: Tensor, batch_dims: int = 0) -> Tensor:
 
     :raises ValueError: for *batch_dims* other than 0, or more index rows than *a* has axes.
     """
-    a, indices = tensor("gather_nd", a), _integer("gather_nd", indices, "indices")
+    a, indices = tensor("gather_nd", a), tensor("gather_nd", indices)  # float indices are cast, as in TVM
     if batch_dims != 0:
         raise ValueError("topi.gather_nd: batch_dims other than 0 is not supported")
     rows = const_value(indices.shape[0])
