@@ -65,7 +65,7 @@ from topi.math import (
     tanh,
     trunc,
 )
-from topi.reduction import all, any, argmax, argmin, max, min, prod, sum  # noqa: A004
+from topi.reduction import all, any, argmax, argmin, collapse_sum, max, min, prod, sum  # noqa: A004
 from topi.sort import argsort, sort, topk
 from topi.targets import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from topi.transform import (
@@ -96,12 +96,13 @@ from topi.transform.gather import shape
 
 __all__ = ["abs", "add", "all", "any", "arange", "argmax", "argmin", "argsort", "arm_cpu", "bifrost", "bitwise_and",
            "bitwise_not", "bitwise_or", "bitwise_xor", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip",
-           "concatenate", "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims", "expand_like",
-           "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip", "floor", "floor_divide", "floor_mod", "full",
-           "full_like", "gather", "gather_nd", "generic", "gpu", "greater", "greater_equal", "hls", "identity",
-           "intel_graphics", "layout_transform", "left_shift", "less", "less_equal", "log", "log2", "logical_and",
-           "logical_not", "logical_or", "logical_xor", "mali", "matmul", "max", "maximum", "min", "minimum", "mod",
-           "multiply", "ndarray_size", "negative", "nn", "not_equal", "one_hot", "power", "prod", "repeat", "reshape",
-           "reverse_sequence", "right_shift", "round", "rsqrt", "sequence_mask", "shape", "sigmoid", "sign", "sin",
-           "sort", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum", "tag", "take", "tan",
-           "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trunc", "utils", "where", "x86"]
+           "collapse_sum", "concatenate", "cos", "cuda", "divide", "einsum", "equal", "erf", "exp", "expand_dims",
+           "expand_like", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip", "floor", "floor_divide",
+           "floor_mod", "full", "full_like", "gather", "gather_nd", "generic", "gpu", "greater", "greater_equal",
+           "hls", "identity", "intel_graphics", "layout_transform", "left_shift", "less", "less_equal", "log", "log2",
+           "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul", "max", "maximum", "min",
+           "minimum", "mod", "multiply", "ndarray_size", "negative", "nn", "not_equal", "one_hot", "power", "prod",
+           "repeat", "reshape", "reverse_sequence", "right_shift", "round", "rsqrt", "sequence_mask", "shape",
+           "sigmoid", "sign", "sin", "sort", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum",
+           "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trunc",
+           "utils", "where", "x86"]

@@ -11,6 +11,7 @@ import schedule as te
 from schedule import Tensor
 from schedule.ir import arith
 from topi import tag
+from topi.utils import const_value
 
 
 def normalize_axes(name: str, ndim: int, axis: Any) -> list[int]:
@@ -100,6 +101,31 @@ def _bool(name: str, data: Tensor) -> Tensor:
     if not isinstance(data, Tensor) or data.dtype != "bool":
         raise TypeError(f"topi.{name}: reduces a bool tensor, got {data!r}")
     return data
+
+
+def collapse_sum(data: Tensor, target_shape: Any) -> Tensor:
+    """*data* summed down to *target_shape*, which it broadcasts from: over its leading axes that
+    *target_shape* lacks and the axes where *target_shape* is 1 and *data* is not (TVM's).
+
+    :raises ValueError: when *target_shape* has more dimensions than *data*.
+    """
+    if not isinstance(data, Tensor):
+        raise TypeError(f"topi.collapse_sum: takes a tensor, got {data!r}")
+    target = list(target_shape)
+    extra = len(data.shape) - len(target)
+    if extra < 0:
+        raise ValueError(f"topi.collapse_sum: target shape {target} has more dimensions than the data's "
+                         f"{len(data.shape)}")
+    summed = [k for k in range(len(data.shape))
+              if k < extra or (const_value(target[k - extra]) == 1 and const_value(data.shape[k]) != 1)]
+    raxis = {k: te.reduce_axis((0, data.shape[k]), name=f"k{k}") for k in summed}
+
+    def element(*i: Any) -> Any:
+        at = [raxis[k] if k in raxis else i[k - extra] for k in range(len(data.shape))]
+        value = data[tuple(at)]
+        return te.sum(value, axis=list(raxis.values())) if raxis else value
+    shape = [arith.const(1, "int32") if k + extra in raxis else data.shape[k + extra] for k in range(len(target))]
+    return te.compute(shape, element, name="T_collapse_sum", tag=tag.COMM_REDUCE)
 
 
 def _index_reducer(larger: bool) -> Any:

@@ -92,3 +92,27 @@ def test_refusals():
         topi.sequence_mask(A, te.placeholder((3,), name="L", dtype="int32"), axis=2)
     with pytest.raises(ValueError, match="batch_dims"):
         topi.gather_nd(A, te.placeholder((1, 2), name="I", dtype="int32"), batch_dims=1)
+
+
+@pytest.mark.parametrize("data_shape, target_shape", [((2, 3), (3,)), ((2, 3, 4), (2, 1, 4)),
+                                                      ((2, 3, 4, 5), (3, 1, 5)), ((4, 1, 3), (1, 3))])
+def test_collapse_sum_undoes_a_broadcast(data_shape, target_shape):
+    a = RNG.standard_normal(data_shape).astype("float32")
+    A = te.placeholder(data_shape, name="A")
+    extra = len(data_shape) - len(target_shape)
+    axes = tuple(k for k in range(len(data_shape))
+                 if k < extra or (target_shape[k - extra] == 1 and data_shape[k] != 1))
+    expected = a.sum(axis=axes).reshape(target_shape)
+    np.testing.assert_allclose(_run(topi.collapse_sum(A, target_shape), [A], [a]), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_collapse_sum_with_symbolic_extents_and_refusals():
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((2, n, 4, m), name="A")
+    out = topi.collapse_sum(A, (n, 1, m))
+    a = RNG.standard_normal((2, 3, 4, 5)).astype("float32")
+    got = np.full((3, 1, 5), np.nan, "float32")
+    build(te.create_schedule(out.op), [A, out])(a, got)
+    np.testing.assert_allclose(got, a.sum(axis=(0, 2)).reshape(3, 1, 5), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="more dimensions"):
+        topi.collapse_sum(te.placeholder((3,), name="B"), (1, 3))
