@@ -91,6 +91,7 @@ from topi.transform import (
     take,
     tile,
     transpose,
+    unravel_index,
 )
 from topi.transform.gather import shape
 
@@ -105,4 +106,4 @@ __all__ = ["abs", "add", "all", "any", "arange", "argmax", "argmin", "argsort", 
            "repeat", "reshape", "reverse_sequence", "right_shift", "round", "rsqrt", "sequence_mask", "shape",
            "sigmoid", "sign", "sin", "sort", "split", "sqrt", "squeeze", "stack", "strided_slice", "subtract", "sum",
            "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trunc",
-           "utils", "where", "x86"]
+           "unravel_index", "utils", "where", "x86"]

@@ -116,3 +116,11 @@ def test_collapse_sum_with_symbolic_extents_and_refusals():
     np.testing.assert_allclose(got, a.sum(axis=(0, 2)).reshape(3, 1, 5), rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="more dimensions"):
         topi.collapse_sum(te.placeholder((3,), name="B"), (1, 3))
+
+
+@pytest.mark.parametrize("indices, shape", [([0, 1, 2, 3], [2, 2]), ([144], [5, 5, 5, 2]), (144, [5, 5, 5, 2]),
+                                            ([100, 13, 5], [5, 5, 5, 2])])
+def test_unravel_index_reads_the_shape_at_run_time(indices, shape):
+    x, y = np.array(indices, "int64"), np.array(shape, "int32")
+    X, Y = te.placeholder(x.shape, name="X", dtype="int64"), te.placeholder(y.shape, name="Y", dtype="int32")
+    np.testing.assert_array_equal(_run(topi.unravel_index(X, Y), [X, Y], [x, y]), np.array(np.unravel_index(x, y)))

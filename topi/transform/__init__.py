@@ -10,6 +10,7 @@ from topi.transform.gather import (
     one_hot,
     reverse_sequence,
     sequence_mask,
+    unravel_index,
 )
 from topi.transform.index import strided_slice, take
 from topi.transform.join import concatenate, repeat, split, stack, tile
@@ -17,4 +18,4 @@ from topi.transform.shape import broadcast_to, expand_dims, flip, layout_transfo
 
 __all__ = ["arange", "broadcast_to", "concatenate", "expand_dims", "expand_like", "flip", "gather", "gather_nd",
            "layout_transform", "ndarray_size", "one_hot", "repeat", "reshape", "reverse_sequence", "sequence_mask",
-           "split", "squeeze", "stack", "strided_slice", "take", "tile", "transpose"]
+           "split", "squeeze", "stack", "strided_slice", "take", "tile", "transpose", "unravel_index"]

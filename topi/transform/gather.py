@@ -165,3 +165,27 @@ def ndarray_size(array: Tensor, dtype: str = "int32") -> Tensor:
     for d in array.shape:
         size = size * arith.cast(dtype, d)
     return te.compute((), lambda: size, name="T_ndarray_size", tag=tag.INJECTIVE)
+
+
+def unravel_index(indices: Tensor, shape: Tensor) -> Tensor:
+    """The coordinates of flat *indices* (a scalar or a vector) in a tensor of *shape* (a vector
+    read at run time), one row per dimension (NumPy's ``unravel_index``, floor division)."""
+    indices, shape = _integer("unravel_index", indices, "indices"), _integer("unravel_index", shape, "shape")
+    if len(indices.shape) > 1 or len(shape.shape) != 1:
+        raise ValueError("topi.unravel_index: indices are a scalar or a vector, and shape a vector")
+    rank = const_value(shape.shape[0])
+    if rank is None:
+        raise ValueError("topi.unravel_index: the shape vector's length must be a constant")
+    dtype = indices.dtype
+
+    def element(k: Any, *i: Any) -> Any:
+        flat = indices[i] if i else indices[()]
+        dims = [shape[arith.const(d, "int32")].astype(dtype) for d in range(rank)]
+        out = arith.const(0, dtype)
+        for d in range(rank - 1, -1, -1):  # the row k: the flat index over the product of the dims after k
+            inner = arith.const(1, dtype)
+            for later in dims[d + 1:]:
+                inner = inner * later
+            out = te.Select(k == d, te.floormod(te.floordiv(flat, inner), dims[d]), out)
+        return out
+    return te.compute((rank, *indices.shape), element, name="T_unravel_index", tag=tag.INJECTIVE)
