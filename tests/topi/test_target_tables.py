@@ -72,3 +72,16 @@ def test_arm_cpu_names_compute_as_the_generic_ones():
     build(te.create_schedule(generic.op), [A, W, generic])(a, w, ref)
     np.testing.assert_array_equal(got, ref)
     assert topi.cuda.batch_matmul is topi.nn.batch_matmul and topi.arm_cpu.conv2d_nhwc_spatial_pack is topi.nn.conv2d_nhwc
+
+
+def test_conv2d_nhwc_takes_an_ohwi_kernel():
+    a = RNG.standard_normal((1, 6, 6, 3)).astype("float32")
+    w = RNG.standard_normal((3, 3, 3, 4)).astype("float32")  # HWIO
+    A, W, Wo = (te.placeholder(x.shape, name=n) for x, n in ((a, "A"), (w, "W"), (w.transpose(3, 0, 1, 2), "Wo")))
+    hwio = topi.nn.conv2d(A, W, 2, 1, 1, data_layout="NHWC")
+    ohwi = topi.nn.conv2d(A, Wo, 2, 1, 1, data_layout="NHWC", kernel_layout="OHWI", out_dtype="float32")
+    got = [np.full((1, 3, 3, 4), np.nan, "float32") for _ in range(2)]
+    build(te.create_schedule([hwio.op, ohwi.op]), [A, W, Wo, hwio, ohwi])(a, w, w.transpose(3, 0, 1, 2).copy(), *got)
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="HWIO or OHWI"):
+        topi.nn.conv2d(A, W, 1, 1, 1, data_layout="NHWC", kernel_layout="IOHW")

@@ -101,13 +101,22 @@ def _conv_nchw(op: str, data: Tensor, kernel: Tensor, stride: Any, padding: Any,
 
 
 def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
-                out_dtype: str = "float32") -> Tensor:
+                out_dtype: str = "float32", kernel_layout: str = "HWIO") -> Tensor:
     """The convolution with Input NHWC and Filter HWIO (rows, columns, input channels, output
-    channels): ``conv2d_nhwc[n, y, x, f] = sum pad_temp[n, y*sh + ry*dh, x*sw + rx*dw, c]
-    * Filter[ry, rx, c, f]``."""
+    channels; or OHWI with *kernel_layout*): ``conv2d_nhwc[n, y, x, f] = sum pad_temp[n, y*sh +
+    ry*dh, x*sw + rx*dw, c] * Filter[ry, rx, c, f]``.
+
+    :raises ValueError: for another kernel layout.
+    """
     check_tensors("conv2d_nhwc", Input=Input, Filter=Filter)
+    if kernel_layout not in ("HWIO", "OHWI"):
+        raise ValueError(f"topi.nn.conv2d_nhwc: kernel_layout is 'HWIO' or 'OHWI', not {kernel_layout!r}")
+    ohwi = kernel_layout == "OHWI"
     _, rows, cols, channels = Input.shape
-    kh, kw, per_filter, filters = Filter.shape
+    if ohwi:
+        filters, kh, kw, per_filter = Filter.shape
+    else:
+        kh, kw, per_filter, filters = Filter.shape
     if const_value(channels) is not None and const_value(per_filter) not in (None, const_value(channels)):
         raise ValueError(f"topi.nn.conv2d_nhwc: the filter reads {per_filter} channels, the input has {channels}")
     w = Window("conv2d_nhwc", rows, cols, (kh, kw), stride, padding, dilation)
@@ -116,8 +125,9 @@ def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilati
     rc = te.reduce_axis((0, channels), name="rc")
 
     def element(nn: Any, yy: Any, xx: Any, ff: Any) -> Any:
+        weight = Filter[ff, ry, rx, rc] if ohwi else Filter[ry, rx, rc, ff]
         return te.sum(padded[nn, w.row(yy, ry), w.col(xx, rx), rc].astype(out_dtype)
-                      * Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc])
+                      * weight.astype(out_dtype), axis=[ry, rx, rc])
     return te.compute((Input.shape[0], w.out_h, w.out_w, filters), element, name="conv2d_nhwc", tag="conv2d_nhwc")
 
 
@@ -145,13 +155,13 @@ def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilati
 
 def conv2d(input: Tensor, filter: Tensor, strides: Any, padding: Any, dilation: Any,  # noqa: A002 - TVM's names
            data_layout: str = "NCHW", kernel_layout: str = "", out_dtype: str | None = None) -> Tensor:
-    """:func:`conv2d_nchw` (kernel OIHW) or :func:`conv2d_nhwc` (kernel HWIO) by *data_layout*.
+    """:func:`conv2d_nchw` (kernel OIHW) or :func:`conv2d_nhwc` (kernel HWIO or OHWI) by *data_layout*.
 
     :raises ValueError: for another layout.
     """
     if data_layout == "NCHW" and kernel_layout in ("", "OIHW"):
         return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
-    if data_layout == "NHWC" and kernel_layout in ("", "HWIO"):
-        return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype or input.dtype)
+    if data_layout == "NHWC" and kernel_layout in ("", "HWIO", "OHWI"):
+        return conv2d_nhwc(input, filter, strides, padding, dilation, out_dtype or input.dtype, kernel_layout or "HWIO")
     raise ValueError(f"topi.nn.conv2d: layouts {data_layout!r} with kernel {kernel_layout or 'default'!r} are not "
-                     f"supported; use NCHW with OIHW or NHWC with HWIO")
+                     f"supported; use NCHW with OIHW, or NHWC with HWIO or OHWI")
