@@ -171,3 +171,14 @@ def test_float_math_takes_bool_and_integer_tensors_as_float32():
     fp, fn = p.astype("float32"), n.astype("float32")
     for g, e in zip(got, [np.sqrt(np.exp(fp)), np.log(fn), 1 / (1 + np.exp(-fn))]):
         np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_isnan_isinf_isfinite_as_numpy():
+    A = te.placeholder((6,), name="A")
+    N = te.placeholder((2,), name="N", dtype="int32")
+    a = np.array([1.5, np.nan, np.inf, -np.inf, 0.0, -2.0], "float32")
+    outs = [topi.isnan(A), topi.isinf(A), topi.isfinite(A), topi.isnan(N), topi.isfinite(N)]
+    got = [np.zeros([int(d) for d in o.shape], bool) for o in outs]
+    build(te.create_schedule([o.op for o in outs]), [A, N, *outs])(a, np.array([3, -1], "int32"), *got)
+    for g, e in zip(got, [np.isnan(a), np.isinf(a), np.isfinite(a), [False, False], [True, True]]):
+        np.testing.assert_array_equal(g, e)
