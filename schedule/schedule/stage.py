@@ -15,7 +15,7 @@ from schedule.base.errors import ScheduleError, ScheduleTypeError
 from schedule.base.storage_scope import check_scope
 from schedule.ir import arith
 from schedule.ir.dtype import bits
-from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.expr import Expr, IntImm, StringImm, Var
 from schedule.ir.itervar import IterVar, IterVarType, Range
 from schedule.operation.compute import ComputeOp
 from schedule.operation.placeholder import PlaceholderOp
@@ -468,6 +468,14 @@ class Stage:
         self._leaf_position(iv, "pragma")
         if not isinstance(key, str) or not key:
             raise self._error("pragma", iv, f"needs a non-empty string key, not {key!r}")
+        if isinstance(value, str):
+            value = StringImm(value)
+        elif value is not None:
+            try:
+                value = arith.convert(value)
+            except TypeError:
+                raise ScheduleTypeError(f"pragma '{key}' on '{iv.var.name}': the value is a number, an expression "
+                                        f"or text, not {type(value).__name__}") from None
         old = self.iter_var_attrs.get(iv, IterVarAttr())
         self.iter_var_attrs[iv] = replace(old, pragma_keys=(*old.pragma_keys, PragmaKey(key)),
                                           pragma_values=(*old.pragma_values, value))

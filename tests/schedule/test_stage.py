@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import schedule as te
+from lower import build, lower
 from schedule.base import packed
 from schedule.schedule.relations import Fuse, Singleton, Split
 
@@ -243,3 +245,18 @@ def test_set_scope_takes_any_scope_tvm_takes(T, scope, monkeypatch):
     s = te.create_schedule(T.op)
     s[T].set_scope(scope)
     assert s[T].scope == scope
+
+
+def test_a_pragma_takes_text_and_refuses_other_values_unchanged():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1, name="B")
+    s = te.create_schedule(B.op)
+    s[B].pragma(B.op.axis[0], "note", "hello")
+    assert 'pragma_note = "hello"' in str(lower(s, [A, B]))
+    before = snapshot(s)
+    with pytest.raises(te.ScheduleError, match="a number, an expression or text, not list"):
+        s[B].pragma(B.op.axis[0], "other", [1, 2])
+    assert snapshot(s) == before
+    out = np.full(8, np.nan, "float32")
+    build(s, [A, B])(np.arange(8, dtype="float32"), out)
+    np.testing.assert_array_equal(out, np.arange(8) + 1)
