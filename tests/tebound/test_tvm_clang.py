@@ -3,6 +3,8 @@ function a tensorized loop calls through call_extern, on both targets, against N
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,9 @@ import lower
 import tebound.tvm as tvm
 from tebound.tvm import te
 from tebound.tvm.contrib import clang
+
+pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("c++", "g++", "clang++")),
+                                reason="no C++ compiler on this machine")
 
 CODE = """
 extern "C" int scaled_gemv(float *cc, const float *aa, const float *bb, int m, int l, int stride, double k) {
