@@ -12,6 +12,12 @@ from topi.nn.pad import pad
 from topi.utils import const_value
 
 
+def _same_channels(op: str, channels: Any, filter_channels: Any, layout: str) -> None:
+    if const_value(channels) is not None and const_value(filter_channels) not in (None, const_value(channels)):
+        raise ValueError(f"topi.nn.{op}: the filter has {filter_channels} channels, the input {channels} (Filter "
+                         f"must be {layout})")
+
+
 def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
                           out_dtype: str | None = None) -> Tensor:
     """Input NCHW, Filter ``(channels, multiplier, rows, cols)``; output channel c reads input
@@ -20,9 +26,7 @@ def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: A
     out_dtype = out_dtype or Input.dtype
     _, channels, rows, cols = Input.shape
     filter_channels, multiplier, kh, kw = Filter.shape
-    if const_value(channels) is not None and const_value(filter_channels) not in (None, const_value(channels)):
-        raise ValueError(f"topi.nn.depthwise_conv2d_nchw: the filter has {filter_channels} channels, the input "
-                         f"{channels} (Filter must be (channels, multiplier, rows, cols))")
+    _same_channels("depthwise_conv2d_nchw", channels, filter_channels, "(channels, multiplier, rows, cols)")
     w = Window("depthwise_conv2d_nchw", rows, cols, (kh, kw), stride, padding, dilation)
     padded = pad(Input, [0, 0, w.top, w.left], [0, 0, w.bottom, w.right], name="PaddedInput")
     di, dj = te.reduce_axis((0, kh), name="di"), te.reduce_axis((0, kw), name="dj")
@@ -48,9 +52,7 @@ def depthwise_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: A
     out_dtype = out_dtype or Input.dtype
     _, rows, cols, channels = Input.shape
     kh, kw, filter_channels, multiplier = Filter.shape
-    if const_value(channels) is not None and const_value(filter_channels) not in (None, const_value(channels)):
-        raise ValueError(f"topi.nn.depthwise_conv2d_nhwc: the filter has {filter_channels} channels, the input "
-                         f"{channels} (Filter must be (rows, cols, channels, multiplier))")
+    _same_channels("depthwise_conv2d_nhwc", channels, filter_channels, "(rows, cols, channels, multiplier)")
     w = Window("depthwise_conv2d_nhwc", rows, cols, (kh, kw), stride, padding, dilation)
     padded = pad(Input, [0, w.top, w.left, 0], [0, w.bottom, w.right, 0], name="PaddedInput")
     di, dj = te.reduce_axis((0, kh), name="di"), te.reduce_axis((0, kw), name="dj")
