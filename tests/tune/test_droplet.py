@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tune import autotvm
 from tune.autotvm.measure import MeasureInput, MeasureResult
-from tune.autotvm.testing import get_sample_task
+from tune.autotvm.testing import DummyRunner, get_sample_task
 from tune.autotvm.tuner import DropletTuner
 from tune.autotvm.tuner.droplet import t_test_pvalue
 
@@ -57,3 +58,10 @@ def test_the_search_walks_down_to_the_minimum_inside_the_filtered_space():
     _drive(tuner, cost)
     assert tuner.best_choice[1] == target and tuner.best_choice[2][0] == 1.0
     assert all(space.is_index_valid(i) for i, _ in tuner._sent)
+
+
+def test_tune_counts_each_trial_once():
+    task, _ = get_sample_task()
+    tuner = DropletTuner(task)
+    tuner.tune(n_trial=6, measure_option=autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner()))
+    assert tuner.trials == 6 and len(tuner._sent) <= 6

@@ -119,9 +119,7 @@ class DropletTuner(Tuner):
 
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
         improved = False
-        for (index, point), inp, res in zip(self._sent, inputs, results):
-            self.trials += 1
-            self._keep_best(inp, res)
+        for (index, point), res in zip(self._sent, results):
             costs = [c for c in res.costs if isinstance(c, (int, float))]
             if res.error_no == 0 and costs and self._better(costs):
                 self.best_choice, improved = (index, point, costs), True
