@@ -138,3 +138,18 @@ def test_every_value_of_a_random_expression_lies_in_its_bound(e):
     b = ana.const_int_bound(e)
     for vx, vy in itertools.product(range(-6, 8), range(-3, 6)):
         assert b.min_value <= evaluate(e, {X: vx, Y: vy}) <= b.max_value, (e, vx, vy, b)
+
+
+def test_an_expression_thousands_of_nodes_deep_at_the_default_recursion_limit():
+    x = te.var("x")
+    e = x
+    for i in range(1500):
+        e = e + (x * 2 if i % 2 else te.floormod(x, 3))
+    ana = tvm.arith.Analyzer()
+    ana.update(x, Bound(0, 10))
+    b = ana.const_int_bound(e)
+    assert (b.min_value, b.max_value) == (0, 10 + 750 * 20 + 750 * 2)
+    with ana.constraint_scope(e < 100):
+        assert ana.const_int_bound(e).max_value == 99
+    m = ana.modular_set(e * 4)
+    assert m.coeff % 4 == 0 and m.base == 0

@@ -6,7 +6,7 @@ very expression. Our own analyzer's ``const_bound`` is the sound one; this one a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from schedule.ir.dtype import int_range, is_int
 from schedule.ir.expr import (
@@ -121,15 +121,12 @@ def bound_info(facts: Sequence[Expr]) -> list[tuple[Expr, Bound]]:
 
 
 class ConstIntBoundEval(ExprFunctor[Bound]):
-    """TVM's evaluator; *var_bound* gives a bound variable's bound (None when unbound)."""
+    """TVM's evaluator; *var_bound* gives a bound variable's bound (None when unbound). A deep
+    expression is visited bottom up (the functor's mechanism): a bound depends on its node only."""
 
-    bottom_up = False
-
-    def __init__(self, var_bound: Callable[[Var], Bound | None], info: list[tuple[Expr, Bound]],
-                 lets: Mapping[Var, Bound] | None = None) -> None:
+    def __init__(self, var_bound: Callable[[Var], Bound | None], info: list[tuple[Expr, Bound]]) -> None:
         self._var_bound = var_bound
         self._info = info
-        self._lets = dict(lets or {})
 
     def __call__(self, e: Expr) -> Bound:
         res = super().__call__(e)
@@ -147,8 +144,6 @@ class ConstIntBoundEval(ExprFunctor[Bound]):
         return e.value, e.value
 
     def visit_var(self, e: Var) -> Bound:
-        if e in self._lets:
-            return self._lets[e]
         found = self._var_bound(e)
         if found is not None:
             return found
