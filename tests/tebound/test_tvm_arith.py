@@ -111,6 +111,11 @@ def test_detect_linear_equation():
     assert tvm.arith.detect_linear_equation(v[0] * v[1], [v[0]])[0] is v[1]
     with pytest.raises(TypeError, match="variables"):
         tvm.arith.detect_linear_equation(v[0], [1])
+    deep = v[0]
+    for _ in range(1500):  # deeper than Python's recursion limit
+        deep = deep + v[0] * 2 + b
+    coeff, rest = tvm.arith.detect_linear_equation(deep, [v[0]])
+    assert coeff.value == 3001 and ana.can_prove_equal(rest, b * 1500)
 
 
 _OPS = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, te.floordiv, te.floormod,

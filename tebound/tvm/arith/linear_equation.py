@@ -9,32 +9,35 @@ from typing import Any
 from bound.arith.analyzer import Analyzer
 from schedule.ir import arith
 from schedule.ir.expr import Add, Expr, Mul, Sub, Var
-from schedule.ir.functor import free_vars
+from schedule.ir.functor import distinct_post_order, free_vars
 
 Form = tuple[list[Expr], Expr]
 
 
 def _form(e: Expr, variables: list[Var]) -> Form | None:
-    """Coefficients of *variables* and the rest, or None when *e* is not linear in them."""
-    zero = arith.const(0, e.dtype)
-    if not set(free_vars([e])) & set(variables):
-        return [zero] * len(variables), e
-    if isinstance(e, Var):
-        return [arith.const(1, e.dtype) if v is e else zero for v in variables], zero
-    if isinstance(e, (Add, Sub)):
-        a, b = _form(e.a, variables), _form(e.b, variables)
-        if a is None or b is None:
-            return None
-        op = arith.add if isinstance(e, Add) else arith.sub
-        return [op(x, y) for x, y in zip(a[0], b[0])], op(a[1], b[1])
-    if isinstance(e, Mul):
-        a, b = _form(e.a, variables), _form(e.b, variables)
-        if a is None or b is None:
-            return None
-        for scaled, factor in ((a, e.b), (b, e.a)):
-            if not set(free_vars([factor])) & set(variables):
-                return [arith.mul(c, factor) for c in scaled[0]], arith.mul(scaled[1], factor)
-    return None
+    """Coefficients of *variables* and the rest, or None when *e* is not linear in them (built
+    children first, without recursion: expressions may be thousands of nodes deep)."""
+    wanted = set(variables)
+    forms: dict[int, Form | None] = {}
+    for x in distinct_post_order(e):
+        zero = arith.const(0, x.dtype)
+        if not wanted.intersection(free_vars([x])):
+            forms[id(x)] = ([zero] * len(variables), x)
+        elif isinstance(x, Var):
+            forms[id(x)] = ([arith.const(1, x.dtype) if v is x else zero for v in variables], zero)
+        elif isinstance(x, (Add, Sub)) and forms[id(x.a)] is not None and forms[id(x.b)] is not None:
+            (ca, ra), (cb, rb) = forms[id(x.a)], forms[id(x.b)]
+            op = arith.add if isinstance(x, Add) else arith.sub
+            forms[id(x)] = [op(p, q) for p, q in zip(ca, cb)], op(ra, rb)
+        elif isinstance(x, Mul) and forms[id(x.a)] is not None and forms[id(x.b)] is not None:
+            forms[id(x)] = None
+            for scaled, factor in ((forms[id(x.a)], x.b), (forms[id(x.b)], x.a)):
+                if not wanted.intersection(free_vars([factor])):
+                    forms[id(x)] = [arith.mul(c, factor) for c in scaled[0]], arith.mul(scaled[1], factor)
+                    break
+        else:
+            forms[id(x)] = None
+    return forms[id(e)]
 
 
 def detect_linear_equation(expr: Any, var_list: Sequence[Var]) -> list[Expr]:
