@@ -290,13 +290,20 @@ def substitute(e: Expr, vmap: Mapping[Any, Any]) -> Expr:
 
 # ----------------------------------------------------------------------------- equality
 
-def structural_equal(a: Any, b: Any) -> bool:
+def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
     """Whether *a* and *b* are the same tree.
 
     Variables, IterVars, tensors and operations compare by identity; two reducers compare
-    up to the renaming of their own parameters.
+    up to the renaming of their own parameters. With *map_free_vars*, the free variables of
+    two expressions correspond in their order of first appearance (TVM's option).
     """
-    return _equal(a, b, {}, set())
+    binding: dict[Var, Var] = {}
+    if map_free_vars and isinstance(a, Expr) and isinstance(b, Expr):
+        left, right = free_vars([a]), free_vars([b])
+        if len(left) != len(right):
+            return False
+        binding = {x: y for x, y in zip(left, right) if x is not y}
+    return _equal(a, b, binding, set())
 
 
 def _equal(a: Any, b: Any, binding: dict[Var, Var], same: set[tuple[int, int]]) -> bool:

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedule.ir.arith import convert
-from schedule.ir.expr import Expr
-from schedule.ir.functor import _equal, free_vars
+from schedule.ir.functor import structural_equal as _structural_equal
 
 
 def _side(x: Any) -> Any:
@@ -16,15 +15,8 @@ def _side(x: Any) -> Any:
 
 
 def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
-    """Whether *lhs* and *rhs* are the same tree."""
-    lhs, rhs = _side(lhs), _side(rhs)
-    binding: dict = {}
-    if map_free_vars and isinstance(lhs, Expr) and isinstance(rhs, Expr):
-        left, right = free_vars([lhs]), free_vars([rhs])
-        if len(left) != len(right):
-            return False
-        binding = {a: b for a, b in zip(left, right) if a is not b}
-    return _equal(lhs, rhs, binding, set())
+    """Whether *lhs* and *rhs* are the same tree (numbers as the constants they convert to)."""
+    return _structural_equal(_side(lhs), _side(rhs), map_free_vars)
 
 
 def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
