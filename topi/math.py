@@ -25,9 +25,9 @@ def elemwise(fn: Callable[[Any], Any], name: str, floating: bool = False) -> Cal
 
     def op(x: Tensor) -> Tensor:
         _check(name, x)
-        if floating and not is_float(x.dtype):
-            return te.compute(x.shape, lambda *i: fn(x[i].astype("float32")), name=f"T_{name}", tag=tag.ELEMWISE)
-        return te.compute(x.shape, lambda *i: fn(x[i]), name=f"T_{name}", tag=tag.ELEMWISE)
+        cast = floating and not is_float(x.dtype)
+        return te.compute(x.shape, lambda *i: fn(x[i].astype("float32") if cast else x[i]), name=f"T_{name}",
+                          tag=tag.ELEMWISE)
     op.__name__ = name
     op.__doc__ = f"``{name}`` of each element."
     return op

@@ -36,7 +36,7 @@ DEFAULTS: dict[str, Any] = {
 #: TVM's other common options, taken so that TVM's programs run, each with the type of its
 #: value: what they ask for is what this project always does (every build checks its accesses
 #: and keeps its asserts), or concerns code it does not generate (relay, GPU barriers).
-ACCEPTED: dict[str, type | tuple[type, ...]] = {
+ACCEPTED: dict[str, type] = {
     "tir.instrument_bound_checkers": bool, "tir.noalias": bool, "tir.disable_assert": bool,
     "tir.detect_global_barrier": bool, "tir.enable_debug": bool, "tir.is_entry_func": bool,
     "tir.disable_storage_rewrite": bool, "tir.use_async_copy": bool, "tir.ptx_ldg32": bool,

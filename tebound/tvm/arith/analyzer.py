@@ -30,9 +30,6 @@ class ConstIntBound:
         return cls(cls.NEG_INF if lo is None or lo <= cls.NEG_INF else lo,
                    cls.POS_INF if hi is None or hi >= cls.POS_INF else hi)
 
-    def ends_or_infinities(self) -> tuple[int, int]:
-        return self.min_value, self.max_value
-
     def ends(self) -> tuple[int | None, int | None]:
         """The bound as ours: None for an infinite end."""
         return (None if self.min_value <= self.NEG_INF else self.min_value,
@@ -52,7 +49,9 @@ class Analyzer(_Analyzer):
     """TVM's analyzer: our :class:`bound.Analyzer` under TVM's method names."""
 
     def bind(self, var: Var | IterVar, expr: Any, allow_override: bool = False) -> None:
-        """*var* takes the range *expr* (a Range) or equals the expression *expr* (TVM's ``bind``)."""
+        """*var* takes the range *expr* (a Range) or equals the expression *expr* (TVM's ``bind``).
+        A second binding replaces the first, whatever *allow_override* says (TVM refuses it
+        unless the two agree; programs that rebind a variable pass True)."""
         super().bind(var, expr if isinstance(expr, (Range, tuple, IntervalSet)) else convert(expr))
 
     def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:
@@ -82,7 +81,8 @@ class Analyzer(_Analyzer):
             return (NEG_INF if r[0] is None else r[0], POS_INF if r[1] is None else r[1])
         if isinstance(r, Expr):
             return ConstIntBoundEval(self._tvm_var_bound, [])(r)
-        return ConstIntBound.of(self.const_bound(v)).ends_or_infinities()
+        b = ConstIntBound.of(self.const_bound(v))
+        return b.min_value, b.max_value
 
     def canonical_simplify(self, expr: Any) -> Expr:
         """*expr* in our simplifier's canonical form (sums of terms, constants folded)."""

@@ -15,11 +15,7 @@ class _Kinds(type):
         return isinstance(obj, cls.kinds)
 
 
-class _MapKind(_Kinds):
-    pass
-
-
-class Map(dict, metaclass=_MapKind):
+class Map(dict, metaclass=_Kinds):
     """TVM's ``Map``: a dict whose ``items()`` is a list, as TVM's is (``m.items()[0]``); any
     mapping counts as one for ``isinstance``."""
 

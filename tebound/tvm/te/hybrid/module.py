@@ -56,7 +56,7 @@ class HybridModule:
             return emulate(self._func, args)
         if len(args) != len(self._args):
             raise TypeError(f"HybridModule '{self.name}' takes {len(self._args)} arguments, {len(args)} given")
-        values = [np.asarray(a) if isinstance(a, Tensor) or hasattr(a, "shape") else a for a in args]
+        values = [np.asarray(a) if hasattr(a, "shape") else a for a in args]
         env = bind_shapes(self._args, values, {})
         outs = [np.zeros(tuple(int(evaluate(d, env)) for d in t.shape), dtype=t.dtype) for t in self._outs]
         self._kernel(*values, *outs)
