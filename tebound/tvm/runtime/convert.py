@@ -1,12 +1,12 @@
-"""TVM's ``tvm.runtime.convert`` and ``tvm.runtime.enabled``."""
+"""TVM's ``tvm.runtime.convert`` and ``tvm.runtime.enabled`` (which target kinds compile here)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from lower.target import CPU_KINDS, GPU_KINDS
 from schedule.ir.arith import convert as _convert
-from tebound.tvm.testing.targets import kind_enabled
 
 
 def convert(value: Any) -> Any:
@@ -21,6 +21,11 @@ def convert(value: Any) -> Any:
         return _convert(value)
     except TypeError:
         return value
+
+
+def kind_enabled(kind: str) -> bool:
+    """Whether this project compiles targets of *kind* (``llvm``, ``cuda`` ...)."""
+    return kind in CPU_KINDS or kind in GPU_KINDS
 
 
 def enabled(target: Any) -> bool:

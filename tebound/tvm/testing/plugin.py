@@ -12,8 +12,9 @@ import pytest
 
 from lower.backend.nd import device
 from lower.target import Target
+from tebound.tvm.runtime.convert import kind_enabled
 from tebound.tvm.testing import features
-from tebound.tvm.testing.targets import kind_enabled, target_kind, target_table
+from tebound.tvm.testing.targets import target_kind, target_table
 
 _KIND_FEATURE = {"cuda": features.requires_cuda, "rocm": features.requires_rocm, "vulkan": features.requires_vulkan,
                  "nvptx": features.requires_nvptx, "metal": features.requires_metal,

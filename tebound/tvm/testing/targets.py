@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from lower.backend.nd import Device, device
-from lower.target import CPU_KINDS, GPU_KINDS
+from tebound.tvm.runtime.convert import kind_enabled
 
 #: TVM's default list of test targets, used when ``TVM_TEST_TARGETS`` is not set.
 DEFAULT_TEST_TARGETS = ["llvm", "cuda", "nvptx", "vulkan -from_device=0", "opencl",
@@ -26,11 +26,6 @@ def target_kind(target: Any) -> str:
 def env_targets() -> list[str]:
     """The targets ``TVM_TEST_TARGETS`` names, or none when it is unset or blank."""
     return [t.strip() for t in os.environ.get("TVM_TEST_TARGETS", "").split(";") if t.strip()]
-
-
-def kind_enabled(kind: str) -> bool:
-    """Whether this project compiles targets of *kind* (TVM's ``tvm.runtime.enabled``)."""
-    return kind in CPU_KINDS or kind in GPU_KINDS
 
 
 def kind_runnable(kind: str) -> bool:
