@@ -43,8 +43,11 @@ def test_depthwise_nhwc_equals_the_nchw_one_transposed(stride, padding, dilation
     build(te.create_schedule(nchw.op), [An, Wn, nchw])(a.transpose(0, 3, 1, 2).copy(), w.transpose(2, 3, 0, 1).copy(),
                                                        ref)
     np.testing.assert_allclose(got, ref.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
-    with pytest.raises(ValueError, match="HWOI"):
-        topi.nn.depthwise_conv2d_nhwc(A, W, 1, 0, 1, kernel_layout="HWIO")
+    hwio = topi.nn.depthwise_conv2d_nhwc(A, te.placeholder((3, 3, 2, 3), name="W2"), stride, padding, dilation,
+                                         kernel_layout="HWIO")
+    assert [int(d) for d in hwio.shape] == list(got.shape)
+    with pytest.raises(ValueError, match="'HWOI' or 'HWIO'"):
+        topi.nn.depthwise_conv2d_nhwc(A, W, 1, 0, 1, kernel_layout="OIHW")
 
 
 def test_all_any_and_tan():

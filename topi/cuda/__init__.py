@@ -6,9 +6,11 @@ from topi.cuda.fallbacks import (
     schedule_conv2d_hwcn,
     schedule_conv2d_nhwc,
     schedule_conv2d_transpose_nchw,
+    schedule_depthwise_conv2d_nhwc,
     schedule_extern,
     schedule_group_conv2d_nchw,
     schedule_lrn,
+    schedule_pool_grad,
     schedule_sort,
     schedule_topk,
 )
@@ -27,12 +29,13 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
-from topi.nn import batch_matmul, conv2d_transpose_nchw
+from topi.nn import batch_matmul, conv2d_transpose_nchw, depthwise_conv2d_nchw
 from topi.sort import argsort, sort, topk
 
-__all__ = ["argsort", "batch_matmul", "conv2d_transpose_nchw", "schedule_adaptive_pool", "schedule_argsort",
-           "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",
-           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
-           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
-           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk", "sort", "topk"]
+__all__ = ["argsort", "batch_matmul", "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "schedule_adaptive_pool",
+           "schedule_argsort", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
+           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise", "schedule_extern",
+           "schedule_group_conv2d_nchw", "schedule_injective", "schedule_injective_from_existing", "schedule_lrn",
+           "schedule_pool", "schedule_pool_grad", "schedule_reduce", "schedule_softmax", "schedule_sort",
+           "schedule_topk", "sort", "topk"]

@@ -7,6 +7,8 @@ schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
 schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
 schedule_conv2d_nhwc = fallback("schedule_conv2d_nhwc")
 schedule_conv2d_hwcn = fallback("schedule_conv2d_hwcn")
+schedule_depthwise_conv2d_nhwc = fallback("schedule_depthwise_conv2d_nhwc")
+schedule_pool_grad = fallback("schedule_pool_grad")
 schedule_lrn = fallback("schedule_lrn")
 schedule_extern = fallback("schedule_extern")
 

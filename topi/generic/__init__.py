@@ -3,6 +3,7 @@ created, with injective stages inlined where TVM inlines them; under a GPU targe
 (``with Target("cuda")``) the :mod:`topi.cuda` schedule, as TVM's generic functions dispatched
 by target."""
 
+from topi.generic import conv2d
 from topi.generic.default import (
     schedule_adaptive_pool,
     schedule_argsort,
@@ -14,6 +15,7 @@ from topi.generic.default import (
     schedule_conv2d_transpose_nchw,
     schedule_dense,
     schedule_depthwise_conv2d_nchw,
+    schedule_depthwise_conv2d_nhwc,
     schedule_elemwise,
     schedule_extern,
     schedule_group_conv2d_nchw,
@@ -21,14 +23,16 @@ from topi.generic.default import (
     schedule_injective_from_existing,
     schedule_lrn,
     schedule_pool,
+    schedule_pool_grad,
     schedule_reduce,
     schedule_softmax,
     schedule_sort,
     schedule_topk,
 )
 
-__all__ = ["schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
-           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_extern", "schedule_group_conv2d_nchw",
-           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk", "schedule_argsort"]
+__all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul", "schedule_broadcast",
+           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_dense", "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
+           "schedule_extern", "schedule_group_conv2d_nchw", "schedule_injective", "schedule_injective_from_existing",
+           "schedule_lrn", "schedule_pool", "schedule_pool_grad", "schedule_reduce", "schedule_softmax",
+           "schedule_sort", "schedule_topk"]

@@ -7,6 +7,7 @@ from topi.nn.dense import batch_matmul, dense, matmul
 from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from topi.nn.elemwise import leaky_relu, prelu, relu
 from topi.nn.flatten import flatten
+from topi.nn.mapping import scale_shift_nchw, scale_shift_nchwc, scale_shift_nhwc
 from topi.nn.norm import batch_norm, layer_norm, lrn
 from topi.nn.pad import dilate, pad
 from topi.nn.pooling import adaptive_pool, global_pool, pool2d
@@ -17,4 +18,5 @@ from topi.utils import get_pad_tuple
 __all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc",
            "conv2d_transpose_nchw", "dense", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate",
            "fast_softmax", "flatten", "get_pad_tuple", "global_pool", "group_conv2d_nchw", "layer_norm", "leaky_relu",
-           "log_softmax", "lrn", "matmul", "pad", "pool2d", "prelu", "relu", "softmax", "upsampling"]
+           "log_softmax", "lrn", "matmul", "pad", "pool2d", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc",
+           "scale_shift_nhwc", "softmax", "upsampling"]

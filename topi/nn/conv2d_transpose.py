@@ -9,8 +9,8 @@ from typing import Any
 
 import schedule as te
 from schedule import Tensor
-from topi.nn.conv2d import check_tensors
 from topi.nn.pad import dilate, pad
+from topi.nn.window import check_tensors
 from topi.utils import const_value, get_const_int, get_pad_tuple, pair
 
 

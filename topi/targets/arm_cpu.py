@@ -11,6 +11,7 @@ from topi.generic import (
     schedule_conv2d_transpose_nchw,
     schedule_dense,
     schedule_depthwise_conv2d_nchw,
+    schedule_depthwise_conv2d_nhwc,
     schedule_injective,
 )
 from topi.nn import conv2d_nchw, conv2d_nhwc, conv2d_transpose_nchw, dense, depthwise_conv2d_nchw, depthwise_conv2d_nhwc
@@ -28,7 +29,6 @@ depthwise_conv2d_nchw_spatial_pack = depthwise_conv2d_nchw
 schedule_conv2d_nchw_spatial_pack = schedule_conv2d_nchw
 schedule_conv2d_nhwc_spatial_pack = schedule_conv2d_nhwc
 schedule_depthwise_conv2d_nchw_spatial_pack = schedule_depthwise_conv2d_nchw
-schedule_depthwise_conv2d_nhwc = schedule_conv2d_nhwc
 schedule_concatenate = schedule_injective
 
 __all__ = ["compute_depthwise_conv2d_nhwc", "conv2d_nchw_spatial_pack", "conv2d_nhwc_spatial_pack",

@@ -1,7 +1,11 @@
 """``topi.mali``: the generic computes and schedules under Mali's names."""
 
-from topi.generic import schedule_conv2d_nhwc, schedule_dense, schedule_depthwise_conv2d_nchw
-from topi.generic import schedule_conv2d_nhwc as schedule_depthwise_conv2d_nhwc
+from topi.generic import (
+    schedule_conv2d_nhwc,
+    schedule_dense,
+    schedule_depthwise_conv2d_nchw,
+    schedule_depthwise_conv2d_nhwc,
+)
 from topi.nn import conv2d_nhwc, dense, depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 
 conv2d_nhwc_spatial_pack = conv2d_nhwc

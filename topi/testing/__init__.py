@@ -15,6 +15,8 @@ from topi.testing.conv import (
     conv2d_nhwc_python,
     conv2d_transpose_nchw_python,
     depthwise_conv2d_python_nchw,
+    depthwise_conv2d_python_nchwc,
+    depthwise_conv2d_python_nhwc,
     dilate_python,
 )
 from topi.testing.nn import (
@@ -33,7 +35,8 @@ from topi.testing.transform import gather_nd_python, gather_python, one_hot, seq
 
 __all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d_hwcn_python", "conv2d_nchw_python",
            "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw",
-           "dilate_python", "dispatch", "gather_nd_python", "gather_python", "get_broadcast_schedule",
-           "get_conv2d_nchw_implement", "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule",
-           "layer_norm_python", "log_softmax_python", "lrn_python", "one_hot", "poolnd_python", "sequence_mask",
-           "softmax_python", "strided_slice_python", "upsampling_python"]
+           "depthwise_conv2d_python_nchwc", "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch",
+           "gather_nd_python", "gather_python", "get_broadcast_schedule", "get_conv2d_nchw_implement",
+           "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule", "layer_norm_python",
+           "log_softmax_python", "lrn_python", "one_hot", "poolnd_python", "sequence_mask", "softmax_python",
+           "strided_slice_python", "upsampling_python"]

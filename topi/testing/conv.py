@@ -74,6 +74,27 @@ def depthwise_conv2d_python_nchw(input_np: np.ndarray, filter_np: np.ndarray, st
                               dilation=dilation)
 
 
+
+def depthwise_conv2d_python_nhwc(input_np: np.ndarray, filter_np: np.ndarray, stride: Any, padding: Any,
+                                 dilation: Any = 1) -> np.ndarray:
+    """The depthwise convolution of NHWC *input_np* by ``(rows, cols, channels, multiplier)``."""
+    out = depthwise_conv2d_python_nchw(input_np.transpose(0, 3, 1, 2), filter_np.transpose(2, 3, 0, 1), stride,
+                                       padding, dilation)
+    return out.transpose(0, 2, 3, 1)
+
+
+def depthwise_conv2d_python_nchwc(input_np: np.ndarray, filter_np: np.ndarray, stride: Any, padding: Any,
+                                  dilation: Any = 1) -> np.ndarray:
+    """The depthwise convolution of NCHWc *input_np* ``(n, c // cb, h, w, cb)`` by the filter
+    ``(out // ob, 1, rows, cols, 1, ob)``; the output ``(n, out // ob, oh, ow, ob)``."""
+    n, chunks, h, w, cb = input_np.shape
+    out_chunks, _, kh, kw, _, ob = filter_np.shape
+    channels = chunks * cb
+    data = input_np.transpose(0, 1, 4, 2, 3).reshape(n, channels, h, w)
+    weight = filter_np[:, 0, :, :, 0, :].transpose(0, 3, 1, 2).reshape(out_chunks * ob, kh, kw)
+    out = depthwise_conv2d_python_nchw(data, weight.reshape(channels, -1, kh, kw), stride, padding, dilation)
+    return out.reshape(n, out_chunks, ob, *out.shape[2:]).transpose(0, 1, 3, 4, 2)
+
 def conv2d_transpose_nchw_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any,
                                  output_padding: Any = (0, 0)) -> np.ndarray:
     """The transposed convolution: every input element scatters ``a * w[c, f]`` into the output at

@@ -21,6 +21,7 @@ from topi.x86.conv2d import (
     schedule_group_conv2d_nchw,
 )
 from topi.x86.dense import schedule_batch_matmul, schedule_dense
+from topi.x86.depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
 from topi.x86.injective import (
     schedule_broadcast,
     schedule_elemwise,
@@ -31,9 +32,9 @@ from topi.x86.injective import (
 from topi.x86.nn import schedule_adaptive_pool, schedule_lrn, schedule_pool, schedule_softmax
 
 __all__ = ["batch_matmul", "conv2d_transpose_nchw", "dense_dynamic", "dense_nopack", "dense_pack",
-           "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast",
-           "schedule_concatenate", "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc",
-           "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_dense_dynamic", "schedule_dense_nopack",
-           "schedule_dense_pack", "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_group_conv2d_nchw",
-           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax"]
+           "depthwise_conv2d_NCHWc", "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul",
+           "schedule_broadcast", "schedule_concatenate", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",
+           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_dense_dynamic",
+           "schedule_dense_nopack", "schedule_dense_pack", "schedule_depthwise_conv2d_NCHWc",
+           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_group_conv2d_nchw", "schedule_injective",
+           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_reduce", "schedule_softmax"]

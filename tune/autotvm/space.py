@@ -374,6 +374,12 @@ class FallbackConfigEntity(ConfigSpace):
         self._entity_map[name] = SplitEntity(size)
 
     def __setitem__(self, name: str, entity: Any) -> None:
+        """Sets knob *name*: an entity, or plainly a split's lengths (a list or tuple) or an
+        option's value (anything else), so that layers below autotvm can set a fallback."""
+        if isinstance(entity, (list, tuple)):
+            entity = SplitEntity(entity)
+        elif not isinstance(entity, (SplitEntity, ReorderEntity, AnnotateEntity, OtherOptionEntity)):
+            entity = OtherOptionEntity(entity)
         self._entity_map[name] = entity
 
     def __repr__(self) -> str:

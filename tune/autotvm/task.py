@@ -29,11 +29,11 @@ _current = threading.local()
 
 def get_config() -> Any:
     """The configuration of the template being called: a :class:`ConfigSpace` while the space is
-    collected, a :class:`ConfigEntity` while a schedule is made."""
+    collected, a :class:`ConfigEntity` while a schedule is made. Outside a template, a new
+    :class:`FallbackConfigEntity` (what TVM's contexts answer for no workload), on which a
+    fallback schedule may set its knobs."""
     cfg = getattr(_current, "config", None)
-    if cfg is None:
-        raise RuntimeError("autotvm.get_config: call it inside a function decorated with @autotvm.template")
-    return cfg
+    return FallbackConfigEntity() if cfg is None else cfg
 
 
 class _Using:
