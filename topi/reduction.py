@@ -128,7 +128,9 @@ def collapse_sum(data: Tensor, target_shape: Any) -> Tensor:
     return te.compute(shape, element, name="T_collapse_sum", tag=tag.COMM_REDUCE)
 
 
-def _index_reducer(larger: bool) -> Any:
+def index_reducer(larger: bool) -> Any:
+    """The reducer of (index, value) pairs keeping the largest (or smallest) value, the first
+    index on a tie; its identity is (-1, the lowest or highest value)."""
     def combine(x: Sequence[Any], y: Sequence[Any]) -> tuple[Any, Any]:
         # the first index wins a tie, as NumPy's argmax and argmin choose
         better = (y[1] > x[1]) if larger else (y[1] < x[1])
@@ -143,7 +145,7 @@ def _index_reducer(larger: bool) -> Any:
 
 def _arg(name: str, data: Tensor, axis: Any, keepdims: bool, larger: bool) -> Tensor:
     r = _Reduction(name, data, axis, keepdims)
-    reducer = _index_reducer(larger)
+    reducer = index_reducer(larger)
 
     def body(*index: Any) -> Any:
         flat: Any = arith.const(0, "int32")  # the index within the reduced axes, row-major
