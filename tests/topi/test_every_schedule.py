@@ -77,7 +77,7 @@ def _nn(A, a, W, w):
                                   ref.conv2d_nhwc_python(an, wn, 1, 1))],
         "schedule_dense": [(topi.nn.dense(X2, topi.reshape(A, (6, 42)), G), x2 @ x2.T + g)],
         "schedule_batch_matmul": [(topi.nn.batch_matmul(P, Q), ref.batch_matmul(p, q))],
-        "schedule_pool": [(topi.nn.pool2d(A, 3, 2, 1, (1, 1, 1, 1), "max"), ref.poolnd_python(a, *pool, "max")),
+        "schedule_pool": [(topi.nn.pool2d(A, 3, 2, 1, (1, 1, 1, 1), "max"), ref.poolnd_python(a, *pool, "max", False)),
                           (topi.nn.pool2d(A, 3, 2, 1, (1, 1, 1, 1), "avg", count_include_pad=False),
                            ref.poolnd_python(a, *pool, "avg", count_include_pad=False))],
         "schedule_adaptive_pool": [(topi.nn.adaptive_pool(A, (3, 2), "avg"), ref.adaptive_pool(a, (3, 2), "avg")),
