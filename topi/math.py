@@ -53,15 +53,11 @@ negative = elemwise(lambda v: -v, "negative")
 bitwise_not = elemwise(lambda v: ~v, "bitwise_not")
 
 
-def _inf(v: Any) -> Any:
-    return arith.const(float("inf"), v.dtype)
-
-
-# NaN is the one value unequal to itself, and below no infinity (a fast_math build may assume
-# neither: its compiler takes every float to be finite). Integers are always finite numbers.
-isnan = elemwise(lambda v: v != v if is_float(v.dtype) else arith.const(False), "isnan")
-isinf = elemwise(lambda v: te.abs(v) == _inf(v) if is_float(v.dtype) else arith.const(False), "isinf")
-isfinite = elemwise(lambda v: te.abs(v) < _inf(v) if is_float(v.dtype) else arith.const(True), "isfinite")
+# The float class tests are TVM's intrinsics (a fast_math build may assume neither NaN nor
+# infinity: its compiler takes every float to be finite). Integers are always finite numbers.
+isnan = elemwise(te.isnan, "isnan")
+isinf = elemwise(te.isinf, "isinf")
+isfinite = elemwise(te.isfinite, "isfinite")
 logical_not = elemwise(arith.logical_not, "logical_not")
 sign = elemwise(lambda v: te.Select(v < 0, arith.const(-1, v.dtype),
                                     te.Select(v > 0, arith.const(1, v.dtype), arith.const(0, v.dtype))), "sign")

@@ -136,7 +136,7 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "floor": lambda x: _whole(math.floor, x), "ceil": lambda x: _whole(math.ceil, x),
     "round": lambda x: float(round(x)) if math.isfinite(x) else x, "trunc": lambda x: _whole(math.trunc, x),
     "fabs": abs, "pow": _ieee(math.pow, "power"), "fast_exp": lambda x: _exp(x), **BIT_OPS,
-    "bitwise_not": lambda x: ~x,
+    "bitwise_not": lambda x: ~x, "isnan": math.isnan, "isinf": math.isinf, "isfinite": math.isfinite,
     # the set bits of the two's complement (32 bits, or 64 for values outside int32)
     "popcount": lambda x: bin(x & (0xFFFFFFFF if -2**31 <= x < 2**32 else 2**64 - 1)).count("1"),
 }

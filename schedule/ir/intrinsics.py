@@ -43,6 +43,25 @@ floor, ceil, trunc = _make_unary("floor"), _make_unary("ceil"), _make_unary("tru
 round = _make_unary("round")  # noqa: A001 - te.round
 
 
+#: Tests of a float's class, each a bool call (TVM's ``tir.isnan`` ...); an integer is never NaN
+#: nor infinite.
+FLOAT_TESTS = {"isnan": False, "isinf": False, "isfinite": True}
+
+
+def _make_test(name: str) -> Any:
+    def fn(x: Any) -> Expr:
+        x = arith.convert(x)
+        if not is_float(x.dtype):
+            return arith.const(FLOAT_TESTS[name], "bool")
+        return Call("bool", name, (x,))
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}(x)``: a bool; for an integer *x* the constant {FLOAT_TESTS[name]}."
+    return fn
+
+
+isnan, isinf, isfinite = _make_test("isnan"), _make_test("isinf"), _make_test("isfinite")
+
+
 def _fast(name: str, doc: str) -> Any:
     def fn(x: Any) -> Expr:
         x = arith.convert(x)

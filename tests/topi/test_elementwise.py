@@ -173,11 +173,15 @@ def test_float_math_takes_bool_and_integer_tensors_as_float32():
         np.testing.assert_allclose(g, e, rtol=1e-6)
 
 
-def test_isnan_isinf_isfinite_as_numpy():
-    A = te.placeholder((6,), name="A")
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_isnan_isinf_isfinite_as_numpy(dtype):
+    A = te.placeholder((6,), name="A", dtype=dtype)
     N = te.placeholder((2,), name="N", dtype="int32")
-    a = np.array([1.5, np.nan, np.inf, -np.inf, 0.0, -2.0], "float32")
+    a = np.array([1.5, np.nan, np.inf, -np.inf, 0.0, -2.0], dtype)
     outs = [topi.isnan(A), topi.isinf(A), topi.isfinite(A), topi.isnan(N), topi.isfinite(N)]
+    # TVM's intrinsics, each a bool call of the element
+    assert [o.op.body[0].op.name for o in outs[:3]] == ["tir.isnan", "tir.isinf", "tir.isfinite"]
+    assert all(o.op.body[0].dtype == "bool" for o in outs[:3])
     got = [np.zeros([int(d) for d in o.shape], bool) for o in outs]
     build(te.create_schedule([o.op for o in outs]), [A, N, *outs])(a, np.array([3, -1], "int32"), *got)
     for g, e in zip(got, [np.isnan(a), np.isinf(a), np.isfinite(a), [False, False], [True, True]]):

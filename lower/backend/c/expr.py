@@ -49,6 +49,7 @@ from schedule.ir.expr import (
 )
 from schedule.ir.extern_calls import EXTERN_CALLS
 from schedule.ir.functor import ExprFunctor, distinct_post_order
+from schedule.ir.intrinsics import FLOAT_TESTS
 
 _C_TYPES = {"float32": "float", "float64": "double", "float16": "_Float16", "bool": "bool",
             "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
@@ -346,6 +347,8 @@ class CExprSource(ExprFunctor[str]):
             return f"({self(args[0])} {_BIT_OPS[name]} {self(args[1])})"
         if name == "bitwise_not":
             return f"(~{self(args[0])})"
+        if name in FLOAT_TESTS:  # C's type-generic macros, float16 included
+            return f"({name}({self(args[0])}) != 0)"
         if name == "popcount":
             wide = bits(args[0].dtype) > 32
             return (f"__builtin_popcountll((uint64_t)({self(args[0])}))" if wide
