@@ -63,6 +63,8 @@ def test_sequence_mask_and_reverse_sequence(axis):
             sl[1 - axis], sl[axis] = b, slice(0, n)
             expected[tuple(sl)] = np.flip(data[tuple(sl)], axis=0)
     np.testing.assert_array_equal(reversed_, expected)
+    with pytest.raises(ValueError, match="one length per batch"):
+        topi.reverse_sequence(D, te.placeholder((4,), name="L4", dtype="int32"), seq_axis=axis, batch_axis=1 - axis)
 
 
 def test_expand_like_arange_shape_and_size():

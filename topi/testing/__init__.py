@@ -32,13 +32,20 @@ from topi.testing.nn import (
 )
 from topi.testing.pool import adaptive_pool, pool_grad_nchw, poolnd_python
 from topi.testing.resize import resize1d_python, resize2d_python, resize3d_python
-from topi.testing.transform import gather_nd_python, gather_python, one_hot, sequence_mask
+from topi.testing.transform import (
+    gather_nd_python,
+    gather_python,
+    matrix_set_diag,
+    one_hot,
+    sequence_mask,
+    strided_set_python,
+)
 
 __all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d_hwcn_python", "conv2d_nchw_python",
            "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw",
            "depthwise_conv2d_python_nchwc", "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch",
            "gather_nd_python", "gather_python", "get_broadcast_schedule", "get_conv2d_nchw_implement",
            "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule", "layer_norm_python",
-           "log_softmax_python", "lrn_python", "one_hot", "pool_grad_nchw", "poolnd_python", "resize1d_python",
-           "resize2d_python", "resize3d_python", "sequence_mask", "softmax_python", "strided_slice_python",
-           "upsampling_python"]
+           "log_softmax_python", "lrn_python", "matrix_set_diag", "one_hot", "pool_grad_nchw", "poolnd_python",
+           "resize1d_python", "resize2d_python", "resize3d_python", "sequence_mask", "softmax_python",
+           "strided_set_python", "strided_slice_python", "upsampling_python"]

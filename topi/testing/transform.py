@@ -1,7 +1,9 @@
-"""NumPy references for the index-reading transforms: gather, gather_nd, one_hot, sequence_mask."""
+"""NumPy references for the index-reading and region-writing transforms: gather, gather_nd,
+one_hot, sequence_mask, strided_set, matrix_set_diag."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -34,3 +36,31 @@ def sequence_mask(data: np.ndarray, valid_length: np.ndarray, mask_value: Any, a
     lengths = np.asarray(valid_length).reshape([-1 if k == 1 - axis else 1 for k in range(data.ndim)])
     data[np.broadcast_to(steps >= lengths, data.shape)] = mask_value
     return data
+
+
+def strided_set_python(data: np.ndarray, v: np.ndarray, begin: Sequence[int], end: Sequence[int],
+                       strides: Sequence[int] | None = None) -> np.ndarray:
+    """A copy of *data* with ``copy[begin:end:strides] = v`` (NumPy's slicing; an axis past
+    the lists is taken whole)."""
+    strides = list(strides or [])
+    out = data.copy()
+    out[tuple(slice(begin[k] if k < len(begin) else None, end[k] if k < len(end) else None,
+                    strides[k] if k < len(strides) else None) for k in range(data.ndim))] = v
+    return out
+
+
+def matrix_set_diag(input_np: np.ndarray, diagonal: np.ndarray, k: Any = 0, align: str = "RIGHT_LEFT") -> np.ndarray:
+    """A copy of *input_np* with diagonal *k* (or each of the band ``(low, high)``, the highest
+    first in *diagonal*) replaced, walking each diagonal element by element."""
+    out = input_np.copy()
+    rows, cols = input_np.shape[-2:]
+    low, high = (k, k) if isinstance(k, int) else (k[0], k[-1])
+    for d in range(low, high + 1):
+        size = min(rows + min(d, 0), cols - max(d, 0))
+        side = align.split("_")[0 if d >= 0 else 1]
+        shift = diagonal.shape[-1] - size if low != high and side == "RIGHT" else 0
+        values = diagonal if low == high else diagonal[..., high - d, :]
+        for p in range(size):
+            r, c = (p, p + d) if d >= 0 else (p - d, p)
+            out[..., r, c] = values[..., p + shift]
+    return out

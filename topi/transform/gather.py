@@ -103,6 +103,11 @@ def reverse_sequence(a: Tensor, seq_lengths: Tensor, seq_axis: int = 1, batch_ax
     seq_axis = _axis("reverse_sequence", seq_axis, len(a.shape))
     batch_axis = _axis("reverse_sequence", batch_axis, len(a.shape))
     extent = a.shape[seq_axis]
+    lengths, batch = const_value(seq_lengths.shape[0]), const_value(a.shape[batch_axis])
+    if len(seq_lengths.shape) != 1 or (lengths is not None and batch is not None and lengths != batch):
+        raise ValueError(f"topi.reverse_sequence: seq_lengths must hold one length per batch: batch axis "
+                         f"{batch_axis} has {a.shape[batch_axis]}, seq_lengths has shape "
+                         f"{list(map(str, seq_lengths.shape))}")
 
     def element(*i: Any) -> Any:
         s = i[seq_axis]

@@ -110,8 +110,9 @@ def tile(a: Tensor, reps: Sequence[int]) -> Tensor:
     base = [1] * (ndim - len(a.shape)) + list(a.shape)
     offset = ndim - len(a.shape)
     shape = [arith.mul(d, r) for d, r in zip(base, reps)]
-    return te.compute(shape, lambda *i: a[tuple(te.floormod(i[offset + k], d) for k, d in enumerate(a.shape))],
-                      name="T_tile", tag=tag.INJECTIVE)
+    # An axis of length 0 has no element to repeat (nor any output element to read it).
+    return te.compute(shape, lambda *i: a[tuple(i[offset + k] if const_value(d) == 0 else te.floormod(i[offset + k], d)
+                                                for k, d in enumerate(a.shape))], name="T_tile", tag=tag.INJECTIVE)
 
 
 def repeat(a: Tensor, repeats: int, axis: int) -> Tensor:
