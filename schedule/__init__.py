@@ -101,6 +101,7 @@ from schedule.ir.intrinsics import (
     log2,
     log10,
     power,
+    reinterpret,
     round,  # noqa: A004
     rsqrt,
     sigmoid,

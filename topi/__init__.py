@@ -58,6 +58,7 @@ from topi.math import (
     log2,
     logical_not,
     negative,
+    reinterpret,
     round,  # noqa: A004
     rsqrt,
     sigmoid,
@@ -111,8 +112,8 @@ __all__ = ["abs", "add", "adv_index", "all", "any", "arange", "argmax", "argmin"
            "greater_equal", "hls", "identity", "intel_graphics", "isfinite", "isinf", "isnan", "layout_transform",
            "left_shift", "less", "less_equal", "log", "log2", "logical_and", "logical_not", "logical_or",
            "logical_xor", "mali", "matmul", "matrix_set_diag", "max", "maximum", "min", "minimum", "mod", "multiply",
-           "ndarray_size", "negative", "nn", "not_equal", "one_hot", "power", "prod", "repeat", "reshape",
-           "reverse_sequence", "right_shift", "round", "rsqrt", "sequence_mask", "shape", "sigmoid", "sign", "sin",
-           "sort", "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set", "strided_slice", "subtract",
-           "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose",
-           "trilu", "trunc", "unravel_index", "utils", "where", "x86"]
+           "ndarray_size", "negative", "nn", "not_equal", "one_hot", "power", "prod", "reinterpret", "repeat",
+           "reshape", "reverse_sequence", "right_shift", "round", "rsqrt", "sequence_mask", "shape", "sigmoid",
+           "sign", "sin", "sort", "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set",
+           "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk",
+           "transform", "transpose", "trilu", "trunc", "unravel_index", "utils", "where", "x86"]

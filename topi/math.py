@@ -80,3 +80,11 @@ def cast(x: Any, dtype: str) -> Any:
     if not isinstance(x, Tensor):
         return arith.const(x, dtype)
     return te.compute(x.shape, lambda *i: x[i].astype(dtype), name="T_cast", tag=tag.ELEMWISE)
+
+
+def reinterpret(x: Tensor, dtype: str) -> Tensor:
+    """Each element's bits read as *dtype*, of the same width (NumPy's ``view``)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"topi.reinterpret: takes a tensor, got {x!r}")
+    te.reinterpret(dtype, arith.const(0, x.dtype))  # refuses a type of another width now
+    return te.compute(x.shape, lambda *i: te.reinterpret(dtype, x[i]), name="T_reinterpret", tag=tag.ELEMWISE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedule.ir import arith
-from schedule.ir.dtype import is_float
+from schedule.ir.dtype import bits, check_dtype, is_float
 from schedule.ir.expr import Call, Expr
 
 #: Unary float functions, by the name they print with; each has a NumPy counterpart of the same name
@@ -60,6 +60,17 @@ def _make_test(name: str) -> Any:
 
 
 isnan, isinf, isfinite = _make_test("isnan"), _make_test("isinf"), _make_test("isfinite")
+
+
+def reinterpret(dtype: str, value: Any) -> Expr:
+    """The bits of *value* read as *dtype* (TVM's ``tir.reinterpret``), which must have as many
+    bits as *value*'s type."""
+    value = arith.convert(value)
+    dtype = check_dtype(dtype)
+    if bits(dtype) != bits(value.dtype) or "bool" in (dtype, value.dtype):
+        raise ValueError(f"reinterpret: {value.dtype} has {bits(value.dtype)} bits and {dtype} {bits(dtype)}; "
+                         f"reinterpret between types of the same width (bool excluded)")
+    return value if dtype == value.dtype else Call(dtype, "reinterpret", (value,))
 
 
 def _fast(name: str, doc: str) -> Any:

@@ -186,3 +186,25 @@ def test_isnan_isinf_isfinite_as_numpy(dtype):
     build(te.create_schedule([o.op for o in outs]), [A, N, *outs])(a, np.array([3, -1], "int32"), *got)
     for g, e in zip(got, [np.isnan(a), np.isinf(a), np.isfinite(a), [False, False], [True, True]]):
         np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("source, dtype", [("float32", "int32"), ("float16", "int16"), ("int32", "float32"),
+                                           ("uint64", "float64"), ("int8", "uint8")])
+def test_reinterpret_is_numpys_view(source, dtype):
+    rng = np.random.default_rng(4)
+    if source.startswith("float"):
+        a = (rng.standard_normal(40) * 1000).astype(source)
+        a[3], a[4], a[5] = np.nan, np.inf, -0.0
+    else:
+        a = rng.integers(np.iinfo(source).min // 2, np.iinfo(source).max // 2, 40, dtype=source)
+    A = te.placeholder((40,), name="A", dtype=source)
+    B = topi.reinterpret(A, dtype)
+    assert B.op.body[0].op.name == "tir.reinterpret"
+    s = te.create_schedule(B.op)
+    s[B].vectorize(s[B].split(B.op.axis[0], 8)[1])
+    got = np.zeros(40, dtype)
+    build(s, [A, B])(a, got)
+    bits = f"u{got.itemsize}"
+    np.testing.assert_array_equal(got.view(bits), a.view(dtype).view(bits))
+    with pytest.raises(ValueError, match="same width"):
+        topi.reinterpret(A, "int64" if source != "uint64" else "int32")

@@ -347,6 +347,8 @@ class CExprSource(ExprFunctor[str]):
             return f"({self(args[0])} {_BIT_OPS[name]} {self(args[1])})"
         if name == "bitwise_not":
             return f"(~{self(args[0])})"
+        if name == "reinterpret":
+            return f"{self._reinterpret(args[0].dtype, e.dtype)}({self(args[0])})"
         if name in FLOAT_TESTS:  # C's type-generic macros, float16 included
             return f"({name}({self(args[0])}) != 0)"
         if name == "popcount":
@@ -395,6 +397,14 @@ class CExprSource(ExprFunctor[str]):
         kind = "float" if single else "double"
         text = f"{_LIBM[name]}{'f' if single else ''}({', '.join(f'({kind}){self(a)}' for a in args)})"
         return text if dtype in ("float32", "float64") else f"(({c_type(dtype)}){text})"
+
+    def _reinterpret(self, source: str, dtype: str) -> str:
+        """A helper copying the bits of a *source* value into a *dtype* one."""
+        name = f"tb_reinterpret_{source}_{dtype}"
+        if name not in self.helpers:
+            self.helpers[name] = (f"static inline {c_type(dtype)} {name}({c_type(source)} x) "
+                                  f"{{ {c_type(dtype)} y; memcpy(&y, &x, sizeof y); return y; }}")
+        return name
 
     def _helper(self, kind: str, dtype: str) -> str:
         t = c_type(dtype)

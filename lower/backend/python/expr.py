@@ -168,6 +168,8 @@ class ExprSource(ExprFunctor[str]):
             return f"_extern[{name.value!r}]({args})"
         if e.name == "tvm_access_ptr":
             return f"_ptr({self(e.args[1])}, {self(e.args[4])})"
+        if e.name == "reinterpret":
+            return f"_reinterpret({self(e.args[0])}, {e.args[0].dtype!r}, {e.dtype!r})"
         if e.name not in MATH_FUNCS:
             raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                                 f"te.register_intrin_lowering('{e.name}', target='python', f=...)")

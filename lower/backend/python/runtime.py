@@ -268,8 +268,14 @@ def _run_block(threads: list[Iterator[None]]) -> None:
         active = waiting
 
 
+def _reinterpret(value: Any, source: str, dtype: str) -> Any:
+    """The bits of *value* (a *source* scalar) read as a *dtype* one."""
+    return np.array(value, dtype=source).view(dtype).item()
+
+
 RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div, "_tmod": trunc_mod,
                            "_fdiv": floor_div, "_fdivide": float_div, "_fmod": floor_mod, "_math": MATH_FUNCS,
+                           "_reinterpret": _reinterpret,
                            "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,

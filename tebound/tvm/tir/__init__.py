@@ -101,6 +101,7 @@ from schedule.ir.intrinsics import (
     log1p,
     log2,
     log10,
+    reinterpret,
     round,  # noqa: A004
     rsqrt,
     sin,
@@ -120,7 +121,8 @@ __all__ = [
     "call_intrin", "call_packed", "call_pure_extern", "ceil", "const", "cos", "cosh", "decl_buffer", "div", "erf",
     "exp", "exp10", "exp2", "floor", "floordiv", "floormod", "if_then_else", "indexdiv", "indexmod", "ir_builder",
     "isfinite", "isinf", "isnan",
-    "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "power", "round", "rsqrt",
+    "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "power", "reinterpret",
+    "round", "rsqrt",
     "sigmoid", "sin", "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "transform", "trunc",
     "truncdiv", "truncmod",
 ]
