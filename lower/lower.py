@@ -124,7 +124,21 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: bool, exact: bool) -> LoweredFunc:
+def lower_for_analysis(s: Schedule, args: Any) -> Stmt:
+    """The loop nest of *s* as TVM's autotvm features read it: every loop kept (extent 1 too),
+    a reduction without its init, buffers flattened and indices simplified; loops keep their
+    kinds and virtual threads their attributes (nothing unrolled, partitioned or injected)."""
+    check_schedule("lower_for_analysis", s)
+    arg_list = argument_list("lower_for_analysis", args)
+    stages = argument_stages("lower_for_analysis", s, arg_list)
+    with collector_paused():
+        _, _, _, _, _, body = _flat_body(s, arg_list, stages, True, False)
+        return simplify_stmt(body, keep_trivial=True)
+
+
+def _flat_body(s: Schedule, arg_list: list, stages: dict, keep_trivial: bool, exact: bool) -> tuple:
+    """The schedule normalized, the arguments' layouts and buffers, its reads to check, the
+    first read outside a tensor (or None), and its loop nest over flat buffers."""
     tensors = [a for a in arg_list if isinstance(a, Tensor)]
     layouts = {t: lay for t in tensors if (lay := layout_of(stages[t], t)) is not None}
     buffers = arg_buffers(tensors, layouts)
@@ -136,10 +150,15 @@ def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: b
     outside = reads.find()  # TVM lowers such a schedule; lower() warns, and build refuses it
     regions: dict = {}
     bounds = inferred(sn, exact, regions)
-    body = build_pipeline(sn, bounds, debug_keep_trivial_loop, exact, regions)
+    body = build_pipeline(sn, bounds, keep_trivial, exact, regions)
     if has_prefetch(sn.stages):
         body = inject_prefetch(body)
     body = flatten(body, sn, {current[t]: b for t, b in buffers.items()}, box_strides=exact)
+    return sn, layouts, buffers, reads, outside, body
+
+
+def _lower(s: Schedule, arg_list: list, stages: dict, debug_keep_trivial_loop: bool, exact: bool) -> LoweredFunc:
+    sn, layouts, buffers, reads, outside, body = _flat_body(s, arg_list, stages, debug_keep_trivial_loop, exact)
     if has_virtual_threads(sn.stages):
         body = inject_virtual_thread(body)
     body = simplify_stmt(body, keep_trivial=debug_keep_trivial_loop)

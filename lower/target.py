@@ -25,6 +25,9 @@ GPU_KINDS = {"cuda": ("cuda", "gpu"), "rocm": ("rocm", "gpu"), "vulkan": ("vulka
              "metal": ("metal", "gpu"), "opencl": ("opencl", "gpu")}
 #: Options whose value is a comma-separated list.
 LIST_OPTIONS = ("keys", "mattr", "libs")
+#: Options whose values are integers (TVM's typed target attributes).
+INT_OPTIONS = ("num-cores", "thread_warp_size", "max_num_threads", "max_threads_per_block",
+               "max_shared_memory_per_block", "registers_per_block", "opt-level", "vector-unit-bytes")
 
 _CURRENT: contextvars.ContextVar[Target | None] = contextvars.ContextVar("target", default=None)
 _WARNED: set[str] = set()
@@ -60,7 +63,10 @@ class Target:
             self.kind, self.attrs, self.host = _kind(name if name else ""), _options(target, words), None
         else:
             raise TypeError(f"Target: a target is text such as 'llvm', a dict or a Target, not {target!r}")
-        self.attrs.setdefault("keys", list(CPU_KINDS.get(self.kind.name) or GPU_KINDS[self.kind.name]))
+        # As TVM's: the kind's keys, after the -device's name when it names one.
+        device = [str(self.attrs["device"])] if self.attrs.get("device") else []
+        default = list(CPU_KINDS.get(self.kind.name) or GPU_KINDS[self.kind.name])
+        self.attrs.setdefault("keys", [*device, *(k for k in default if k not in device)])
         if host is not None:
             self.host = host if isinstance(host, Target) else Target(host)
 
@@ -136,9 +142,9 @@ def _options(text: str, words: list[str]) -> dict[str, Any]:
             options[key] = True
         elif key in LIST_OPTIONS:
             options[key] = [v for v in value.split(",") if v]
-        elif key == "num-cores":
+        elif key in INT_OPTIONS:
             if not value.isdigit() or int(value) < 1:
-                raise ValueError(f"Target: -num-cores is a positive integer, not {value!r}")
+                raise ValueError(f"Target: -{key} is a positive integer, not {value!r}")
             options[key] = int(value)
         else:
             options[key] = value

@@ -23,6 +23,21 @@ def test_text_gives_the_kind_the_keys_and_the_options():
     assert Target("c -keys=cpu").keys == ["cpu"] and Target("CUDA").kind.name == "cuda"
     assert Target("cuda").keys == ["cuda", "gpu"] and Target("cuda", host="llvm").host == Target("llvm")
     assert Target({"kind": "llvm", "mcpu": "core-avx2"}).mcpu == "core-avx2"
+    # a -device's name leads the keys, as TVM's: schedules dispatch on it
+    assert Target("llvm -device=arm_cpu").keys == ["arm_cpu", "cpu"]
+    assert Target("opencl -device=mali").keys == ["mali", "opencl", "gpu"]
+    assert Target("llvm -device=arm_cpu -keys=cpu").keys == ["cpu"]
+
+
+def test_tvms_target_helpers():
+    import tebound.tvm as tvm
+
+    assert str(tvm.target.cuda(arch="sm_80")) == "cuda -keys=cuda,gpu -arch=sm_80 -model=unknown"
+    assert tvm.target.mali("rk3399").attrs["model"] == "rk3399" and tvm.target.mali().keys[0] == "mali"
+    assert tvm.target.arm_cpu(options="-mattr=+neon").keys == ["arm_cpu", "cpu"]
+    assert tvm.target.intel_graphics().attrs["thread_warp_size"] == 16
+    with pytest.warns(DeprecationWarning, match="Target"):
+        assert tvm.target.create("llvm") == Target("llvm")
 
 
 @pytest.mark.parametrize("text, message", [

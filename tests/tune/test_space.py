@@ -129,7 +129,6 @@ def test_a_template_called_without_a_log_uses_the_fallback_and_warns():
     (lambda: autotvm.task.create("tests/tutorial_matmul", args=(8, 8, 8, "float32"), target="tpu"), ValueError,
      "target 'tpu' is not one this project builds"),
     (lambda: autotvm.task.create("tests/tutorial_matmul", args=(8, 8, 8, object())), TypeError, "template arguments"),
-    (lambda: autotvm.get_config(), RuntimeError, "inside a function decorated"),
     (lambda: SplitSpace([VirtualAxis(8)], "halves", num_outputs=2), ValueError, "unknown policy 'halves'"),
     (lambda: SplitSpace([VirtualAxis(8)], "factors"), ValueError, "num_outputs"),
     (lambda: ReorderSpace([VirtualAxis(2)], "sideways"), ValueError, "unknown policy"),
@@ -158,3 +157,13 @@ def test_a_knob_defined_twice_is_replaced_in_its_place_and_a_missing_one_is_name
     assert entity["unroll"].val == 1
     with pytest.raises(autotvm.InstantiationError, match="no knob 'other'"):
         entity.define_knob("other", [1])
+
+
+def test_get_config_outside_a_template_is_a_fresh_fallback():
+    """As TVM's contexts answer for no workload: a fallback configuration, on which a fallback
+    schedule sets its knobs; each call a new one."""
+    cfg = autotvm.get_config()
+    assert cfg.is_fallback and cfg is not autotvm.get_config()
+    cfg["tile"] = [4, 8]
+    cfg["unroll"] = False
+    assert cfg["tile"].size == [4, 8] and cfg["unroll"].val is False
