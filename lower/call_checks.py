@@ -138,12 +138,16 @@ class CallChecks:
                                  "arrays that do not overlap (a copy: .copy())")
 
 
+#: NumPy 2 keeps byte_bounds in numpy.lib.array_utils; NumPy 1 at the top level.
+_byte_bounds = getattr(getattr(np.lib, "array_utils", np), "byte_bounds", None) or np.byte_bounds
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether *a* and *b* share an element: their byte ranges first, then exactly."""
     if a.size == 0 or b.size == 0:
         return False
-    a_lo, a_hi = np.lib.array_utils.byte_bounds(a)
-    b_lo, b_hi = np.lib.array_utils.byte_bounds(b)
+    a_lo, a_hi = _byte_bounds(a)
+    b_lo, b_hi = _byte_bounds(b)
     if a_hi <= b_lo or b_hi <= a_lo:
         return False
     try:
