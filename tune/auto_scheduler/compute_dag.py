@@ -10,12 +10,21 @@ TVM prints for it, one line per operation in dependence order::
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from schedule import PlaceholderOp, Tensor
+from bound import infer_bound
+from schedule import PlaceholderOp, Schedule, Tensor
+from schedule.base.errors import ScheduleError
 from schedule.ir.expr import Add, Max, Min, Mul, ProducerLoad, Reduce
+from schedule.ir.itervar import Range
 from schedule.ir.printer import ExprPrinter
+from tune.auto_scheduler.flop import estimate_flop
+from tune.auto_scheduler.loop_state import INLINED, Stage, State, replay_on_state
+from tune.auto_scheduler.python_code import python_code
+from tune.auto_scheduler.steps import Replay, Step
 from tune.auto_scheduler.workload import workload_tensors
 
 _REDUCE_SIGNS = {Add: "+=", Max: "max=", Min: "min=", Mul: "*="}
@@ -29,15 +38,88 @@ class _DagPrinter(ExprPrinter):
 
 
 class ComputeDAG:
-    """The operations of *compute* (a list of tensors: inputs and outputs, or a workload key),
-    in dependence order."""
+    """The operations of *compute* (a list of tensors: inputs and outputs, a workload key, or a
+    te schedule, whose stages give the order), in dependence order; its initial loop state,
+    and the schedules and bounds of states (:mod:`.loop_state`).
+
+    :raises ScheduleError: (TVM's error) when an operation names two of its iterators alike.
+    """
 
     def __init__(self, compute: Any) -> None:
-        tensors = workload_tensors(compute) if isinstance(compute, str) else compute
-        if not isinstance(tensors, (list, tuple)) or not tensors or not all(isinstance(t, Tensor) for t in tensors):
-            raise TypeError(f"ComputeDAG: a list of tensors or a workload key, got {compute!r}")
-        self.tensors: list[Tensor] = list(tensors)
-        self.ops = _ordered_ops(self.tensors)
+        if isinstance(compute, Schedule):
+            self.ops = [st.op for st in compute.stages]
+            outputs = [st.op.output(0) for st in compute.stages if st.is_output]
+            inputs = [op.output(0) for op in self.ops if isinstance(op, PlaceholderOp)]
+            self.tensors = [*inputs, *outputs]
+        else:
+            tensors = workload_tensors(compute) if isinstance(compute, str) else compute
+            if not isinstance(tensors, (list, tuple)) or not tensors or not all(isinstance(t, Tensor)
+                                                                                for t in tensors):
+                raise TypeError(f"ComputeDAG: a list of tensors, a workload key or a schedule, got {compute!r}")
+            self.tensors = list(tensors)
+            self.ops = _ordered_ops(self.tensors)
+        for op in self.ops:
+            names = [iv.var.name for iv in (*getattr(op, "axis", ()), *getattr(op, "reduce_axis", ()))]
+            if len(set(names)) != len(names):
+                raise ScheduleError(f"ComputeDAG: operation {op.name!r} names two iterators alike ({names}); the "
+                                    f"loop states name iterators, so give each its own name")
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        """The tensors no other operation of the DAG reads."""
+        read = {id(t.op) for op in self.ops for t in op.input_tensors}
+        return [op.output(0) for op in self.ops if id(op) not in read and not isinstance(op, PlaceholderOp)]
+
+    @property
+    def flop_ct(self) -> float:
+        """TVM's estimate of the floating-point operations (-1 when a size is not constant)."""
+        return estimate_flop(self.ops)
+
+    @property
+    def init_state(self) -> State:
+        """The initial state (TVM's attribute)."""
+        return self.get_init_state()
+
+    def get_init_state(self) -> State:
+        """The state with every operation's loops as declared."""
+        return State(self, [Stage.of(op) for op in self.ops])
+
+    def _replay(self, steps: Sequence[Step]) -> Replay:
+        replay = Replay(self.outputs, self.ops)
+        for k, step in enumerate(steps):
+            replay.apply(steps[:k + 1], step)
+        return replay
+
+    def ops_after(self, steps: Sequence[Step]) -> list[Any]:
+        """The operations of the schedule *steps* make, in its order."""
+        return [st.op for st in self._replay(steps).stages]
+
+    def apply_steps_from_state(self, state: State, layout_rewrite: Any = None) -> tuple[Schedule, list[Tensor]]:
+        """The te schedule *state* describes, and the DAG's tensors (its arguments)."""
+        return self._replay(state.transform_steps).schedule, list(self.tensors)
+
+    def infer_bound_from_state(self, state: State) -> State:
+        """*state* with the range of every iterator, from the bounds of the schedule it makes."""
+        replay = self._replay(state.transform_steps)
+        bounds = infer_bound(replay.schedule, exact=False)
+        # a state read from a log holds only its steps: rebuilt from them
+        out = state.copy() if state.stages else replay_on_state(self.get_init_state(), state.transform_steps)
+        for sid, (stage, axes) in enumerate(zip(out.stages, replay.axes)):
+            if stage.compute_at == INLINED or len(axes) != len(stage.iters):
+                continue
+            iters = [it.with_(range_=Range.from_min_extent(bounds[ax].min, bounds[ax].extent)) if ax in bounds
+                     else it for it, ax in zip(stage.iters, axes)]
+            out._set_iters(sid, iters)
+        return out
+
+    def print_python_code_from_state(self, state: State) -> str:
+        """The te calls that make *state*'s schedule, one step a line."""
+        return python_code(state)
+
+    def workload_key(self) -> str:
+        """A key naming this DAG: its text's hash and its tensors' shapes."""
+        shapes = [[int(d) if hasattr(d, "value") else str(d) for d in t.shape] for t in self.tensors]
+        return json.dumps([hashlib.md5(str(self).encode()).hexdigest(), *shapes])
 
     def __str__(self) -> str:
         printer = _DagPrinter()

@@ -11,16 +11,23 @@ from typing import Any
 
 from schedule import Tensor
 
-#: The registered workload functions, by name.
-WORKLOADS: dict[str, Callable[..., Any]] = {}
+#: The registered workload functions, by name; and the tensors of DAGs, by their keys (TVM's
+#: ``WORKLOAD_FUNC_REGISTRY``).
+WORKLOADS: dict[str, Any] = {}
+
+
+def register_workload_tensors(key: str, tensors: Sequence[Tensor]) -> str:
+    """Registers the tensors of a DAG under its workload *key* (a later registration wins)."""
+    WORKLOADS[key] = list(tensors)
+    return key
 
 
 def register_workload(func_name: Any, f: Callable[..., Any] | None = None, override: bool = False) -> Any:
     """Registers a function returning a computation's tensors (inputs, then outputs), under its
     name or *func_name*: ``@register_workload``, ``@register_workload("name")`` or
     ``register_workload("name", f)``. Registering a name again needs *override*."""
-    if callable(func_name) and f is None:
-        f, name = func_name, func_name.__name__
+    if callable(func_name) and f is None:  # named as TVM names it: nested functions by their qualified name
+        f, name = func_name, func_name.__qualname__
     elif isinstance(func_name, str) and func_name:
         name = func_name
     else:
@@ -38,7 +45,7 @@ def register_workload(func_name: Any, f: Callable[..., Any] | None = None, overr
 
 def make_workload_key(func: Any, args: Sequence[Any]) -> str:
     """The key of registered function *func* (or its name) on *args*."""
-    name = func if isinstance(func, str) else getattr(func, "__name__", None)
+    name = func if isinstance(func, str) else getattr(func, "__qualname__", None)
     if name not in WORKLOADS or (not isinstance(func, str) and WORKLOADS[name] is not func):
         raise ValueError(f"auto_scheduler: {name or func!r} is not a registered workload; decorate it with "
                          "@auto_scheduler.register_workload")
@@ -50,7 +57,9 @@ def make_workload_key(func: Any, args: Sequence[Any]) -> str:
 
 
 def workload_tensors(key: str) -> list[Tensor]:
-    """The tensors the workload of *key* returns."""
+    """The tensors the workload of *key* returns (or that were registered under it)."""
+    if isinstance(WORKLOADS.get(key), list):
+        return list(WORKLOADS[key])
     try:
         name, *args = json.loads(key)
     except (TypeError, ValueError):

@@ -113,6 +113,11 @@ class Task:
                              f"@autotvm.template({self.name!r}) before using its task") from None
 
     @property
+    def workload_key(self) -> str | None:
+        """The auto_scheduler workload key of a task the auto_scheduler made (``auto/<key>``)."""
+        return self.name[len("auto/"):] if self.name.startswith("auto/") else None
+
+    @property
     def workload(self) -> tuple[Any, ...]:
         return (self.name, *self.args)
 

@@ -124,7 +124,7 @@ class LocalRunner(_OwnsWorkers, Runner):
         if isinstance(self.executor, Executor):
             return self._submit(measure_inputs, build_results)
         if len(measure_inputs) != len(build_results) or not all(isinstance(b, BuildResult) for b in build_results) \
-                or not all(isinstance(i, MeasureInput) for i in measure_inputs):
+                or not all(_is_input(i) for i in measure_inputs):
             raise TypeError("LocalRunner.run: one MeasureInput and one BuildResult (a builder's build()) per trial")
         start = time.time()
         ref = [np.asarray(x) for x in self.ref_input] if self.ref_input is not None else None
@@ -155,6 +155,12 @@ class LocalRunner(_OwnsWorkers, Runner):
             except Exception as e:  # noqa: BLE001 - the trial's failure is its result
                 results.append(failed(MeasureErrorNo.RUN_TIMEOUT, str(e), start))
         return results
+
+
+def _is_input(x: Any) -> bool:
+    """A trial: autotvm's MeasureInput, or another with its target, task and configuration
+    (auto_scheduler's inputs of loop states)."""
+    return isinstance(x, MeasureInput) or all(hasattr(x, a) for a in ("target", "task", "config"))
 
 
 def run_trial(measure_input: MeasureInput, build_result: BuildResult, number: int = 4, repeat: int = 3,

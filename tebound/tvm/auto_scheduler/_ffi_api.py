@@ -1,0 +1,65 @@
+"""The entry points of TVM's ``auto_scheduler._ffi_api`` that its users and tests call."""
+
+import pickle
+from typing import Any
+
+from tune.auto_scheduler.loop_state import State
+
+
+def SerializeSearchTask(task: Any) -> bytes:  # noqa: N802 - TVM's name
+    """*task* as bytes (:func:`DeserializeSearchTask` reads them)."""
+    return pickle.dumps(task)
+
+
+def DeserializeSearchTask(data: bytes) -> Any:  # noqa: N802
+    """The task *data* holds."""
+    return pickle.loads(data)
+
+
+def _made_by(state: State, stage_id: int, kind: str) -> bool:
+    """Whether a step of *kind* was applied to the stage now at *stage_id*: the steps read
+    from the last back, the stage's id taken back over each stage a step inserted."""
+    for step in reversed(state.transform_steps):
+        # cache_read adds a stage after its own, cache_write and rfactor one before theirs
+        added = {"CHR": step.stage_id + 1, "CHW": step.stage_id, "RF": step.stage_id}.get(step.kind)
+        if added is not None and stage_id == added:
+            return False  # the stage this step added: no earlier step made anything of it
+        if added is not None and stage_id > added:
+            stage_id -= 1
+        if step.kind == kind and step.stage_id == stage_id:
+            return True
+    return False
+
+
+def SearchPolicyUtilsHasCacheReadStage(state: State, stage_id: int) -> bool:  # noqa: N802
+    """Whether the stage at *stage_id* was cache-read."""
+    return _made_by(state, stage_id, "CHR")
+
+
+def SearchPolicyUtilsHasCacheWriteStage(state: State, stage_id: int) -> bool:  # noqa: N802
+    """Whether the stage at *stage_id* was cache-written."""
+    return _made_by(state, stage_id, "CHW")
+
+
+def SearchPolicyUtilsHasRfactorStage(state: State, stage_id: int) -> bool:  # noqa: N802
+    """Whether the stage at *stage_id* was rfactored."""
+    return _made_by(state, stage_id, "RF")
+
+
+def SearchPolicyUtilsHasCrossThreadReduction(state: State, stage_id: int) -> bool:  # noqa: N802
+    """Whether a reduction iterator of the stage, or of a stage computed inside it, is bound to
+    threadIdx.x."""
+    thread_x = State.ANNOTATION_TRANS_TABLE["threadIdx.x"]
+
+    def bound(stage: Any) -> bool:
+        return any(it.iter_kind == 1 and it.annotation == thread_x for it in stage.iters)
+    stages = state.stages
+    inner = [s for s, (t, _) in state._attach.at.items() if t == stage_id]
+    return bound(stages[stage_id]) or any(bound(stages[s]) for s in inner)
+
+
+def SearchPolicyUtilsIsTiled(stage: Any) -> bool:  # noqa: N802
+    """Whether the stage has more or fewer iterators than its operation's axes (a split or a
+    fuse happened)."""
+    op = stage.op
+    return len(stage.iters) != len(getattr(op, "axis", ())) + len(getattr(op, "reduce_axis", ()))
