@@ -10,6 +10,11 @@ the tutorials each in its own process. Nothing of TVM's is kept in the project.
 A test function counts once: passed when every one of its parametrized cases passes or skips,
 failed otherwise; a file that stops at import fails all its functions. Functions that use relay
 or TVMScript are counted apart. The report goes to OUT/report.md and standard output.
+
+The tests run under the Python that runs this script, which needs pytest-timeout and, as TVM
+v0.13's files were written for it, NumPy 1 (they use ``np.infty`` and ``np.reshape(newshape=)``,
+which NumPy 2 removed): a virtual environment with ``pip install "numpy<2" pytest-timeout`` and
+this project. The report names the NumPy it ran with.
 """
 
 from __future__ import annotations
@@ -201,8 +206,11 @@ def main() -> int:
         parser.error("--out must be outside the project: TVM's files never enter it")
     out.mkdir(parents=True, exist_ok=True)
     extract(args.tvm, args.ref, out, SUPPORT)
+    import numpy
+
     lines = [f"# TVM's own tests at {args.ref}, after the import rewrite"
              + (" (without TVM's conftest.py)" if args.no_conftest else ""), "",
+             f"Python {sys.version.split()[0]}, NumPy {numpy.__version__}.", "",
              "| group | functions | passed | skipped | failed | pass or skip | relay/TVMScript apart (passed) |",
              "|---|---|---|---|---|---|---|"]
     failed_lines: list[str] = []

@@ -1,5 +1,5 @@
 """The region-writing transforms (strided_set, sparse_to_dense, matrix_set_diag, trilu), the
-advanced indexing adv_index and tile of an empty axis, against NumPy: slicing assignment,
+advanced indexing adv_index, and tile and reshape of an empty axis, against NumPy: slicing assignment,
 scatter loops, np.triu/np.tril and fancy indexing."""
 
 from __future__ import annotations
@@ -111,6 +111,10 @@ def test_tile_of_an_empty_axis_and_refusals():
     got = np.zeros((4, 0), "float32")
     build(te.create_schedule(out.op), [A, out])(np.zeros((4, 0), "float32"), got)
     assert got.shape == np.tile(np.zeros((4, 0)), 5).shape
+    reshaped = topi.reshape(A, (2, 0, 2))
+    empty = np.zeros((2, 0, 2), "float32")
+    build(te.create_schedule(reshaped.op), [A, reshaped])(np.zeros((4, 0), "float32"), empty)
+    assert empty.shape == np.zeros((4, 0)).reshape(2, 0, 2).shape
     with pytest.raises(ValueError, match="do not broadcast"):
         topi.adv_index(te.placeholder((5, 5)), [te.placeholder((2,), dtype="int32"), te.placeholder((3,), dtype="int32")])
     with pytest.raises(TypeError, match="integers"):

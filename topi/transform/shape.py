@@ -44,6 +44,9 @@ def unravel(flat: Any, shape: Sequence[Any]) -> list[Any]:
     """The index of row-major position *flat* in *shape*."""
     index = []
     for d in reversed(shape[1:]):
+        if const_value(d) == 0:  # no element at all: no position to take apart
+            index.append(flat)
+            continue
         index.append(te.floormod(flat, d))
         flat = te.floordiv(flat, d)
     index.append(flat)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tune.auto_scheduler.loop_state import State, replay_on_state
+from tune.auto_scheduler.search_task import SearchTask
 from tune.auto_scheduler.steps import Step
 
 #: The version written into each record (TVM's).
@@ -75,8 +76,6 @@ def load_record_from_string(text: str) -> tuple[MeasureInput, MeasureResult]:
 
     :raises ValueError: for a line that is not an auto_scheduler record.
     """
-    from tune.auto_scheduler.search_task import SearchTask  # the task module uses these records
-
     try:
         record = json.loads(text)
         (key, target, hw, host, layout, names), (_, steps) = record["i"]
@@ -147,8 +146,6 @@ def load_best_record(filename: Any, workload_key: str | None = None, target: Any
 def recover_measure_input(inp: MeasureInput, rebuild_state: bool = False) -> MeasureInput:
     """*inp* with its task's DAG rebuilt from the workload registry, and (with
     *rebuild_state*) its state replayed on that DAG."""
-    from tune.auto_scheduler.search_task import SearchTask
-
     task = inp.task
     new_task = SearchTask(workload_key=task.workload_key, target=task.target, hardware_params=task.hardware_params,
                           layout_rewrite_option=task.layout_rewrite_option, target_host=task.target_host)
