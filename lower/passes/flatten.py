@@ -271,7 +271,7 @@ class _Flatten(StmtMutator):
                 raise LoweringError(f"{where}: its offset {offset} is not a multiple of its offset_factor "
                                     f"{decl.offset_factor}")
         shape = tuple(substitute(d, vmap) for d in decl.shape)
-        return BufferView(region.buffer, decl.name, shape, tuple(steps[start:]), offset), vmap
+        return BufferView(region.buffer, region.buffer.name, shape, tuple(steps[start:]), offset), vmap
 
     def visit_prefetch(self, s: Prefetch) -> Stmt:
         region = self._region(s.tensor)

@@ -209,6 +209,25 @@ def test_vadd_over_a_whole_axis_with_default_buffers(exact):
     np.testing.assert_array_equal(c, a + b)
 
 
+@BOTH
+def test_a_bound_buffer_prints_as_the_tensor_it_binds(exact):
+    """As TVM prints it: the intrinsic's buffer, bound to a slice of X, is X in the call."""
+    x, y, z = _add(16)
+    intrin = te.decl_tensor_intrin(z.op, lambda ins, outs: te.call_packed("test.tz.vadd", ins[0].data, ins[1],
+                                                                          outs[0].data),
+                                   default_buffer_params={"offset_factor": 16})
+    X, Y = te.placeholder((32,), name="X"), te.placeholder((32,), name="Y")
+    Z = te.compute((32,), lambda i: X[i] + Y[i], name="Z")
+    s = te.create_schedule(Z.op)
+    _, inner = s[Z].split(Z.op.axis[0], factor=16)
+    s[Z].tensorize(inner, intrin)
+    text = str(lower(s, [X, Y, Z], exact=exact))
+    assert 'tvm_call_packed("test.tz.vadd", X, Y, Z)' in text
+    a, b = random((32,), seed=7), random((32,), seed=8)
+    (c,) = run(s, [X, Y, Z], [a, b], exact)
+    np.testing.assert_array_equal(c, a + b)
+
+
 # ---------------------------------------------------------------- unit tests: gemv in a matmul
 
 def _intrin_gemv(m, n, with_reset=True):
