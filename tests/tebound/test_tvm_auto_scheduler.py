@@ -56,11 +56,12 @@ def test_which_steps_made_a_stage():
     local = s.cache_write(C, "local")
     s.cache_read(B, "shared", [local])
     ids = {op.name: i for i, op in enumerate(s.stage_ops)}
-    assert _ffi_api.SearchPolicyUtilsHasCacheWriteStage(s, ids["C"])
+    # TVM's reading: a cache write names the id it was applied at, where its cache stage now is
+    assert _ffi_api.SearchPolicyUtilsHasCacheWriteStage(s, ids["C.local"])
     assert _ffi_api.SearchPolicyUtilsHasCacheReadStage(s, ids["B"])
     assert not _ffi_api.SearchPolicyUtilsHasCacheReadStage(s, ids["A"])
     assert not _ffi_api.SearchPolicyUtilsHasRfactorStage(s, ids["C"])
-    assert not _ffi_api.SearchPolicyUtilsHasCacheWriteStage(s, ids["C.local"])
+    assert not _ffi_api.SearchPolicyUtilsHasCacheWriteStage(s, ids["C"])
     s.bind(local, s[local].iters[2], "threadIdx.x")  # a spatial loop: no reduction across threads
     assert not _ffi_api.SearchPolicyUtilsHasCrossThreadReduction(s, ids["C.local"])
     s.bind(local, s[local].iters[3], "threadIdx.x")  # k

@@ -17,32 +17,31 @@ def DeserializeSearchTask(data: bytes) -> Any:  # noqa: N802
 
 
 def _made_by(state: State, stage_id: int, kind: str) -> bool:
-    """Whether a step of *kind* was applied to the stage now at *stage_id*: the steps read
-    from the last back, the stage's id taken back over each stage a step inserted."""
+    """Whether a step of *kind* names stage *stage_id* (TVM's reading: after a cache write or
+    rfactor, the id of the stage it added): the steps read from the last back, the id moved
+    back over the stages that later steps inserted before it."""
     for step in reversed(state.transform_steps):
-        # cache_read adds a stage after its own, cache_write and rfactor one before theirs
-        added = {"CHR": step.stage_id + 1, "CHW": step.stage_id, "RF": step.stage_id}.get(step.kind)
-        if added is not None and stage_id == added:
-            return False  # the stage this step added: no earlier step made anything of it
-        if added is not None and stage_id > added:
-            stage_id -= 1
         if step.kind == kind and step.stage_id == stage_id:
             return True
+        # cache_write and rfactor insert a stage at their own id, cache_read one after it
+        inserted = {"CHR": step.stage_id + 1, "CHW": step.stage_id, "RF": step.stage_id}.get(step.kind)
+        if inserted is not None and stage_id > inserted:
+            stage_id -= 1
     return False
 
 
 def SearchPolicyUtilsHasCacheReadStage(state: State, stage_id: int) -> bool:  # noqa: N802
-    """Whether the stage at *stage_id* was cache-read."""
+    """Whether the stage at *stage_id* was cache-read (see :func:`_made_by`)."""
     return _made_by(state, stage_id, "CHR")
 
 
 def SearchPolicyUtilsHasCacheWriteStage(state: State, stage_id: int) -> bool:  # noqa: N802
-    """Whether the stage at *stage_id* was cache-written."""
+    """Whether a cache write names *stage_id*: the cache stage it added (see :func:`_made_by`)."""
     return _made_by(state, stage_id, "CHW")
 
 
 def SearchPolicyUtilsHasRfactorStage(state: State, stage_id: int) -> bool:  # noqa: N802
-    """Whether the stage at *stage_id* was rfactored."""
+    """Whether an rfactor names *stage_id*: the stage it added (see :func:`_made_by`)."""
     return _made_by(state, stage_id, "RF")
 
 
