@@ -154,3 +154,29 @@ def test_bad_scale_shift_and_nchwc_input_are_refused():
         topi.x86.depthwise_conv2d_NCHWc(D, te.placeholder((1, 1, 3, 3)), 1, 0, 1, "NCHW4c", "NCHW4c")
     with pytest.raises(ValueError, match="constant multiple"):
         topi.x86.depthwise_conv2d_NCHWc(D, te.placeholder((1, 1, 3, 3, 1, 6)), 1, 0, 1, "NCHW4c", "NCHW6c")
+
+
+@pytest.mark.parametrize("n, h, w, ci, co, pad, tile", [(1, 8, 8, 3, 4, 1, 4), (2, 7, 9, 2, 3, 0, 2),
+                                                         (1, 6, 5, 2, 2, "SAME", 6)])
+def test_winograd_is_the_direct_convolution(n, h, w, ci, co, pad, tile):
+    a = RNG.standard_normal((n, h, w, ci)).astype("float32")
+    k = RNG.standard_normal((3, 3, ci, co)).astype("float32")
+    A, K = te.placeholder(a.shape, name="A"), te.placeholder(k.shape, name="K")
+    out = topi.nn.conv2d_winograd_nhwc(A, K, 1, pad, 1, "float32", tile_size=tile)
+    assert [op.name for op in (out.op, out.op.input_tensors[0].op)] == ["conv2d_winograd", "inverse"]
+    got = np.full([int(d) for d in out.shape], np.nan, "float32")
+    build(te.create_schedule(out.op), [A, K, out])(a, k, got)
+    np.testing.assert_allclose(got, ref.conv2d_nhwc_python(a, k, 1, pad), rtol=1e-4, atol=1e-4)
+    # the transforms: A^T [(G g) * (B^T d)] is the correlation of d with g
+    At, Bt, Gt = (_matrix(t) for t in topi.nn.winograd_transform_matrices(tile, 3, "float64"))
+    d, g = RNG.standard_normal(tile + 2), RNG.standard_normal(3)
+    np.testing.assert_allclose(At.T @ ((Gt @ g) * (Bt.T @ d)), np.correlate(d, g, "valid"), atol=1e-9)
+    with pytest.raises(ValueError, match="3 x 3 HWIO kernel"):
+        topi.nn.conv2d_winograd_nhwc(A, K, 2, pad, 1, "float32")
+
+
+def _matrix(t):
+    """A constant matrix tensor's values, computed."""
+    out = np.zeros([int(d) for d in t.shape], t.dtype)
+    build(te.create_schedule(t.op), [t])(out)
+    return out

@@ -14,11 +14,12 @@ from topi.nn.pool_grad import pool_grad
 from topi.nn.pooling import adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool1d, pool2d, pool3d
 from topi.nn.softmax import fast_softmax, log_softmax, softmax
 from topi.nn.upsampling import upsampling, upsampling3d
+from topi.nn.winograd import conv2d_winograd_nhwc, winograd_transform_matrices
 from topi.utils import get_pad_tuple
 
 __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "conv2d",
-           "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "dense", "depthwise_conv2d_nchw",
-           "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "flatten", "get_pad_tuple", "global_pool",
-           "group_conv2d_nchw", "layer_norm", "leaky_relu", "log_softmax", "lrn", "matmul", "pad", "pool1d", "pool2d",
-           "pool3d", "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc",
-           "softmax", "upsampling", "upsampling3d"]
+           "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "conv2d_winograd_nhwc", "dense",
+           "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "flatten", "get_pad_tuple",
+           "global_pool", "group_conv2d_nchw", "layer_norm", "leaky_relu", "log_softmax", "lrn", "matmul", "pad",
+           "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc",
+           "scale_shift_nhwc", "softmax", "upsampling", "upsampling3d", "winograd_transform_matrices"]

@@ -104,6 +104,18 @@ def zero_rank_compute_auto_scheduler_test(N: int) -> list[Any]:  # noqa: N803
     return [A, B, te.compute((N,), lambda i: A[i] + B[()], name="C")]
 
 
+@register_workload
+def conv2d_winograd_nhwc_auto_scheduler_test(N: int, H: int, W: int, CI: int, CO: int,  # noqa: N803
+                                             kernel_size: int = 3, stride: int = 1, padding: int = 0,
+                                             dilation: int = 1) -> list[Any]:
+    """A 3 x 3 NHWC convolution by Winograd's F(4, 3), its kernel given transformed (6 x 6 x
+    CO x CI)."""
+    inputs = te.placeholder((N, H, W, CI), name="inputs")
+    weight = te.placeholder((6, 6, CO, CI), name="weight")
+    return [inputs, weight, topi.nn.conv2d_winograd_nhwc(inputs, weight, stride, padding, dilation, "float32",
+                                                          pre_computed=True)]
+
+
 def invalid_compute_definition() -> list[Any]:
     """A compute whose two reduction iterators share a name (a DAG refuses it)."""
     A = te.placeholder((10, 10), name="A")
@@ -124,8 +136,9 @@ def get_tiled_matmul() -> tuple[ComputeDAG, Any]:
     return dag, s
 
 
-__all__ = ["conv2d_nchw_bn_relu_auto_scheduler_test", "double_matmul_auto_scheduler_test", "get_tiled_matmul",
-           "invalid_compute_definition", "matmul_auto_scheduler_test", "matmul_auto_scheduler_test_rename_0",
-           "max_pool2d_auto_scheduler_test", "min_nm_auto_scheduler_test", "parallel_matmul_auto_scheduler_test",
-           "softmax_abcd_auto_scheduler_test", "softmax_nm_auto_scheduler_test",
-           "zero_rank_compute_auto_scheduler_test", "zero_rank_reduce_auto_scheduler_test"]
+__all__ = ["conv2d_nchw_bn_relu_auto_scheduler_test", "conv2d_winograd_nhwc_auto_scheduler_test",
+           "double_matmul_auto_scheduler_test", "get_tiled_matmul", "invalid_compute_definition",
+           "matmul_auto_scheduler_test", "matmul_auto_scheduler_test_rename_0", "max_pool2d_auto_scheduler_test",
+           "min_nm_auto_scheduler_test", "parallel_matmul_auto_scheduler_test", "softmax_abcd_auto_scheduler_test",
+           "softmax_nm_auto_scheduler_test", "zero_rank_compute_auto_scheduler_test",
+           "zero_rank_reduce_auto_scheduler_test"]
