@@ -85,7 +85,8 @@ def conv2d_winograd_nhwc(data: Tensor, weight: Tensor, strides: Any, padding: An
     kernel ``(alpha, alpha, out, in)``) by Winograd's F(tile_size, 3): the
     kernel transformed (``kernel_pack``), the input cut into tiles (``input_tile``) and
     transformed (``data_pack``), multiplied per tile position (``bgemm``), transformed back
-    (``inverse``) and put in place (``conv2d_winograd``).
+    (``inverse``) and put in place (``conv2d_winograd``). The transforms' stages name the
+    indices of the constant matrices, as TVM's do, for the auto-scheduler to unroll.
 
     :raises ValueError: for another kernel size, a stride or a dilation other than 1.
     """
@@ -123,13 +124,15 @@ def conv2d_winograd_nhwc(data: Tensor, weight: Tensor, strides: Any, padding: An
         p // (tiles_h * tiles_w), (p // tiles_w) % tiles_h * m + eps, p % tiles_w * m + nu, c], name="input_tile")
     ra, rb = te.reduce_axis((0, alpha), name="r_a"), te.reduce_axis((0, alpha), name="r_b")
     data_pack = te.compute((alpha, alpha, tiles, ci), lambda eps, nu, p, c: te.sum(
-        input_tile[ra, rb, p, c].astype(out_dtype) * B[ra, eps] * B[rb, nu], axis=[ra, rb]), name="data_pack")
+        input_tile[ra, rb, p, c].astype(out_dtype) * B[ra, eps] * B[rb, nu], axis=[ra, rb]), name="data_pack",
+        attrs={"auto_scheduler_simplify_const_tensor_indices": ["eps", "nu", "r_a", "r_b"]})
     rc = te.reduce_axis((0, ci), name="ci")
     bgemm = te.compute((alpha, alpha, tiles, co), lambda eps, nu, p, o: te.sum(
         data_pack[eps, nu, p, rc] * kernel_pack[eps, nu, o, rc], axis=[rc]), name="bgemm")
     ia, ib = te.reduce_axis((0, alpha), name="r_a"), te.reduce_axis((0, alpha), name="r_b")
     inverse = te.compute((m, m, tiles, co), lambda vh, vw, p, o: te.sum(
-        bgemm[ia, ib, p, o] * A[ia, vh] * A[ib, vw], axis=[ia, ib]), name="inverse")
+        bgemm[ia, ib, p, o] * A[ia, vh] * A[ib, vw], axis=[ia, ib]), name="inverse",
+        attrs={"auto_scheduler_simplify_const_tensor_indices": ["vh", "vw", "r_a", "r_b"]})
     return te.compute((n, out_h, out_w, co), lambda b, y, x, o: inverse[
         y % m, x % m, b * tiles_h * tiles_w + y // m * tiles_w + x // m, o], name="conv2d_winograd",
         tag="conv2d_winograd_nhwc")

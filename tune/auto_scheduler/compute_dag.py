@@ -91,8 +91,18 @@ class ComputeDAG:
         return replay
 
     def ops_after(self, steps: Sequence[Step]) -> list[Any]:
-        """The operations of the schedule *steps* make, in its order."""
-        return [st.op for st in self._replay(steps).stages]
+        """The operations of the schedule *steps* make, in its order: only the steps that add
+        stages are replayed (an rfactor with the fuse and split just before it, as TVM
+        does), so open split lengths elsewhere do not matter."""
+        kept: list[Step] = []
+        for k, step in enumerate(steps):
+            if step.kind in ("CHR", "CHW"):
+                kept.append(step)
+            elif step.kind == "RF":
+                if k >= 2 and steps[k - 2].kind == "FU" and steps[k - 2].stage_id == step.stage_id:
+                    kept.append(steps[k - 2])
+                kept += [steps[k - 1], step]
+        return [st.op for st in self._replay(kept).stages]
 
     def apply_steps_from_state(self, state: State, layout_rewrite: Any = None) -> tuple[Schedule, list[Tensor]]:
         """The te schedule *state* describes, and the DAG's tensors (its arguments)."""

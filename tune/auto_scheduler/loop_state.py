@@ -59,6 +59,9 @@ class Stage:
     auto_unroll_max_step: int = 0
     storage_offset: int = 0
 
+    #: TVM's codes of where a stage is computed, by name.
+    COMPUTE_AT_TRANS_TABLE = {"root": ROOT, "inlined": INLINED, "iter": ITER}  # noqa: RUF012
+
     @staticmethod
     def of(op: Any) -> Stage:
         if isinstance(op, PlaceholderOp):
@@ -96,14 +99,23 @@ class State:
     ANNOTATION_TRANS_TABLE = dict(ANNOTATIONS)
     ANNOTATION_NAMES = dict(ANNOTATION_NAMES)
 
-    def __init__(self, dag: Any, stages: Sequence[Stage], steps: Sequence[Step] = (),
+    def __init__(self, dag: Any, stages: Any = None, steps: Sequence[Step] = (),
                  attach: _Attach | None = None, stage_id_map: dict[Any, int] | None = None) -> None:
+        if isinstance(dag, State):  # TVM's State(state_object, dag): a state of *stages*' DAG
+            other, dag = dag, stages if stages is not None else dag.compute_dag
+            stages, steps, attach = other._stages, other.transform_steps, _Attach(dict(other._attach.at))
+            stage_id_map = other.stage_id_map
         self.compute_dag = dag
-        self._stages = list(stages)
+        self._stages = list(stages or ())
         self.transform_steps = list(steps)
         self._attach = attach or _Attach()
         self.stage_id_map = dict(stage_id_map) if stage_id_map is not None else \
             {st.op: i for i, st in enumerate(self._stages)}
+
+    @property
+    def state_object(self) -> State:
+        """The state itself (TVM's python wrapper and its object are one here)."""
+        return self
 
     def copy(self) -> State:
         return State(self.compute_dag, self._stages, self.transform_steps, _Attach(dict(self._attach.at)),

@@ -26,6 +26,7 @@ from tune.auto_scheduler.compute_dag import ComputeDAG
 from tune.auto_scheduler.measure import load_records
 from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
+from tune.auto_scheduler.sketch_rules import CPU_RULES, CustomRule, generate_sketches
 from tune.auto_scheduler.workload import WORKLOADS, make_workload_key, register_workload_tensors
 from tune.autotvm.measure import measure_option
 from tune.autotvm.tuner import RandomTuner, Tuner, XGBTuner
@@ -95,7 +96,19 @@ class SketchPolicy(SearchPolicy):
         if not isinstance(model, (XGBModel, RandomModel)):
             raise TypeError(f"SketchPolicy: program_cost_model is an XGBModel or a RandomModel, got {model!r}")
         self.task, self.model, self.seed, self.verbose = task, model, seed, verbose
+        self.search_task = task  # TVM's name
         self.init_search_callbacks = list(init_search_callbacks or [])
+
+    def generate_sketches(self, print_for_debug: bool = False) -> list[Any]:
+        """TVM's sketches of the task (:mod:`.sketch_rules`): loop states with open split
+        lengths, the user's custom rules (``PreloadCustomSketchRule``) tried first."""
+        custom = [CustomRule(c.meet_condition_func, c.apply_func, c.rule_name) for c in self.init_search_callbacks
+                  if isinstance(c, PreloadCustomSketchRule)]
+        sketches = generate_sketches(self, [*custom, *CPU_RULES])
+        if print_for_debug:
+            for s in sketches:
+                print(s)
+        return sketches
 
     def make_tuner(self) -> Tuner:
         """The tuner this policy searches with, with what it starts from already loaded."""
@@ -108,7 +121,8 @@ class SketchPolicy(SearchPolicy):
             tuner = RandomTuner(self.task.tuning_task, seed=self.seed)
         tuner.screen = True  # configurations the sketch rejects are never measured
         for callback in self.init_search_callbacks:
-            callback(tuner)
+            if not isinstance(callback, PreloadCustomSketchRule):  # those shape sketches, not the tuner
+                callback(tuner)
         return tuner
 
 

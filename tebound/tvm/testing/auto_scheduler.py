@@ -63,9 +63,9 @@ def conv2d_nchw_bn_relu_auto_scheduler_test(N: int, H: int, W: int, CI: int, CO:
 
 @register_workload
 def max_pool2d_auto_scheduler_test(N: int, H: int, W: int, CI: int, padding: int) -> list[Any]:  # noqa: N803
-    """A 3 x 3 max pool of stride 1 over NCHW data."""
+    """A 2 x 2 max pool of stride 1 over NCHW data."""
     data = te.placeholder((N, CI, H, W), name="Data")
-    return [data, topi.nn.pool2d(data, [3, 3], [1, 1], [1, 1], [padding] * 4, "max")]
+    return [data, topi.nn.pool2d(data, [2, 2], [1, 1], [1, 1], [padding] * 4, "max")]
 
 
 @register_workload
