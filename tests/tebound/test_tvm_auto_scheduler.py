@@ -62,9 +62,10 @@ def test_which_steps_made_a_stage():
     assert not _ffi_api.SearchPolicyUtilsHasCacheReadStage(s, ids["A"])
     assert not _ffi_api.SearchPolicyUtilsHasRfactorStage(s, ids["C"])
     assert not _ffi_api.SearchPolicyUtilsHasCacheWriteStage(s, ids["C"])
-    s.bind(local, s[local].iters[2], "threadIdx.x")  # a spatial loop: no reduction across threads
+    assert [it.name for it in s[local].iters] == ["i.c", "j.c", "k"]  # the cache's own loops
+    s.bind(local, s[local].iters[1], "threadIdx.x")  # a spatial loop: no reduction across threads
     assert not _ffi_api.SearchPolicyUtilsHasCrossThreadReduction(s, ids["C.local"])
-    s.bind(local, s[local].iters[3], "threadIdx.x")  # k
+    s.bind(local, s[local].iters[2], "threadIdx.x")  # k
     assert _ffi_api.SearchPolicyUtilsHasCrossThreadReduction(s, ids["C.local"])
 
 
