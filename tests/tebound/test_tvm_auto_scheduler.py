@@ -41,9 +41,18 @@ def test_registry_entries_travel_and_tasks_pickle():
     dag = auto_scheduler.ComputeDAG(workloads.matmul_auto_scheduler_test(8, 8, 8))
     key = json.dumps(["a-dag-of-our-own"])
     task = auto_scheduler.SearchTask(compute_dag=dag, workload_key=key, target="llvm")
-    again = _ffi_api.DeserializeSearchTask(_ffi_api.SerializeSearchTask(task))
+    again = pickle.loads(pickle.dumps(task))
     assert key in workload_registry.WORKLOAD_FUNC_REGISTRY  # a DAG's key finds its tensors again
     assert str(again.compute_dag.get_init_state()) == str(dag.get_init_state()) and str(again.target) == "llvm -keys=cpu"
+    named = auto_scheduler.SearchTask(func=workloads.matmul_auto_scheduler_test, args=(8, 8, 8), target="llvm",
+                                      task_inputs={"x": tvm.nd.empty((2,))}, task_inputs_overwrite=True)
+    text = _ffi_api.SerializeSearchTask(named)
+    assert json.loads(text)[0] == named.workload_key and json.loads(text)[5] == ["x"]
+    back = _ffi_api.DeserializeSearchTask(text)
+    assert (back.workload_key, back.task_input_names, str(back.target)) == (named.workload_key, ["x"], "llvm -keys=cpu")
+    with pytest.raises(ValueError, match="already registered"):
+        auto_scheduler.SearchTask(func=workloads.matmul_auto_scheduler_test, args=(8, 8, 8), target="llvm",
+                                  task_inputs={"x": tvm.nd.empty((2,))})
 
 
 def test_which_steps_made_a_stage():

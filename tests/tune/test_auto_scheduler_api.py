@@ -155,5 +155,5 @@ def test_bad_arguments_are_refused():
         task.tune({"num_measure_trials": 2})
     with pytest.raises(ValueError, match="print_mode"):
         task.print_best(_log(task, [0], [1.0]), print_mode="ptx")
-    with pytest.raises(TypeError, match="XGBModel or a RandomModel"):
+    with pytest.raises(TypeError, match="an XGBModel, a RandomModel or a PythonBasedModel"):
         auto_scheduler.SketchPolicy(task, program_cost_model="xgb")

@@ -23,10 +23,9 @@ from tune.auto_scheduler.records import (
     dump_record_to_string,
     load_best_record,
     load_record_from_string,
-    recover_measure_input,
     save_records,
 )
-from tune.auto_scheduler.search_task import SearchTask
+from tune.auto_scheduler.search_task import SearchTask, recover_measure_input
 from tune.auto_scheduler.workload import register_workload
 
 RNG = np.random.default_rng(9)

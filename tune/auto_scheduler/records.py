@@ -5,22 +5,81 @@ and a loop state) and a ``MeasureResult`` per JSON line::
            [[], [step records]]],
      "r": [[costs], error number, total cost, timestamp], "v": "v0.6"}
 
-A state is kept as its steps; :func:`recover_measure_input` (or
+A state is kept as its steps; ``recover_measure_input`` (or
 ``ComputeDAG.infer_bound_from_state``) replays them on the task's DAG."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tune.auto_scheduler.loop_state import State, replay_on_state
-from tune.auto_scheduler.search_task import SearchTask
+from lower.target import Target
+from tune.auto_scheduler.compute_dag import ComputeDAG
+from tune.auto_scheduler.loop_state import State
+from tune.auto_scheduler.measure import load_records
 from tune.auto_scheduler.steps import Step
 
 #: The version written into each record (TVM's).
 LOG_VERSION = "v0.6"
+
+
+class HardwareParams:
+    """What a search assumes of the machine (TVM's): cores, vector and cache line bytes, and
+    the GPU's limits (0 on a CPU). Unset values come from *target*."""
+
+    FIELDS = ("num_cores", "vector_unit_bytes", "cache_line_bytes", "max_shared_memory_per_block",
+              "max_local_memory_per_block", "max_threads_per_block", "max_vthread_extent", "warp_size")
+
+    def __init__(self, num_cores: int | None = None, vector_unit_bytes: int | None = None,
+                 cache_line_bytes: int | None = None, max_shared_memory_per_block: int | None = None,
+                 max_local_memory_per_block: int | None = None, max_threads_per_block: int | None = None,
+                 max_vthread_extent: int | None = None, warp_size: int | None = None, target: Any = None,
+                 target_host: Any = None) -> None:
+        target = target if isinstance(target, Target) or target is None else Target(str(target))
+        gpu = target is not None and target.is_gpu
+        defaults = {"num_cores": os.cpu_count() or 1, "vector_unit_bytes": 16 if gpu else 64,
+                    "cache_line_bytes": 64, "max_shared_memory_per_block": 49152 if gpu else 0,
+                    "max_local_memory_per_block": 2147483647 if gpu else 0,
+                    "max_threads_per_block": 1024 if gpu else 0, "max_vthread_extent": 8 if gpu else 0,
+                    "warp_size": 32 if gpu else 0}
+        given = locals()
+        for name in self.FIELDS:
+            value = given[name]
+            setattr(self, name, int(value) if value is not None else defaults[name])
+
+    def to_list(self) -> list[int]:
+        return [getattr(self, name) for name in self.FIELDS]
+
+    @staticmethod
+    def from_list(values: Sequence[int]) -> HardwareParams:
+        return HardwareParams(*values)
+
+    def __repr__(self) -> str:
+        return "HardwareParams(" + ", ".join(f"{n}={getattr(self, n)}" for n in self.FIELDS) + ")"
+
+
+class RecordedTask:
+    """The task a record names: its workload key, target (with its host), hardware numbers,
+    layout rewrite option and task input names; its DAG when the workload is registered
+    (``recover_measure_input`` makes a SearchTask of it)."""
+
+    def __init__(self, workload_key: str, target: str, hardware: Sequence[int], target_host: Any,
+                 layout_rewrite_option: int, task_input_names: Sequence[str]) -> None:
+        self.workload_key = workload_key
+        self.target = Target(target, host=target_host)
+        self.target_host = self.target.host
+        self.hardware_params = HardwareParams.from_list(hardware)
+        self.layout_rewrite_option, self.task_input_names = layout_rewrite_option, list(task_input_names)
+        try:
+            self.compute_dag: ComputeDAG | None = ComputeDAG(workload_key)
+        except (TypeError, ValueError):
+            self.compute_dag = None
+
+    def __repr__(self) -> str:
+        return f"RecordedTask(workload_key={self.workload_key}, target={self.target})"
 
 
 class MeasureInput:
@@ -42,13 +101,24 @@ class MeasureInput:
         return f"MeasureInput(task={self.task!r}, steps={len(self.state.transform_steps)})"
 
 
+class Cost(float):
+    """A run's time in seconds; also its ``value``, as TVM's costs are float constants."""
+
+    @property
+    def value(self) -> float:
+        return float(self)
+
+    def __repr__(self) -> str:
+        return repr(float(self))
+
+
 class MeasureResult:
     """How it went: the *costs* of the runs (seconds), *error_no* (0: none) and *error_msg*,
     the total time *all_cost* and the *timestamp*."""
 
     def __init__(self, costs: Sequence[float], error_no: int, error_msg: str, all_cost: float,
                  timestamp: float) -> None:
-        self.costs, self.error_no, self.error_msg = [float(c) for c in costs], int(error_no), error_msg
+        self.costs, self.error_no, self.error_msg = [Cost(c) for c in costs], int(error_no), error_msg
         self.all_cost, self.timestamp = float(all_cost), float(timestamp)
 
     def __repr__(self) -> str:
@@ -65,7 +135,7 @@ def dump_record_to_string(inp: MeasureInput, res: MeasureResult) -> str:
                str(task.target.host) if task.target.host is not None else "",
                int(task.layout_rewrite_option), list(task.task_input_names)],
               [[], [step.record() for step in inp.state.transform_steps]]],
-        "r": [list(res.costs), res.error_no, res.all_cost, res.timestamp],
+        "r": [[float(c) for c in res.costs], res.error_no, res.all_cost, res.timestamp],
         "v": LOG_VERSION,
     }
     return json.dumps(record)
@@ -82,7 +152,7 @@ def load_record_from_string(text: str) -> tuple[MeasureInput, MeasureResult]:
         costs, error_no, all_cost, timestamp = record["r"]
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"auto_scheduler: {text[:80]!r} is not an auto_scheduler record ({e})") from None
-    task = SearchTask.from_record(key, target, hw, host or None, layout, names)
+    task = RecordedTask(key, target, hw, host or None, layout, names)
     state = State(task.compute_dag, [], [Step.from_record(s) for s in steps])
     return MeasureInput(task, state), MeasureResult(costs, error_no, "", all_cost, timestamp)
 
@@ -125,6 +195,16 @@ class RecordReader:
         return inputs, results
 
 
+def load_any_records(filename: Any) -> list[Any]:
+    """The (input, result) pairs of the log *filename*: loop-state records (TVM's lines), or
+    the records of a search here (autotvm's lines)."""
+    path = Path(filename)
+    first = next((line for line in path.read_text().splitlines() if line.strip()), "") if path.exists() else ""
+    if first.lstrip().startswith('{"i"'):
+        return list(RecordReader(filename))
+    return load_records(filename)
+
+
 def load_best_record(filename: Any, workload_key: str | None = None, target: Any = None,
                      include_compatible: bool = False) -> tuple[MeasureInput | None, MeasureResult | None]:
     """The fastest error-free record of *filename* (of *workload_key* and *target* if given)."""
@@ -141,15 +221,3 @@ def load_best_record(filename: Any, workload_key: str | None = None, target: Any
         if cost < best_cost:
             best, best_cost = (inp, res), cost
     return best
-
-
-def recover_measure_input(inp: MeasureInput, rebuild_state: bool = False) -> MeasureInput:
-    """*inp* with its task's DAG rebuilt from the workload registry, and (with
-    *rebuild_state*) its state replayed on that DAG."""
-    task = inp.task
-    new_task = SearchTask(workload_key=task.workload_key, target=task.target, hardware_params=task.hardware_params,
-                          layout_rewrite_option=task.layout_rewrite_option, target_host=task.target_host)
-    state = inp.state
-    if rebuild_state:
-        state = replay_on_state(new_task.compute_dag.get_init_state(), inp.state.transform_steps)
-    return MeasureInput(new_task, state)

@@ -14,22 +14,30 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
+import pickle
+import random
 import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from lower import build
 from lower.target import Target
 from tune.auto_scheduler.compute_dag import ComputeDAG
+from tune.auto_scheduler.loop_state import replay_on_state
 from tune.auto_scheduler.measure import load_records
+from tune.auto_scheduler.population import evolutionary_search, sample_initial_population
+from tune.auto_scheduler.records import HardwareParams, load_any_records
+from tune.auto_scheduler.records import MeasureInput as StateInput
 from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
 from tune.auto_scheduler.sketch_rules import CPU_RULES, CustomRule, generate_sketches
 from tune.auto_scheduler.workload import WORKLOADS, make_workload_key, register_workload_tensors
 from tune.autotvm.measure import measure_option
 from tune.autotvm.tuner import RandomTuner, Tuner, XGBTuner
+from tune.features import schedule_features
 
 
 class TuningOptions:
@@ -49,25 +57,98 @@ class TuningOptions:
         self.measure_callbacks = list(measure_callbacks or [])
 
 
-class RandomModel:
-    """No model: configurations are tried in a random order."""
+class PythonBasedModel:
+    """A cost model written in Python: ``update(inputs, results)`` and ``predict(task, states)``
+    (higher is better)."""
+
+    def update(self, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+        raise NotImplementedError("PythonBasedModel: override update(inputs, results)")
+
+    def predict(self, task: Any, states: Sequence[Any]) -> list[float]:
+        raise NotImplementedError("PythonBasedModel: override predict(task, states)")
 
 
-class XGBModel:
-    """The learned cost model (XGBoost); ``update_from_file`` gives it a log to start from."""
+class RandomModel(PythonBasedModel):
+    """No model: random scores (configurations are tried in a random order)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def update(self, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+        """Nothing to learn."""
+
+    def predict(self, task: Any, states: Sequence[Any]) -> list[float]:
+        return list(self._rng.uniform(0, 1, len(states)))
+
+
+class XGBModel(PythonBasedModel):
+    """The learned cost model (XGBoost). Measured loop states train it to predict a state's
+    throughput relative to the best of its task, from the features of the schedule it
+    makes (:mod:`tune.features`); ``update_from_file`` learns from a log. The search here
+    also seeds its tuner with the records it was given."""
 
     def __init__(self, verbose_eval: int = 25, num_warmup_sample: int = 100, seed: int | None = None,
                  model_file: str | None = None, adaptive_training: bool = False, disable_update: bool = False,
                  few_shot_learning: bool = False) -> None:
         self.num_warmup_sample, self.seed = num_warmup_sample, seed
         self.records: list[Any] = []
+        self.features: list[np.ndarray] = []
+        self.costs: list[tuple[str, float]] = []
+        self.booster: Any = None
+        if model_file is not None:
+            self.load(model_file)
 
     def update_from_file(self, file_name: Any, n_lines: int | None = None) -> None:
-        records = load_records(file_name)
-        self.records += records[:n_lines] if n_lines is not None else records
+        records = load_any_records(file_name)
+        records = records[:n_lines] if n_lines is not None else records
+        self.update([inp for inp, _ in records], [res for _, res in records])
 
     def update(self, inputs: Sequence[Any], results: Sequence[Any]) -> None:
-        self.records += list(zip(inputs, results))
+        states = [(inp, res) for inp, res in zip(inputs, results) if isinstance(inp, StateInput)]
+        self.records += [(inp, res) for inp, res in zip(inputs, results) if not isinstance(inp, StateInput)]
+        for inp, res in states:
+            if res.error_no != 0 or not res.costs or inp.task.compute_dag is None:
+                continue
+            self.features.append(state_features(inp.task.compute_dag, inp.state))
+            self.costs.append((inp.task.workload_key, float(np.mean([float(c) for c in res.costs]))))
+        if states and len(self.features) >= max(self.num_warmup_sample, 1):
+            self._fit()
+
+    def _fit(self) -> None:
+        import xgboost as xgb  # an optional dependency (pip install 'tebound[tune]')
+
+        best: dict[str, float] = {}
+        for key, cost in self.costs:
+            best[key] = min(best.get(key, cost), cost)
+        labels = np.array([best[key] / cost for key, cost in self.costs])
+        data = xgb.DMatrix(np.array(self.features), label=labels)
+        params = {"max_depth": 6, "eta": 0.3, "objective": "reg:squarederror", "verbosity": 0,
+                  "seed": self.seed or 0, "nthread": 1}
+        self.booster = xgb.train(params, data, num_boost_round=200)
+
+    def predict(self, task: Any, states: Sequence[Any]) -> list[float]:
+        """The predicted relative throughput of each state (random before any training)."""
+        if self.booster is None:
+            return RandomModel(self.seed).predict(task, states)
+        import xgboost as xgb
+
+        x = np.array([state_features(task.compute_dag, s) for s in states])
+        return list(self.booster.predict(xgb.DMatrix(x)))
+
+    def save(self, file_name: str) -> None:
+        with open(file_name, "wb") as f:
+            pickle.dump({"features": self.features, "costs": self.costs, "booster": self.booster}, f)
+
+    def load(self, file_name: str) -> None:
+        with open(file_name, "rb") as f:
+            saved = pickle.load(f)
+        self.features, self.costs, self.booster = saved["features"], saved["costs"], saved["booster"]
+
+
+def state_features(dag: ComputeDAG, state: Any) -> np.ndarray:
+    """The features of the schedule *state* makes of *dag*."""
+    sch, args = dag.apply_steps_from_state(state)
+    return schedule_features(sch, args)
 
 
 class PreloadMeasuredStates:
@@ -93,11 +174,22 @@ class SketchPolicy(SearchPolicy):
         if not isinstance(task, SearchTask):
             raise TypeError(f"SketchPolicy: task is a SearchTask, got {task!r}")
         model = program_cost_model if program_cost_model is not None else RandomModel()
-        if not isinstance(model, (XGBModel, RandomModel)):
-            raise TypeError(f"SketchPolicy: program_cost_model is an XGBModel or a RandomModel, got {model!r}")
+        if not isinstance(model, PythonBasedModel):
+            raise TypeError(f"SketchPolicy: program_cost_model is an XGBModel, a RandomModel or a PythonBasedModel, "
+                            f"got {model!r}")
         self.task, self.model, self.seed, self.verbose = task, model, seed, verbose
         self.search_task = task  # TVM's name
         self.init_search_callbacks = list(init_search_callbacks or [])
+
+    def sample_initial_population(self, size: int = 64) -> list[Any]:
+        """*size* concrete states: the sketches, their open split lengths drawn at random."""
+        return sample_initial_population(self.task.compute_dag, self.generate_sketches(), size, self.seed)
+
+    def evolutionary_search(self, init_populations: Sequence[Any], out_size: int) -> list[Any]:
+        """The *out_size* best states the cost model finds by mutating *init_populations*'
+        tile sizes."""
+        return evolutionary_search(self.task.compute_dag, self.task, self.model, init_populations, out_size,
+                                   seed=self.seed if self.seed is not None else random.randrange(2 ** 31))
 
     def generate_sketches(self, print_for_debug: bool = False) -> list[Any]:
         """TVM's sketches of the task (:mod:`.sketch_rules`): loop states with open split
@@ -138,41 +230,6 @@ class LayoutRewriteOption:
         return LayoutRewriteOption.NO_REWRITE
 
 
-class HardwareParams:
-    """What a search assumes of the machine (TVM's): cores, vector and cache line bytes, and
-    the GPU's limits (0 on a CPU). Unset values come from *target*."""
-
-    FIELDS = ("num_cores", "vector_unit_bytes", "cache_line_bytes", "max_shared_memory_per_block",
-              "max_local_memory_per_block", "max_threads_per_block", "max_vthread_extent", "warp_size")
-
-    def __init__(self, num_cores: int | None = None, vector_unit_bytes: int | None = None,
-                 cache_line_bytes: int | None = None, max_shared_memory_per_block: int | None = None,
-                 max_local_memory_per_block: int | None = None, max_threads_per_block: int | None = None,
-                 max_vthread_extent: int | None = None, warp_size: int | None = None, target: Any = None,
-                 target_host: Any = None) -> None:
-        target = target if isinstance(target, Target) or target is None else Target(str(target))
-        gpu = target is not None and target.is_gpu
-        defaults = {"num_cores": os.cpu_count() or 1, "vector_unit_bytes": 16 if gpu else 64,
-                    "cache_line_bytes": 64, "max_shared_memory_per_block": 49152 if gpu else 0,
-                    "max_local_memory_per_block": 2147483647 if gpu else 0,
-                    "max_threads_per_block": 1024 if gpu else 0, "max_vthread_extent": 8 if gpu else 0,
-                    "warp_size": 32 if gpu else 0}
-        given = locals()
-        for name in self.FIELDS:
-            value = given[name]
-            setattr(self, name, int(value) if value is not None else defaults[name])
-
-    def to_list(self) -> list[int]:
-        return [getattr(self, name) for name in self.FIELDS]
-
-    @staticmethod
-    def from_list(values: Sequence[int]) -> HardwareParams:
-        return HardwareParams(*values)
-
-    def __repr__(self) -> str:
-        return "HardwareParams(" + ", ".join(f"{n}={getattr(self, n)}" for n in self.FIELDS) + ")"
-
-
 class EmptyPolicy(SketchPolicy):
     """A policy with no model: the space's configurations in a random order (TVM's empty
     policy measures the initial state; here the space holds it)."""
@@ -191,6 +248,52 @@ class PreloadCustomSketchRule:
 
     def __init__(self, meet_condition_func: Any, apply_func: Any, rule_name: str = "CustomSketchRule") -> None:
         self.meet_condition_func, self.apply_func, self.rule_name = meet_condition_func, apply_func, rule_name
+
+
+#: Input arrays given to tasks, by workload key and name (TVM's ``TASK_INPUT_BUFFER_TABLE``).
+TASK_INPUT_BUFFER_TABLE: dict[str, dict[str, Any]] = {}
+
+
+def register_task_inputs(workload_key: str, task_inputs: Any, overwrite: bool = False) -> list[str]:
+    """The names of *task_inputs* (a dict of name to array, or names already registered), the
+    arrays kept in :data:`TASK_INPUT_BUFFER_TABLE` under *workload_key* (replacing one of the same
+    name only with *overwrite*).
+
+    :raises ValueError: for a name registered with another array and no *overwrite*, or a name
+        given alone that nothing registered.
+    """
+    table = TASK_INPUT_BUFFER_TABLE.setdefault(workload_key, {})
+    if task_inputs is None:
+        return []
+    if isinstance(task_inputs, dict):
+        for name, array in task_inputs.items():
+            if name in table and table[name] is not array and not overwrite:
+                raise ValueError(f"SearchTask: task input {name!r} is already registered for this workload; pass "
+                                 f"task_inputs_overwrite=True to replace it")
+            table[name] = array
+        return list(task_inputs)
+    names = list(task_inputs)
+    missing = [n for n in names if not any(n in t for t in TASK_INPUT_BUFFER_TABLE.values())]
+    if missing:
+        raise ValueError(f"SearchTask: task inputs {missing} are not registered; give them as a dict of arrays")
+    return names
+
+
+def serialize_task(task: SearchTask) -> str:
+    """*task* as TVM's JSON: workload key, target, hardware numbers, target host, layout
+    rewrite option and task input names."""
+    return json.dumps([task.workload_key, str(task.target), task.hardware_params.to_list(),
+                       str(task.target.host) if task.target.host is not None else "", int(task.layout_rewrite_option),
+                       list(task.task_input_names)])
+
+
+def deserialize_task(text: str) -> SearchTask:
+    """The task of :func:`serialize_task`'s text (TVM v0.5's, without task inputs, too)."""
+    items = json.loads(text)
+    key, target, hardware, host, layout = items[:5]
+    names = items[5] if len(items) > 5 else []
+    return SearchTask(workload_key=key, target=target, hardware_params=HardwareParams.from_list(hardware),
+                      target_host=host or None, layout_rewrite_option=layout, task_inputs=names or None)
 
 
 class SearchTask:
@@ -220,7 +323,7 @@ class SearchTask:
         self.hardware_params = hardware_params or HardwareParams(target=self.target)
         self.layout_rewrite_option = (layout_rewrite_option if layout_rewrite_option is not None
                                       else LayoutRewriteOption.NO_REWRITE)
-        self.task_input_names = list(task_inputs or [])
+        self.task_input_names = register_task_inputs(self.workload_key, task_inputs, task_inputs_overwrite)
         self._tuning_task = None
 
     @property
@@ -230,24 +333,6 @@ class SearchTask:
         if self._tuning_task is None and self.compute_dag is not None:
             self._tuning_task = create(self.workload_key, self.compute_dag.tensors, str(self.target))
         return self._tuning_task
-
-    @classmethod
-    def from_record(cls, workload_key: str, target: str, hardware: Sequence[int], target_host: Any,
-                    layout_rewrite_option: int, task_input_names: Sequence[str]) -> SearchTask:
-        """The task a log record names: with its DAG when the workload is registered, else
-        without one (``recover_measure_input`` needs the registration)."""
-        try:
-            return cls(workload_key=workload_key, target=target, hardware_params=HardwareParams.from_list(hardware),
-                       layout_rewrite_option=layout_rewrite_option, task_inputs=list(task_input_names),
-                       target_host=target_host)
-        except (TypeError, ValueError):
-            task = cls.__new__(cls)
-            task.workload_key, task.target = workload_key, Target(target, host=target_host)
-            task.target_host = task.target.host
-            task.hardware_params = HardwareParams.from_list(hardware)
-            task.layout_rewrite_option, task.task_input_names = layout_rewrite_option, list(task_input_names)
-            task.compute_dag, task.desc, task._tuning_task = None, "", None
-            return task
 
     def instantiate(self, state: Any) -> tuple[Any, list[Any]]:
         """The te schedule and arguments of *state* (a loop state of this task's DAG), as an
@@ -310,3 +395,15 @@ def report_progress(tuner: Tuner, inputs: Sequence[Any], results: Sequence[Any])
     gflops = tuner.best_flops / 1e9 if tuner.task.flop else 0.0
     best = f"{gflops:.2f} GFLOPS" if tuner.task.flop else f"{tuner.best_cost * 1e3:.3f} ms"
     print(f"auto_scheduler: {tuner.trials} trials, best {best}", file=sys.stdout, flush=True)
+
+
+def recover_measure_input(inp: Any, rebuild_state: bool = False) -> StateInput:
+    """*inp* (a record's input) with a SearchTask rebuilt from the workload registry, and
+    (with *rebuild_state*) its state replayed on that task's DAG."""
+    task = inp.task
+    new_task = SearchTask(workload_key=task.workload_key, target=task.target, hardware_params=task.hardware_params,
+                          layout_rewrite_option=task.layout_rewrite_option, target_host=task.target_host)
+    state = inp.state
+    if rebuild_state:
+        state = replay_on_state(new_task.compute_dag.get_init_state(), inp.state.transform_steps)
+    return StateInput(new_task, state)

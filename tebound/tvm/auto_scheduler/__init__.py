@@ -4,6 +4,7 @@
 
 from tebound.tvm.auto_scheduler import (
     _ffi_api,
+    cost_model,
     loop_state,
     measure,
     measure_record,
@@ -12,6 +13,7 @@ from tebound.tvm.auto_scheduler import (
     utils,
     workload_registry,
 )
+from tebound.tvm.auto_scheduler.cost_model import PythonBasedModel, RandomModel, XGBModel
 from tebound.tvm.auto_scheduler.measure import MeasureInput, MeasureResult
 from tebound.tvm.auto_scheduler.measure_record import (
     RecordReader,
@@ -28,12 +30,10 @@ from tune.auto_scheduler import (
     LocalRPCMeasureContext,
     LocalRunner,
     PreloadMeasuredStates,
-    RandomModel,
     SearchTask,
     SketchPolicy,
     TaskScheduler,
     TuningOptions,
-    XGBModel,
     make_workload_key,
     register_workload,
 )
@@ -41,7 +41,7 @@ from tune.auto_scheduler.search_task import HardwareParams, LayoutRewriteOption
 
 __all__ = ["ApplyHistoryBest", "ComputeDAG", "EmptyPolicy", "HardwareParams", "LayoutRewriteOption", "LocalBuilder",
            "LocalRPCMeasureContext", "LocalRunner", "MeasureInput", "MeasureResult", "PreloadCustomSketchRule",
-           "PreloadMeasuredStates", "RandomModel", "RecordReader", "RecordToFile", "SearchPolicy", "SearchTask",
-           "SketchPolicy", "TaskScheduler", "TuningOptions", "XGBModel", "_ffi_api", "load_best_record",
-           "load_records", "loop_state", "make_workload_key", "measure", "measure_record", "register_workload",
-           "save_records", "search_policy", "search_task", "utils", "workload_registry"]
+           "PreloadMeasuredStates", "PythonBasedModel", "RandomModel", "RecordReader", "RecordToFile", "SearchPolicy",
+           "SearchTask", "SketchPolicy", "TaskScheduler", "TuningOptions", "XGBModel", "_ffi_api", "cost_model",
+           "load_best_record", "load_records", "loop_state", "make_workload_key", "measure", "measure_record",
+           "register_workload", "save_records", "search_policy", "search_task", "utils", "workload_registry"]

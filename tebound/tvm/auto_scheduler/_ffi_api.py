@@ -1,19 +1,19 @@
 """The entry points of TVM's ``auto_scheduler._ffi_api`` that its users and tests call."""
 
-import pickle
 from typing import Any
 
 from tune.auto_scheduler.loop_state import State
+from tune.auto_scheduler.search_task import deserialize_task, serialize_task
 
 
-def SerializeSearchTask(task: Any) -> bytes:  # noqa: N802 - TVM's name
-    """*task* as bytes (:func:`DeserializeSearchTask` reads them)."""
-    return pickle.dumps(task)
+def SerializeSearchTask(task: Any) -> str:  # noqa: N802 - TVM's name
+    """*task* as TVM's JSON text (:func:`DeserializeSearchTask` reads it)."""
+    return serialize_task(task)
 
 
-def DeserializeSearchTask(data: bytes) -> Any:  # noqa: N802
-    """The task *data* holds."""
-    return pickle.loads(data)
+def DeserializeSearchTask(text: str) -> Any:  # noqa: N802
+    """The task *text* describes; its workload must be registered."""
+    return deserialize_task(text)
 
 
 def _made_by(state: State, stage_id: int, kind: str) -> bool:

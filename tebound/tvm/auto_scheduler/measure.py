@@ -4,7 +4,8 @@ runners, and the Python measure callbacks."""
 from typing import Any
 
 from tune.auto_scheduler.measure import LocalBuilder, LocalRPCMeasureContext, LocalRunner
-from tune.auto_scheduler.records import MeasureInput, MeasureResult, recover_measure_input
+from tune.auto_scheduler.records import MeasureInput, MeasureResult
+from tune.auto_scheduler.search_task import recover_measure_input
 
 
 class PythonBasedMeasureCallback:
