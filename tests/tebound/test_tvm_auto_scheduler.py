@@ -50,6 +50,10 @@ def test_registry_entries_travel_and_tasks_pickle():
     assert json.loads(text)[0] == named.workload_key and json.loads(text)[5] == ["x"]
     back = _ffi_api.DeserializeSearchTask(text)
     assert (back.workload_key, back.task_input_names, str(back.target)) == (named.workload_key, ["x"], "llvm -keys=cpu")
+    assert named.layout_rewrite_option == auto_scheduler.LayoutRewriteOption.INSERT_TRANSFORM_STAGE  # TVM's for llvm
+    assert auto_scheduler.LayoutRewriteOption.get_target_default("cuda") == auto_scheduler.LayoutRewriteOption.NO_REWRITE
+    older = json.dumps(json.loads(text)[:5])  # TVM v0.5 kept no task inputs
+    assert _ffi_api.DeserializeSearchTask(older).task_input_names == []
     with pytest.raises(ValueError, match="already registered"):
         auto_scheduler.SearchTask(func=workloads.matmul_auto_scheduler_test, args=(8, 8, 8), target="llvm",
                                   task_inputs={"x": tvm.nd.empty((2,))})

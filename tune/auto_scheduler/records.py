@@ -148,7 +148,9 @@ def load_record_from_string(text: str) -> tuple[MeasureInput, MeasureResult]:
     """
     try:
         record = json.loads(text)
-        (key, target, hw, host, layout, names), (_, steps) = record["i"]
+        task_fields, (_, steps) = record["i"]
+        key, target, hw, host, layout = task_fields[:5]
+        names = task_fields[5] if len(task_fields) > 5 else []  # TVM v0.5's records have none
         costs, error_no, all_cost, timestamp = record["r"]
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"auto_scheduler: {text[:80]!r} is not an auto_scheduler record ({e})") from None

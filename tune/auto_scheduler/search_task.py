@@ -227,6 +227,12 @@ class LayoutRewriteOption:
 
     @staticmethod
     def get_target_default(target: Any, in_relay_integration: bool = False) -> int:
+        """TVM's default: a CPU (llvm) or Mali target inserts a transform stage (or, in
+        relay, expects weights pre-transformed); others rewrite nothing."""
+        target = target if isinstance(target, Target) else Target(str(target))
+        if target.kind.name == "llvm" or target.attrs.get("device") == "mali":
+            return (LayoutRewriteOption.REWRITE_FOR_PRE_TRANSFORMED if in_relay_integration
+                    else LayoutRewriteOption.INSERT_TRANSFORM_STAGE)
         return LayoutRewriteOption.NO_REWRITE
 
 
@@ -322,7 +328,7 @@ class SearchTask:
         self.workload_key = workload_key or compute_dag.workload_key()
         self.hardware_params = hardware_params or HardwareParams(target=self.target)
         self.layout_rewrite_option = (layout_rewrite_option if layout_rewrite_option is not None
-                                      else LayoutRewriteOption.NO_REWRITE)
+                                      else LayoutRewriteOption.get_target_default(self.target))
         self.task_input_names = register_task_inputs(self.workload_key, task_inputs, task_inputs_overwrite)
         self._tuning_task = None
 
