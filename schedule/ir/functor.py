@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -176,6 +176,24 @@ class ExprVisitor(ExprFunctor[None]):
     def visit_children(self, e: Expr) -> None:
         for child in children(e):
             self(child)
+
+
+def fold(e: Expr, parts: Callable[[Expr], Sequence[Expr]], combine: Callable[[Expr, list[Any]], Any]) -> Any:
+    """*combine* applied bottom up: each node's value from its own and its *parts*' values
+    (a node met twice computed once); iterative, so any depth works."""
+    done: dict[int, Any] = {}
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:
+        x, expanded = stack.pop()
+        if id(x) in done:
+            continue
+        inner = parts(x)
+        if not expanded:
+            stack.append((x, True))
+            stack += [(c, False) for c in inner if id(c) not in done]
+            continue
+        done[id(x)] = combine(x, [done[id(c)] for c in inner])
+    return done[id(e)]
 
 
 def post_order_visit(e: Expr, fn: Callable[[Expr], None]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from schedule.ir import arith
 from schedule.ir.dtype import type_code
 from schedule.ir.expr import And, BinaryOp, Call, Cast, CmpOp, Expr, Not, Or, ProducerLoad, Reduce, Select
+from schedule.ir.functor import fold
 from schedule.operation.compute import ComputeOp
 
 
@@ -45,35 +46,22 @@ def _parts(x: Expr) -> list[Expr]:
 
 
 def _count(e: Expr, code: str) -> float | None:
-    """The count of *e* for an output of type kind *code* (None when a size is not constant);
-    bottom up with an explicit stack, so any depth works."""
-    done: dict[int, float | None] = {}
-    stack: list[tuple[Expr, bool]] = [(e, False)]
-    while stack:
-        x, expanded = stack.pop()
-        if id(x) in done:
-            continue
-        parts = _parts(x)
-        if not expanded:
-            stack.append((x, True))
-            stack += [(c, False) for c in parts if id(c) not in done]
-            continue
-        counts = [done[id(c)] for c in parts]
+    """The count of *e* for an output of type kind *code* (None when a size is not constant),
+    bottom up (any depth)."""
+    def combine(x: Expr, counts: list[float | None]) -> float | None:
         if any(c is None for c in counts):
-            done[id(x)] = None
-        elif isinstance(x, Reduce):
+            return None
+        if isinstance(x, Reduce):
             steps = _steps(x.axis)
-            done[id(x)] = None if steps is None else steps * sum(counts)
-        elif isinstance(x, Select):
-            done[id(x)] = counts[0] + max(counts[1], counts[2])
-        elif isinstance(x, (BinaryOp, CmpOp, And, Or)):
-            own = 1.0 if code in (type_code(x.a.dtype), type_code(x.b.dtype)) else 0.0
-            done[id(x)] = own + sum(counts)
-        elif isinstance(x, Not):
-            done[id(x)] = (1.0 if type_code(x.dtype) == code else 0.0) + counts[0]
-        else:
-            done[id(x)] = float(sum(counts))
-    return done[id(e)]
+            return None if steps is None else steps * sum(counts)
+        if isinstance(x, Select):
+            return counts[0] + max(counts[1], counts[2])
+        if isinstance(x, (BinaryOp, CmpOp, And, Or)):
+            return (1.0 if code in (type_code(x.a.dtype), type_code(x.b.dtype)) else 0.0) + sum(counts)
+        if isinstance(x, Not):
+            return (1.0 if type_code(x.dtype) == code else 0.0) + counts[0]
+        return float(sum(counts))
+    return fold(e, _parts, combine)
 
 
 def estimate_flop(ops: Sequence[Any]) -> float:

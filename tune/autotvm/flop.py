@@ -20,7 +20,7 @@ from schedule.ir.expr import (
     Reduce,
     Select,
 )
-from schedule.ir.functor import children
+from schedule.ir.functor import children, fold
 from schedule.operation.compute import ComputeOp
 
 
@@ -33,34 +33,22 @@ def _extent(iv: Any, what: str) -> int:
 
 
 def _count(e: Expr) -> int:
-    """TVM's count of *e*, bottom up with an explicit stack (any depth): one per arithmetic,
-    comparison, min/max or logical node; a select counts its condition and its costlier branch;
-    a call its arguments; a reduction its steps times its combiner's and source's counts; a
-    tensor read nothing (its index arithmetic is not the computation's)."""
-    done: dict[int, int] = {}
-    stack: list[tuple[Expr, bool]] = [(e, False)]
-    while stack:
-        x, expanded = stack.pop()
-        if id(x) in done:
-            continue
-        parts = _parts(x)
-        if not expanded:
-            stack.append((x, True))
-            stack += [(c, False) for c in parts if id(c) not in done]
-            continue
-        counts = [done[id(c)] for c in parts]
+    """TVM's count of *e*, bottom up (any depth): one per arithmetic, comparison, min/max or
+    logical node; a select counts its condition and its costlier branch; a call its
+    arguments; a reduction its steps times its combiner's and source's counts; a tensor read
+    nothing (its index arithmetic is not the computation's)."""
+    def combine(x: Expr, counts: list[int]) -> int:
         if isinstance(x, Reduce):
             steps = 1
             for iv in x.axis:
                 steps *= _extent(iv, "reduction axis")
-            done[id(x)] = steps * sum(counts)
-        elif isinstance(x, Select):
-            done[id(x)] = counts[0] + max(counts[1], counts[2])
-        elif isinstance(x, (BinaryOp, CmpOp, And, Or, Not)):
-            done[id(x)] = 1 + sum(counts)
-        else:  # calls, casts, reads, variables and constants: what is inside them
-            done[id(x)] = sum(counts)
-    return done[id(e)]
+            return steps * sum(counts)
+        if isinstance(x, Select):
+            return counts[0] + max(counts[1], counts[2])
+        if isinstance(x, (BinaryOp, CmpOp, And, Or, Not)):
+            return 1 + sum(counts)
+        return sum(counts)  # calls, casts, reads, variables and constants: what is inside them
+    return fold(e, _parts, combine)
 
 
 def _parts(x: Expr) -> list[Expr]:
