@@ -50,6 +50,10 @@ class _Infinity:
     def __init__(self, sign: int) -> None:
         self.sign = sign
 
+    def same_as(self, other: object) -> bool:
+        """Identity, as TVM's ``same_as`` of its symbolic limits."""
+        return self is other
+
     def __repr__(self) -> str:
         return "pos_inf" if self.sign > 0 else "neg_inf"
 
@@ -193,6 +197,25 @@ def _max_end(a: End, b: End) -> End:
     if b is NEG_INF:
         return a
     return arith.max_expr(a, b)
+
+
+def union_lower_bound(sets: Sequence[IntervalSet], analyzer: Any = None) -> IntervalSet:
+    """A set inside the union of *sets* (TVM's ``UnionLowerBound``): the sets taken in order,
+    each joined to the hull so far when the two provably touch or overlap, dropped otherwise."""
+    prove = (analyzer or Analyzer()).can_prove
+    low: End = None
+    high: End = None
+    for s in sets:
+        if low is None:
+            low, high = s.min_value, s.max_value
+            continue
+        joins_after = s.min_value is NEG_INF or high is POS_INF or (
+            s.min_value is not POS_INF and high is not NEG_INF and prove(s.min_value <= high + 1))
+        joins_before = low is NEG_INF or s.max_value is POS_INF or (
+            low is not POS_INF and s.max_value is not NEG_INF and prove(low <= s.max_value + 1))
+        if joins_after and joins_before:
+            low, high = _min_end(low, s.min_value), _max_end(high, s.max_value)
+    return IntervalSet.empty() if low is None else IntervalSet(low, high)
 
 
 def union(sets: Sequence[IntervalSet]) -> IntervalSet:

@@ -158,3 +158,21 @@ def test_an_expression_thousands_of_nodes_deep_at_the_default_recursion_limit():
         assert ana.const_int_bound(e).max_value == 99
     m = ana.modular_set(e * 4)
     assert m.coeff % 4 == 0 and m.base == 0
+
+
+def test_union_lower_bound_joins_only_touching_sets():
+    """A set inside the union: [0, 3] and [5, 9] do not touch (4 is in neither), so the second
+    is dropped; [4, 9] touches; a set about an unknown x is not provably touching."""
+    from tebound.tvm.arith import int_set
+
+    x = tvm.te.var("x")
+    low, high = int_set.neg_inf(), int_set.pos_inf()
+    iv = tvm.arith.IntervalSet
+    r = int_set.union_lower_bound([iv(0, 3), iv(5, 9)])
+    assert (r.min_value.value, r.max_value.value) == (0, 3)
+    r = int_set.union_lower_bound([iv(0, 3), iv(4, 9), iv(x, x + 1)])
+    assert (r.min_value.value, r.max_value.value) == (0, 9)
+    r = int_set.union_lower_bound([iv(min_value=low, max_value=0), iv(min_value=1, max_value=high),
+                                   iv(min_value=high, max_value=low)])
+    assert r.min_value.same_as(low) and r.max_value.same_as(high) and not low.same_as(high)
+    assert int_set.union_lower_bound([]).is_empty()
