@@ -139,6 +139,10 @@ class IntervalSet(IntSet):
     def is_empty(self) -> bool:
         return self.min_value is POS_INF or self.max_value is NEG_INF
 
+    def is_nothing(self) -> bool:
+        """TVM's name of :meth:`is_empty`."""
+        return self.is_empty()
+
     def has_lower_bound(self) -> bool:
         return _finite(self.min_value) and not self.is_empty()
 

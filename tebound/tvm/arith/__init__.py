@@ -1,13 +1,15 @@
 """TVM's ``tvm.arith``: the ``Analyzer`` with TVM's methods (``const_int_bound``,
 ``modular_set``, ``canonical_simplify``, ``rewrite_simplify``, ``int_set``, ``update``,
 ``bind``, ``constraint_scope``, ``can_prove_equal``), ``ConstIntBound``, ``ModularSet``,
-``IntervalSet``/``IntSet``, and ``detect_linear_equation``."""
+``IntervalSet``/``IntSet``, ``deduce_bound`` and ``detect_linear_equation``."""
 
+from bound.arith.deduce import deduce_bound
 from bound.arith.interval import IntervalSet
 from bound.arith.modular import ModularSet
-from tebound.tvm.arith import analyzer
+from tebound.tvm.arith import analyzer, int_set
 from tebound.tvm.arith.analyzer import Analyzer, ConstIntBound
 from tebound.tvm.arith.int_set import IntSet
 from tebound.tvm.arith.linear_equation import detect_linear_equation
 
-__all__ = ["Analyzer", "ConstIntBound", "IntSet", "IntervalSet", "ModularSet", "analyzer", "detect_linear_equation"]
+__all__ = ["Analyzer", "ConstIntBound", "IntSet", "IntervalSet", "ModularSet", "analyzer", "deduce_bound",
+           "detect_linear_equation", "int_set"]

@@ -109,7 +109,7 @@ from schedule.ir.intrinsics import (
     tan,
     trunc,
 )
-from tebound.tvm.tir import stmt, stmt_functor, transform
+from tebound.tvm.tir import buffer, stmt, stmt_functor, transform
 from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
 
 __all__ = [
@@ -117,7 +117,8 @@ __all__ = [
     "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "GE", "GT", "IfThenElse", "IntImm", "LE", "LT",
     "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "NE", "Not", "Or", "PrimExpr", "PrimFunc", "ProducerConsumer",
     "ProducerLoad", "ProducerRealize", "ProducerStore", "Provide", "Realize", "Reduce", "Select", "SeqStmt",
-    "SizeVar", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos", "all", "any", "asin", "atan", "call_extern",
+    "SizeVar", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos", "all", "any", "asin", "atan", "buffer",
+    "call_extern",
     "call_intrin", "call_packed", "call_pure_extern", "ceil", "const", "cos", "cosh", "decl_buffer", "div", "erf",
     "exp", "exp10", "exp2", "floor", "floordiv", "floormod", "if_then_else", "indexdiv", "indexmod", "ir_builder",
     "isfinite", "isinf", "isnan",
