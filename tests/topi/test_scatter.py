@@ -123,3 +123,24 @@ def test_tile_of_an_empty_axis_and_refusals():
         topi.matrix_set_diag(te.placeholder((3, 3)), te.placeholder((3, 3)), (2, 1))
     with pytest.raises(ValueError, match="do not fit an output"):
         topi.sparse_to_dense(te.placeholder((2, 3), dtype="int32"), [4, 4], te.placeholder((2,)))
+
+
+@pytest.mark.parametrize("begin, end, strides", [([0, 0, 0], [4, -5, 4], [1, -1, 2]), ([1, 1, 0], [4, 4, 3], [2, 1, 1]),
+                                                 ([-2, 3, 1], [9, -9, 3], None)])
+def test_strided_slice_with_bounds_read_at_run_time(begin, end, strides):
+    a = RNG.standard_normal((3, 4, 3)).astype("float32")
+    A = te.placeholder(a.shape, name="A")
+    B, E = te.placeholder((3,), name="B", dtype="int64"), te.placeholder((3,), name="E", dtype="int64")
+    inputs, arrays = [A, B, E], [a, np.array(begin, "int64"), np.array(end, "int64")]
+    S = None
+    if strides is not None:
+        S = te.placeholder((3,), name="S", dtype="int64")
+        inputs, arrays = [*inputs, S], [*arrays, np.array(strides, "int64")]
+    out = topi.strided_slice(A, B, E, S)
+    expect = a[tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides or [1, 1, 1]))]
+    got = np.full(expect.shape, np.nan, "float32")  # the output's shape: the array given
+    build(te.create_schedule(out.op), [*inputs, out])(*arrays, got)
+    np.testing.assert_array_equal(got, expect)
+    too_big = np.zeros([d + 1 for d in expect.shape], "float32")
+    with pytest.raises(Exception, match="outside|out of|bounds"):
+        build(te.create_schedule(out.op), [*inputs, out])(*arrays, too_big)

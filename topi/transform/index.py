@@ -71,12 +71,30 @@ def _slice_of(op: str, length: Any, begin: int, end: int, step: int) -> tuple[An
     return begin, te.floordiv(te.max(stop - begin, 0) + step - 1, step)
 
 
+def slice_bounds(b: Any, e: Any, s: Any, n: Any) -> tuple[Any, Any]:
+    """NumPy's normalization of ``slice(b, e, s)`` over an axis of *n* (expressions): negative
+    positions count from the end, then clamp to [0, n] going up and to [-1, n - 1] going down."""
+    def wrap(x: Any) -> Any:
+        return te.if_then_else(x < 0, x + n, x)
+
+    def clamp(x: Any, low: Any, high: Any) -> Any:
+        return te.max(te.min(x, high), low)
+    up = s > 0
+    return (te.if_then_else(up, clamp(wrap(b), 0, n), clamp(wrap(b), -1, n - 1)),
+            te.if_then_else(up, clamp(wrap(e), 0, n), clamp(wrap(e), -1, n - 1)))
+
+
 def strided_slice(a: Tensor, begin: Sequence[int], end: Sequence[int], strides: Sequence[int] | None = None,
                   axes: Sequence[int] | None = None, slice_mode: str = "end") -> Tensor:
     """``a[begin:end:strides]`` with NumPy's meaning (negative from the end, clamped to the
     axis), over *axes* (the first ``len(begin)`` axes by default). With ``slice_mode="size"``,
     *end* is the number of elements (-1: to the end) and strides are 1."""
     a = tensor("strided_slice", a)
+    if any(isinstance(x, Tensor) for x in (begin, end, strides)):
+        if axes is not None or slice_mode != "end":
+            raise ValueError("topi.strided_slice: begin, end or strides given as tensors slice every axis in "
+                             "order, by end (no axes, slice_mode 'end')")
+        return dynamic_strided_slice(a, begin, end, strides)
     if slice_mode not in ("end", "size"):
         raise ValueError(f"topi.strided_slice: slice_mode must be 'end' or 'size', got {slice_mode!r}")
     begin, end = list(begin), list(end)
@@ -94,3 +112,33 @@ def strided_slice(a: Tensor, begin: Sequence[int], end: Sequence[int], strides: 
         steps_of[ax] = s
     return te.compute(shape, lambda *i: a[tuple(starts[k] + x * steps_of[k] if k in starts else x
                                                for k, x in enumerate(i))], name="T_strided_slice", tag=tag.INJECTIVE)
+
+
+def dynamic_strided_slice(a: Tensor, begin: Any, end: Any, strides: Any = None) -> Tensor:
+    """``a[begin:end:strides]`` with the bounds read while the kernel runs (1-d integer tensors,
+    or lists): NumPy's meaning per axis. The output's shape is the array the caller passes
+    (one size variable per axis); an element it asks for beyond the slice reads outside *a*,
+    which the kernel reports."""
+    ndim = len(a.shape)
+
+    def given(t: Any, k: int, default: int) -> Any:
+        if isinstance(t, Tensor):
+            n = const_value(t.shape[0])
+            return t[k].astype("int32") if n is None or k < n else arith.const(default, "int32")
+        return arith.const(int(t[k]) if t is not None and k < len(t) else default, "int32")
+
+    for what, t in (("begin", begin), ("end", end), ("strides", strides)):
+        if isinstance(t, Tensor) and (len(t.shape) != 1 or not t.dtype.startswith(("int", "uint"))):
+            raise ValueError(f"topi.strided_slice: {what} must be a 1-d integer tensor, got "
+                             f"{t.dtype}{list(map(str, t.shape))}")
+    shape = [te.size_var(f"slice_{k}") for k in range(ndim)]
+
+    def element(*i: Any) -> Any:
+        at = []
+        for k in range(ndim):
+            step = given(strides, k, 1)
+            first, _ = slice_bounds(given(begin, k, 0), given(end, k, 2 ** 31 - 1), step,
+                                    arith.convert(a.shape[k]).astype("int32"))
+            at.append(first + i[k].astype("int32") * step)
+        return a[tuple(at)]
+    return te.compute(shape, element, name="T_dynamic_strided_slice", tag=tag.INJECTIVE)

@@ -13,21 +13,9 @@ from schedule import Tensor
 from schedule.ir import arith
 from topi import tag
 from topi.transform.gather import _integer
+from topi.transform.index import slice_bounds
 from topi.transform.shape import tensor
 from topi.utils import const_value
-
-
-def _slice_bounds(b: Any, e: Any, s: Any, n: Any) -> tuple[Any, Any]:
-    """NumPy's normalization of ``slice(b, e, s)`` over an axis of *n* (expressions): negative
-    positions count from the end, then clamp to [0, n] going up and to [-1, n - 1] going down."""
-    def wrap(x: Any) -> Any:
-        return te.if_then_else(x < 0, x + n, x)
-
-    def clamp(x: Any, low: Any, high: Any) -> Any:
-        return te.max(te.min(x, high), low)
-    up = s > 0
-    return (te.if_then_else(up, clamp(wrap(b), 0, n), clamp(wrap(b), -1, n - 1)),
-            te.if_then_else(up, clamp(wrap(e), 0, n), clamp(wrap(e), -1, n - 1)))
 
 
 def strided_set(a: Tensor, v: Tensor, begin: Tensor, end: Tensor, strides: Tensor | None = None) -> Tensor:
@@ -51,7 +39,7 @@ def strided_set(a: Tensor, v: Tensor, begin: Tensor, end: Tensor, strides: Tenso
         for k, n in enumerate(a.shape):
             n = arith.convert(n).astype("int32")
             s = given(strides, k, 1)
-            b, e = _slice_bounds(given(begin, k, 0), given(end, k, 2 ** 31 - 1), s, n)
+            b, e = slice_bounds(given(begin, k, 0), given(end, k, 2 ** 31 - 1), s, n)
             up = s > 0
             step = te.if_then_else(up, s, 0 - s)
             offset = te.if_then_else(up, i[k] - b, b - i[k])
