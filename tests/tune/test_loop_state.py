@@ -187,3 +187,25 @@ def test_flop_estimate_and_refusals():
     assert s[C].compute_at == INLINED and s[relu].compute_at == ROOT
     with pytest.raises(ScheduleError, match="not a stage"):
         s[te.placeholder((2,), name="Z")]
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda s, C: s.split(C, s[C].iters[0], ["x"]), "ints >= 1 or None"),
+    (lambda s, C: s.compute_at(C, C, s[C].iters[0]), "its own loops"),
+    (lambda s, C: s.rfactor(C, s[C].iters[0], 5), "not a reduction axis"),
+    (lambda s, C: s.cache_read(C, "shared", [s.stage_ops[0]]), "does not read"),
+    (lambda s, C: s.follow_split(C, s[C].iters[0], 0, 2), "not a split step"),
+    (lambda s, C: s.follow_fused_split(C, s[C].iters[0], [7], 0, True), "not a split step"),
+    (lambda s, C: s.pragma(C, s[C].iters[0], 3), "a pragma is a name"),
+    (lambda s, C: s.storage_align(C, s[C].iters[0], "a", 1), "factor >= 1"),
+    (lambda s, C: s.cache_write(s.stage_ops[0], "local"), "not a compute"),
+])
+def test_bad_steps_are_refused_and_leave_the_state_as_it_was(bad, message):
+    X = te.placeholder((8, 8), name="X")
+    r = te.reduce_axis((0, 8), name="r")
+    C = te.compute((8,), lambda i: te.sum(X[i, r], axis=r), name="C")
+    dag = ComputeDAG([X, C])
+    s = dag.get_init_state()
+    with pytest.raises(ScheduleError, match=message):
+        bad(s, C)
+    assert s.transform_steps == [] and s == dag.get_init_state()

@@ -154,6 +154,13 @@ class State:
         raise ScheduleError(f"auto_scheduler state: {iterator!r} is not an iterator of stage "
                             f"{self._stages[stage_id].op.name!r} now")
 
+    def _split_step(self, step_id: Any) -> Step:
+        """Step *step_id*, which must be a split."""
+        if isinstance(step_id, bool) or not isinstance(step_id, int) or not 0 <= step_id < len(self.transform_steps) \
+                or self.transform_steps[step_id].kind != "SP":
+            raise ScheduleError(f"auto_scheduler state: step {step_id!r} is not a split step of this state")
+        return self.transform_steps[step_id]
+
     def _record(self, kind: str, *fields: Any) -> Step:
         step = Step(kind, fields)
         self.transform_steps.append(step)
@@ -168,7 +175,7 @@ class State:
         ones (or, not *inner_to_outer*, of the outer ones), outermost first."""
         sid = self._resolve_stage_id(stage)
         iid = self._iter_id(sid, iterator)
-        lengths = [None if x is None else int(x) for x in lengths]
+        lengths = _lengths(lengths)
         it = self._stages[sid].iters[iid]
         extent = _const(it.range.extent) if it.range is not None else None
         self._record("SP", sid, iid, extent or 0, tuple(lengths), int(inner_to_outer))
@@ -201,6 +208,7 @@ class State:
         """Split *iterator* as split step *src_step_id* did, into *n_split* + 1 iterators."""
         sid = self._resolve_stage_id(stage)
         iid = self._iter_id(sid, iterator)
+        self._split_step(src_step_id)
         lengths = split_lengths(self.transform_steps, src_step_id, n_split)
         self._record("FSP", sid, iid, src_step_id, n_split)
         return self._do_split(sid, iid, lengths, True)
@@ -210,6 +218,9 @@ class State:
         """Split *iterator* in two by the product of level *level* of splits *src_step_ids*."""
         sid = self._resolve_stage_id(stage)
         iid = self._iter_id(sid, iterator)
+        for src in src_step_ids:
+            if len(self._split_step(src).fields[3]) <= level or level < 0:
+                raise ScheduleError(f"auto_scheduler state: split step {src} has no level {level}")
         length = fused_split_length(self.transform_steps, list(src_step_ids), level)
         self._record("FFSP", sid, iid, tuple(src_step_ids), level, int(factor_or_nparts))
         return self._do_split(sid, iid, [length], factor_or_nparts)
@@ -274,6 +285,9 @@ class State:
         """A pragma on *iterator* (``auto_unroll_max_step$16`` sets the stage's unroll limit)."""
         sid = self._resolve_stage_id(stage)
         iid = self._iter_id(sid, iterator)
+        if not isinstance(pragma_type, str) or not pragma_type:
+            raise ScheduleError(f"auto_scheduler state: a pragma is a name such as 'auto_unroll_max_step$16', not "
+                                f"{pragma_type!r}")
         self._record("PR", sid, iid, pragma_type)
         name, _, value = pragma_type.partition("$")
         if name == "auto_unroll_max_step":
@@ -282,6 +296,9 @@ class State:
     def storage_align(self, stage: Any, iterator: Any, factor: int, offset: int) -> None:
         sid = self._resolve_stage_id(stage)
         iid = self._iter_id(sid, iterator)
+        if any(isinstance(x, bool) or not isinstance(x, int) for x in (factor, offset)) or factor < 1 or offset < 0:
+            raise ScheduleError(f"auto_scheduler state: storage_align takes a factor >= 1 and an offset >= 0, got "
+                                f"{factor!r} and {offset!r}")
         self._record("SA", sid, iid, factor, offset)
         self._stages[sid] = replace(self._stages[sid], storage_offset=offset)
 
@@ -291,6 +308,9 @@ class State:
         ``infer_bound_from_state``."""
         sid, tid = self._resolve_stage_id(stage), self._resolve_stage_id(target_stage)
         iid = self._iter_id(tid, target_iter)
+        if sid == tid:
+            raise ScheduleError(f"auto_scheduler state: stage {self._stages[sid].op.name!r} cannot be computed inside "
+                                f"its own loops")
         self._record("CA", sid, tid, iid)
         self._forget_ranges(sid, ITER)
         self._attach.at[sid] = (tid, iid)
@@ -336,7 +356,11 @@ class State:
         return self._add_stage(sid, renewed=(sid + 1,))
 
     def _add_stage(self, new_id: int, renewed: Sequence[int]) -> Any:
-        ops = self.compute_dag.ops_after(self.transform_steps)
+        try:
+            ops = self.compute_dag.ops_after(self.transform_steps)
+        except (TypeError, ValueError):  # the step cannot be made: the state stays as it was
+            self.transform_steps.pop()
+            raise
         if len(ops) != len(self._stages) + 1:
             raise ScheduleError("auto_scheduler state: the step added more than one stage; this is not supported")
         old = self._stages
@@ -393,6 +417,15 @@ class State:
             for inner in self._attach.attached(sid, i):
                 self._stage_text(inner, base + indent, trivial, lines)
         lines.append(" " * (base + indent) + f"{st.op.name} = ...")
+
+
+def _lengths(lengths: Any) -> list[int | None]:
+    """Split lengths: ints of at least 1, or None (left open)."""
+    if not isinstance(lengths, (list, tuple)) or not all(
+            x is None or (isinstance(getattr(x, "value", x), int) and not isinstance(x, bool)
+                          and getattr(x, "value", x) >= 1) for x in lengths):
+        raise ScheduleError(f"auto_scheduler state: split lengths are a list of ints >= 1 or None, got {lengths!r}")
+    return [None if x is None else int(getattr(x, "value", x)) for x in lengths]
 
 
 def _const(x: Any) -> int | None:
