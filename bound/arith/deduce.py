@@ -93,6 +93,12 @@ def deduce_bound(target: Var, cond: Expr, hints: Mapping[Var, IntervalSet] | Non
     """The values of *target* for which *cond* holds, as the module says (empty when no rule
     applies)."""
     hints, relax = dict(hints or {}), dict(relax or {})
+    if not isinstance(target, Var) or not isinstance(cond, Expr):
+        raise TypeError(f"deduce_bound: takes a variable and a condition, got {target!r} and {cond!r}")
+    for what, given in (("hint", hints), ("relax", relax)):
+        for v, s in given.items():
+            if not isinstance(v, Var) or not isinstance(s, IntervalSet):
+                raise TypeError(f"deduce_bound: the {what} map takes variables to IntervalSets, got {v!r}: {s!r}")
     analyzer = Analyzer()
     form = _normal_form(target, cond)
     if form is None or _occurrences(target, cond) != 1:

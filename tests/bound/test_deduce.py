@@ -83,3 +83,7 @@ def test_what_cannot_be_undone_gives_nothing():
     a, b = te.var("a"), te.var("b")
     for cond in [arith.floormod(a, 16) < 10, te.min(a, 16) < 10, a + b, a * 2 - a > b, a * b > 3]:
         assert deduce_bound(a, cond, {b: IntervalSet(-1, 1)}).is_nothing()
+    with pytest.raises(TypeError, match="IntervalSets"):
+        deduce_bound(a, a < b, {b: (0, 4)})
+    with pytest.raises(TypeError, match="a variable and a condition"):
+        deduce_bound(3, a < b)
