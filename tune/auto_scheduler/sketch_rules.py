@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedule.ir.expr import Add, Call, IntImm, ProducerLoad, Reduce, Select, Sub, Var
-from schedule.ir.functor import children
+from bound.operation.access import body_reads
+from schedule.ir.expr import Add, Call, IntImm, Reduce, Select, Sub, Var
+from schedule.ir.functor import distinct_post_order, free_vars
 from schedule.operation.compute import ComputeOp
 from tune.auto_scheduler.loop_state import INLINED, REDUCTION, SPATIAL, State
 from tune.auto_scheduler.steps import Step
@@ -33,33 +34,15 @@ _SIMPLIFY_CONST = "auto_scheduler_simplify_const_tensor_indices"
 # -- the analysis of operations -----------------------------------------------------------------
 
 def reads(op: Any) -> list[tuple[Any, tuple[Any, ...]]]:
-    """Each tensor read of *op*'s body, with its indices, in order."""
-    out, stack = [], list(reversed(getattr(op, "body", ())))
-    while stack:
-        e = stack.pop()
-        if isinstance(e, ProducerLoad):
-            out.append((e.producer.op, tuple(e.indices)))
-        stack.extend(reversed(children(e)))
-    return out
+    """Each tensor read of *op*'s body (its operation and indices), in order."""
+    if not isinstance(op, ComputeOp):
+        return []
+    return [(a.tensor.op, tuple(a.indices)) for a in body_reads(op.body, op.input_tensors)]
 
 
-def _walk(op: Any) -> list[Any]:
-    nodes, stack = [], list(getattr(op, "body", ()))
-    while stack:
-        e = stack.pop()
-        nodes.append(e)
-        stack.extend(children(e))
-    return nodes
-
-
-def _vars(exprs: Sequence[Any]) -> set[Any]:
-    found, stack = set(), list(exprs)
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Var):
-            found.add(e)
-        stack.extend(children(e))
-    return found
+def _nodes(op: Any) -> list[Any]:
+    """Every distinct node of *op*'s body."""
+    return [x for b in getattr(op, "body", ()) for x in distinct_post_order(b)]
 
 
 def needs_multi_level_tiling(op: Any) -> bool:
@@ -67,7 +50,7 @@ def needs_multi_level_tiling(op: Any) -> bool:
         return False
     axes = [iv.var for iv in op.axis]
     for _, indices in reads(op):
-        used = _vars(indices)
+        used = set(free_vars(indices))
         missing = sum(1 for v in axes if v not in used)
         if missing >= 2 or (missing >= 1 and op.reduce_axis):
             return True
@@ -104,7 +87,7 @@ def simple_access(op: Any, indices: Sequence[Any]) -> tuple[bool, bool, bool, bo
 def strictly_inlinable(op: Any) -> bool:
     if not isinstance(op, ComputeOp) or op.reduce_axis:
         return False
-    nodes = _walk(op)
+    nodes = _nodes(op)
     if any(isinstance(e, Reduce) for e in nodes):
         return False
     if any(isinstance(e, Select) or (isinstance(e, Call) and e.name in ("tvm_if_then_else", "if_then_else"))
@@ -174,16 +157,25 @@ def single_elementwise_consumer(state: State, stage_id: int) -> int | None:
     return None
 
 
-def has_cache_write(state: State, stage_id: int) -> bool:
+def made_by(state: State, stage_id: int, kind: str) -> bool:
+    """Whether a step of *kind* names stage *stage_id* (TVM's reading: after a cache write or
+    rfactor, the id of the stage it added): the steps read from the last back, the id moved
+    back over the stages that later steps inserted before it."""
     for step in reversed(state.transform_steps):
-        if step.kind == "CHW" and step.stage_id == stage_id:
+        if step.kind == kind and step.stage_id == stage_id:
             return True
-        if step.kind in ("CHW", "RF") and stage_id > step.stage_id:
+        # cache_write and rfactor insert a stage at their own id, cache_read one after it
+        inserted = {"CHR": step.stage_id + 1, "CHW": step.stage_id, "RF": step.stage_id}.get(step.kind)
+        if inserted is not None and stage_id > inserted:
             stage_id -= 1
     return False
 
 
-def _lengths(state: State, stage_id: int) -> tuple[int, int]:
+def has_cache_write(state: State, stage_id: int) -> bool:
+    return made_by(state, stage_id, "CHW")
+
+
+def _space_and_reduce(state: State, stage_id: int) -> tuple[int, int]:
     space, reduce = 1, 1
     for it in state.stages[stage_id].iters:
         extent = int(it.range.extent) if it.range is not None else 1
@@ -198,7 +190,7 @@ def needs_rfactor(state: State, stage_id: int, num_cores: int) -> bool:
     op = state.stages[stage_id].op
     if not isinstance(op, ComputeOp):
         return False
-    space, reduce = _lengths(state, stage_id)
+    space, reduce = _space_and_reduce(state, stage_id)
     if needs_multi_level_tiling(op):
         return not (space > reduce or space > num_cores * 16)
     return reduce > 1 and reduce > num_cores

@@ -4,6 +4,7 @@ from typing import Any
 
 from tune.auto_scheduler.loop_state import State
 from tune.auto_scheduler.search_task import deserialize_task, serialize_task
+from tune.auto_scheduler.sketch_rules import made_by
 
 
 def SerializeSearchTask(task: Any) -> str:  # noqa: N802 - TVM's name
@@ -16,33 +17,19 @@ def DeserializeSearchTask(text: str) -> Any:  # noqa: N802
     return deserialize_task(text)
 
 
-def _made_by(state: State, stage_id: int, kind: str) -> bool:
-    """Whether a step of *kind* names stage *stage_id* (TVM's reading: after a cache write or
-    rfactor, the id of the stage it added): the steps read from the last back, the id moved
-    back over the stages that later steps inserted before it."""
-    for step in reversed(state.transform_steps):
-        if step.kind == kind and step.stage_id == stage_id:
-            return True
-        # cache_write and rfactor insert a stage at their own id, cache_read one after it
-        inserted = {"CHR": step.stage_id + 1, "CHW": step.stage_id, "RF": step.stage_id}.get(step.kind)
-        if inserted is not None and stage_id > inserted:
-            stage_id -= 1
-    return False
-
-
 def SearchPolicyUtilsHasCacheReadStage(state: State, stage_id: int) -> bool:  # noqa: N802
-    """Whether the stage at *stage_id* was cache-read (see :func:`_made_by`)."""
-    return _made_by(state, stage_id, "CHR")
+    """Whether the stage at *stage_id* was cache-read (``made_by``)."""
+    return made_by(state, stage_id, "CHR")
 
 
 def SearchPolicyUtilsHasCacheWriteStage(state: State, stage_id: int) -> bool:  # noqa: N802
-    """Whether a cache write names *stage_id*: the cache stage it added (see :func:`_made_by`)."""
-    return _made_by(state, stage_id, "CHW")
+    """Whether a cache write names *stage_id*: the cache stage it added (``made_by``)."""
+    return made_by(state, stage_id, "CHW")
 
 
 def SearchPolicyUtilsHasRfactorStage(state: State, stage_id: int) -> bool:  # noqa: N802
-    """Whether an rfactor names *stage_id*: the stage it added (see :func:`_made_by`)."""
-    return _made_by(state, stage_id, "RF")
+    """Whether an rfactor names *stage_id*: the stage it added (``made_by``)."""
+    return made_by(state, stage_id, "RF")
 
 
 def SearchPolicyUtilsHasCrossThreadReduction(state: State, stage_id: int) -> bool:  # noqa: N802
