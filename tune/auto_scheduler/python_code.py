@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tune.auto_scheduler.loop_state import State, replay_on_state
+from tune.auto_scheduler.loop_state import replay_on_state
 from tune.auto_scheduler.steps import ANNOTATION_NAMES, fused_split_length, split_lengths
 
 
@@ -33,7 +33,7 @@ def _split_lines(stage: str, axis: str, names: list[str], lengths: list[Any], in
 def python_code(state: Any) -> str:
     """The te calls that make *state*'s schedule from the DAG's, replaying its steps."""
     dag = state.compute_dag
-    replayed = State(dag, dag.get_init_state().stages)
+    replayed = dag.get_init_state()
     lines: list[str] = []
     for step in state.transform_steps:
         f, k = step.fields, step.kind
