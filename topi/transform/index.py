@@ -84,6 +84,15 @@ def slice_bounds(b: Any, e: Any, s: Any, n: Any) -> tuple[Any, Any]:
             te.if_then_else(up, clamp(wrap(e), 0, n), clamp(wrap(e), -1, n - 1)))
 
 
+def slice_param(t: Any, k: int, default: int) -> Any:
+    """Entry *k* of a slice's begin, end or strides (a 1-d tensor read while the kernel runs,
+    or a list), as int32; *default* past its end or when none is given."""
+    if isinstance(t, Tensor):
+        n = const_value(t.shape[0])
+        return t[k].astype("int32") if n is None or k < n else arith.const(default, "int32")
+    return arith.const(int(t[k]) if t is not None and k < len(t) else default, "int32")
+
+
 def strided_slice(a: Tensor, begin: Sequence[int], end: Sequence[int], strides: Sequence[int] | None = None,
                   axes: Sequence[int] | None = None, slice_mode: str = "end") -> Tensor:
     """``a[begin:end:strides]`` with NumPy's meaning (negative from the end, clamped to the
@@ -121,12 +130,6 @@ def dynamic_strided_slice(a: Tensor, begin: Any, end: Any, strides: Any = None) 
     which the kernel reports."""
     ndim = len(a.shape)
 
-    def given(t: Any, k: int, default: int) -> Any:
-        if isinstance(t, Tensor):
-            n = const_value(t.shape[0])
-            return t[k].astype("int32") if n is None or k < n else arith.const(default, "int32")
-        return arith.const(int(t[k]) if t is not None and k < len(t) else default, "int32")
-
     for what, t in (("begin", begin), ("end", end), ("strides", strides)):
         if isinstance(t, Tensor) and (len(t.shape) != 1 or not t.dtype.startswith(("int", "uint"))):
             raise ValueError(f"topi.strided_slice: {what} must be a 1-d integer tensor, got "
@@ -136,8 +139,8 @@ def dynamic_strided_slice(a: Tensor, begin: Any, end: Any, strides: Any = None) 
     def element(*i: Any) -> Any:
         at = []
         for k in range(ndim):
-            step = given(strides, k, 1)
-            first, _ = slice_bounds(given(begin, k, 0), given(end, k, 2 ** 31 - 1), step,
+            step = slice_param(strides, k, 1)
+            first, _ = slice_bounds(slice_param(begin, k, 0), slice_param(end, k, 2 ** 31 - 1), step,
                                     arith.convert(a.shape[k]).astype("int32"))
             at.append(first + i[k].astype("int32") * step)
         return a[tuple(at)]

@@ -13,7 +13,7 @@ from schedule import Tensor
 from schedule.ir import arith
 from topi import tag
 from topi.transform.gather import _integer
-from topi.transform.index import slice_bounds
+from topi.transform.index import slice_bounds, slice_param
 from topi.transform.shape import tensor
 from topi.utils import const_value
 
@@ -30,16 +30,12 @@ def strided_set(a: Tensor, v: Tensor, begin: Tensor, end: Tensor, strides: Tenso
         if t is not None and len(t.shape) != 1:
             raise ValueError(f"topi.strided_set: {what} must be 1-dimensional, got shape {list(map(str, t.shape))}")
 
-    def given(t: Tensor | None, k: int, default: Any) -> Any:
-        n = const_value(t.shape[0]) if t is not None else 0
-        return t[k].astype("int32") if t is not None and (n is None or k < n) else arith.const(default, "int32")
-
     def element(*i: Any) -> Any:
         inside, at = [], []
         for k, n in enumerate(a.shape):
             n = arith.convert(n).astype("int32")
-            s = given(strides, k, 1)
-            b, e = slice_bounds(given(begin, k, 0), given(end, k, 2 ** 31 - 1), s, n)
+            s = slice_param(strides, k, 1)
+            b, e = slice_bounds(slice_param(begin, k, 0), slice_param(end, k, 2 ** 31 - 1), s, n)
             up = s > 0
             step = te.if_then_else(up, s, 0 - s)
             offset = te.if_then_else(up, i[k] - b, b - i[k])
