@@ -14,11 +14,6 @@ from tune.auto_scheduler.steps import Step
 from tune.autotvm.knobs import get_factors
 
 
-def _split_extents(state: State) -> list[int | None]:
-    """The extent each split step of *state* splits (None for other steps)."""
-    return [int(s.fields[2]) if s.kind == "SP" and s.fields[2] else None for s in state.transform_steps]
-
-
 def _factorization(extent: int, parts: int, rng: random.Random) -> list[int]:
     """*parts* lengths (inner levels) whose product divides *extent*, drawn at random."""
     out, rest = [], extent
