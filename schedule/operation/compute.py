@@ -89,18 +89,26 @@ class ComputeOp(Operation):
 
 
 class _ReplaceTensors(ExprMutator):
-    def __init__(self, vmap: Mapping[Tensor, Tensor]) -> None:
-        self._vmap = vmap
+    def __init__(self, vmap: Mapping[Tensor, Tensor],
+                 reindex: Mapping[Tensor, Callable[[Sequence[Expr]], Sequence[Expr]]] | None = None) -> None:
+        self._vmap, self._reindex = vmap, reindex or {}
 
     def visit_producer_load(self, e: ProducerLoad) -> Expr:
         e2 = self.visit_default(e)
         new = self._vmap.get(e.producer)
-        return ProducerLoad(new, e2.indices) if new is not None else e2  # type: ignore[attr-defined]
+        if new is None:
+            return e2
+        indices = e2.indices  # type: ignore[attr-defined]
+        how = self._reindex.get(e.producer)
+        return ProducerLoad(new, tuple(how(indices)) if how is not None else indices)
 
 
-def replace_tensors(body: Sequence[Expr], vmap: Mapping[Tensor, Tensor]) -> tuple[Expr, ...]:
-    """*body* reading ``vmap[t]`` wherever it read ``t``; reductions stay one shared node."""
-    mutator = _ReplaceTensors(vmap)
+def replace_tensors(body: Sequence[Expr], vmap: Mapping[Tensor, Tensor],
+                    reindex: Mapping[Tensor, Callable[[Sequence[Expr]], Sequence[Expr]]] | None = None
+                    ) -> tuple[Expr, ...]:
+    """*body* reading ``vmap[t]`` wherever it read ``t`` (at ``reindex[t](indices)`` where
+    given); reductions stay one shared node."""
+    mutator = _ReplaceTensors(vmap, reindex)
     if body and isinstance(body[0], Reduce):
         new = mutator(body[0])
         if new is body[0]:
@@ -109,6 +117,13 @@ def replace_tensors(body: Sequence[Expr], vmap: Mapping[Tensor, Tensor]) -> tupl
         return tuple(Reduce(new.combiner, new.source, new.axis, new.condition, k, new.init)
                      for k in range(len(body)))
     return tuple(mutator(b) for b in body)
+
+
+def reindex_tensor(op: ComputeOp, old: Tensor, new: Tensor,
+                   indices: Callable[[Sequence[Expr]], Sequence[Expr]]) -> ComputeOp:
+    """*op* loading ``new[indices(i)]`` where it loaded ``old[i]`` (a tensor laid out anew)."""
+    body = replace_tensors(op.body, {old: new}, {old: indices})
+    return ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
 
 
 def _verify_compute(name: str, body: tuple[Expr, ...]) -> None:

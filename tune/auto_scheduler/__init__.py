@@ -1,8 +1,9 @@
-"""Schedules without a template, with TVM's auto_scheduler names: a space generated from the
-compute DAG (:mod:`.sketch`), searched by autotvm's tuners; ``register_workload``,
+"""Schedules without a template, with TVM's auto_scheduler names: loop states from sketches
+searched under a cost model (:mod:`.state_search`, TVM's), or a configuration space generated
+from the compute DAG (:mod:`.sketch`) searched by autotvm's tuners; ``register_workload``,
 ``SearchTask``, ``TuningOptions``, ``RecordToFile``, ``SketchPolicy`` and the rest
 (:mod:`.search_task`, :mod:`.measure`). ``create`` and ``apply_best`` are the short forms on
-a list of tensors."""
+a list of tensors (the configuration space)."""
 
 from tune.auto_scheduler.compute_dag import ComputeDAG
 from tune.auto_scheduler.measure import LocalBuilder, LocalRPCMeasureContext, LocalRunner, RecordToFile, load_records

@@ -18,10 +18,12 @@ from typing import Any
 from bound import infer_bound
 from schedule import PlaceholderOp, Schedule, Tensor
 from schedule.base.errors import ScheduleError
+from schedule.base.pass_context import tvm_rules
 from schedule.ir.expr import Add, Max, Min, Mul, ProducerLoad, Reduce
 from schedule.ir.itervar import Range
 from schedule.ir.printer import ExprPrinter
 from tune.auto_scheduler.flop import estimate_flop
+from tune.auto_scheduler.layout_rewrite import has_layout_free, rewrite_layout
 from tune.auto_scheduler.loop_state import INLINED, Stage, State, replay_on_state
 from tune.auto_scheduler.python_code import python_code
 from tune.auto_scheduler.steps import Replay, Step
@@ -105,21 +107,29 @@ class ComputeDAG:
         return [st.op for st in self._replay(kept).stages]
 
     def apply_steps_from_state(self, state: State, layout_rewrite: Any = None) -> tuple[Schedule, list[Tensor]]:
-        """The te schedule *state* describes, and the DAG's tensors (its arguments)."""
+        """The te schedule *state* describes, and the DAG's tensors (its arguments); with
+        *layout_rewrite* (a ``LayoutRewriteOption``), its layout-free inputs laid out for
+        the state's loops (:mod:`.layout_rewrite`)."""
+        option = 0 if layout_rewrite is None else layout_rewrite
+        if isinstance(option, bool) or option not in (0, 1, 2):
+            raise ValueError(f"apply_steps_from_state: layout_rewrite is a LayoutRewriteOption (0, 1 or 2), got "
+                             f"{layout_rewrite!r}")
+        if option and state.transform_steps and has_layout_free(self.ops):
+            dag, steps = rewrite_layout(self, state.transform_steps, int(option), ComputeDAG)
+            return dag._replay(steps).schedule, list(dag.tensors)
         return self._replay(state.transform_steps).schedule, list(self.tensors)
 
     def infer_bound_from_state(self, state: State) -> State:
         """*state* with the range of every iterator, from the bounds of the schedule it makes."""
         replay = self._replay(state.transform_steps)
-        bounds = infer_bound(replay.schedule, exact=False)
+        with tvm_rules():  # a state's bounds are TVM's (v0.13: a split child no longer than its parent)
+            bounds = infer_bound(replay.schedule, exact=False)
         # a state read from a log holds only its steps: rebuilt from them
         out = state.copy() if state.stages else replay_on_state(self.get_init_state(), state.transform_steps)
         for sid, (stage, axes) in enumerate(zip(out.stages, replay.axes)):
             if stage.compute_at == INLINED or len(axes) != len(stage.iters):
                 continue
-            iters = [it.with_(range_=Range.from_min_extent(bounds[ax].min, bounds[ax].extent)) if ax in bounds
-                     else it for it, ax in zip(stage.iters, axes)]
-            out._set_iters(sid, iters)
+            out._set_iters(sid, [_bounded(it, ax, bounds, replay.fused_from) for it, ax in zip(stage.iters, axes)])
         return out
 
     def print_python_code_from_state(self, state: State) -> str:
@@ -155,6 +165,18 @@ class ComputeDAG:
 
     def __repr__(self) -> str:
         return f"ComputeDAG({[t.name for t in self.tensors]})"
+
+
+def _bounded(it: Any, ax: Any, bounds: Any, fused_from: dict[Any, list[Any]]) -> Any:
+    """Iterator *it* with the range of its IterVar *ax*, and each iterator it fused with the
+    range of the IterVar it was (the layout rewrite reads them)."""
+    parts = fused_from.get(ax)
+    changes: dict[str, Any] = {}
+    if it.orig_iters and parts is not None and len(parts) == len(it.orig_iters):
+        changes["orig_iters"] = tuple(_bounded(o, p, bounds, fused_from) for o, p in zip(it.orig_iters, parts))
+    if ax in bounds:
+        changes["range_"] = Range.from_min_extent(bounds[ax].min, bounds[ax].extent)
+    return it.with_(**changes) if changes else it
 
 
 def _ordered_ops(tensors: Sequence[Tensor]) -> list[Any]:

@@ -130,6 +130,10 @@ class State:
     def stage_ops(self) -> list[Any]:
         return [st.op for st in self._stages]
 
+    def attached_stages(self, stage_id: int, iter_id: int) -> list[int]:
+        """The ids of the stages computed at iterator *iter_id* of stage *stage_id*."""
+        return self._attach.attached(stage_id, iter_id)
+
     def __getitem__(self, key: Any) -> Stage:
         return self._stages[self._resolve_stage_id(key)]
 

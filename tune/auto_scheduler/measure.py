@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tune.auto_scheduler.records import save_records
 from tune.autotvm.callback import log_to_file
 from tune.autotvm.measure import LocalBuilder as LocalBuilder
 from tune.autotvm.measure import LocalRunner as _AutotvmRunner
@@ -44,14 +45,19 @@ class LocalRPCMeasureContext:
 
 
 class RecordToFile:
-    """A measure callback appending each trial to the log *filename*."""
+    """A measure callback appending each trial to the log *filename* (called with the search
+    policy, or the tuner, and the batch just measured)."""
 
     def __init__(self, filename: str = "auto_scheduler_tuning.json") -> None:
         self.filename = filename
         self._write = log_to_file(filename)
 
-    def __call__(self, tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
-        self._write(tuner, inputs, results)
+    def __call__(self, searcher: Any, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+        """Append the trials: loop states as TVM's lines, autotvm's trials as autotvm's."""
+        if inputs and hasattr(inputs[0], "state"):
+            save_records(self.filename, inputs, results)
+        else:
+            self._write(searcher, inputs, results)
 
 
 def load_records(filename: Any) -> list[tuple[MeasureInput, MeasureResult]]:

@@ -19,8 +19,8 @@ from typing import Any
 from lower.target import Target
 from tune.auto_scheduler.compute_dag import ComputeDAG
 from tune.auto_scheduler.loop_state import State
-from tune.auto_scheduler.measure import load_records
 from tune.auto_scheduler.steps import Step
+from tune.autotvm.record import load_from_file
 
 #: The version written into each record (TVM's).
 LOG_VERSION = "v0.6"
@@ -204,7 +204,7 @@ def load_any_records(filename: Any) -> list[Any]:
     first = next((line for line in path.read_text().splitlines() if line.strip()), "") if path.exists() else ""
     if first.lstrip().startswith('{"i"'):
         return list(RecordReader(filename))
-    return load_records(filename)
+    return list(load_from_file(filename))
 
 
 def load_best_record(filename: Any, workload_key: str | None = None, target: Any = None,

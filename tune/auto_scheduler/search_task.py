@@ -1,19 +1,24 @@
-"""TVM's auto_scheduler entry points over our generated space (:mod:`.sketch`): a
-``SearchTask`` of a registered workload or a ``ComputeDAG``, ``TuningOptions``, the search
-policy (``SketchPolicy`` with an ``XGBModel`` or a ``RandomModel``), and ``apply_best`` /
-``print_best`` on a log.
+"""TVM's auto_scheduler entry points: a ``SearchTask`` of a registered workload or a
+``ComputeDAG``, ``TuningOptions``, the search policy (``SketchPolicy`` with an ``XGBModel``
+or a ``RandomModel``, ``EmptyPolicy``), and ``apply_best`` / ``print_best`` on a log.
 
-The policy drives autotvm's tuners: with ``XGBModel``, :class:`~tune.autotvm.tuner.XGBTuner`
-with its evolutionary search (as Ansor's policy); with ``RandomModel``,
-:class:`~tune.autotvm.tuner.RandomTuner`. The log is autotvm's, under
-the task name ``auto/<workload key>``, so a task made again in another process finds its
-records.
+A policy searches one of two spaces (``params={"space": ...}``):
+
+- ``"states"`` (the default, TVM's): loop states from the sketches, their tile sizes drawn
+  and evolved under the cost model (:mod:`.state_search`); the log holds TVM's lines.
+- ``"knobs"``: the configuration space generated from the DAG (:mod:`.sketch`), searched by
+  autotvm's tuners (``XGBTuner`` with its evolutionary search, or ``RandomTuner``); the log
+  is autotvm's, under the task name ``auto/<workload key>``. ``TaskScheduler`` searches it.
+
+``apply_best`` applies the best loop state of a log if it holds any of the task, else its
+best configuration.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import pickle
 import random
 import sys
@@ -29,15 +34,20 @@ from tune.auto_scheduler.compute_dag import ComputeDAG
 from tune.auto_scheduler.loop_state import replay_on_state
 from tune.auto_scheduler.measure import load_records
 from tune.auto_scheduler.population import evolutionary_search, sample_initial_population
-from tune.auto_scheduler.records import HardwareParams, load_any_records
+from tune.auto_scheduler.records import HardwareParams, load_any_records, load_best_record
 from tune.auto_scheduler.records import MeasureInput as StateInput
 from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
 from tune.auto_scheduler.sketch_rules import CPU_RULES, CustomRule, generate_sketches
+from tune.auto_scheduler.state_search import StateSearch, state_key
 from tune.auto_scheduler.workload import WORKLOADS, make_workload_key, register_workload_tensors
 from tune.autotvm.measure import measure_option
+from tune.autotvm.space import InstantiationError
 from tune.autotvm.tuner import RandomTuner, Tuner, XGBTuner
 from tune.features import schedule_features
+
+#: States whose features a learned model keeps.
+FEATURE_CACHE = 20000
 
 
 class TuningOptions:
@@ -132,8 +142,19 @@ class XGBModel(PythonBasedModel):
             return RandomModel(self.seed).predict(task, states)
         import xgboost as xgb
 
-        x = np.array([state_features(task.compute_dag, s) for s in states])
+        x = np.array([self._features(task, s) for s in states])
         return list(self.booster.predict(xgb.DMatrix(x)))
+
+    def _features(self, task: Any, state: Any) -> np.ndarray:
+        """The features of *state*, kept: an evolutionary search scores a state once per
+        generation it survives."""
+        key = (task.workload_key, state_key(state))
+        cache = self.__dict__.setdefault("_cache", {})
+        if key not in cache:
+            if len(cache) >= FEATURE_CACHE:
+                cache.clear()
+            cache[key] = state_features(task.compute_dag, state)
+        return cache[key]
 
     def save(self, file_name: str) -> None:
         with open(file_name, "wb") as f:
@@ -158,8 +179,11 @@ class PreloadMeasuredStates:
     def __init__(self, filename: str = "auto_scheduler_tuning.json") -> None:
         self.filename = filename
 
-    def __call__(self, tuner: Tuner) -> None:
-        tuner.load_history(load_records(self.filename), min_seed_records=10**9)
+    def __call__(self, tuner: Any) -> None:
+        if isinstance(tuner, StateSearch):
+            tuner.preload(self.filename)
+        else:
+            tuner.load_history(load_records(self.filename), min_seed_records=10**9)
 
 
 class SearchPolicy:
@@ -167,7 +191,9 @@ class SearchPolicy:
 
 
 class SketchPolicy(SearchPolicy):
-    """The search over *task*'s generated space with *program_cost_model*."""
+    """The search of *task* with *program_cost_model*: over loop states, or (``params=
+    {"space": "knobs"}``) over the generated configuration space (see the module). *params*
+    takes TVM's names (``eps_greedy``, ``evolutionary_search_population``, ...)."""
 
     def __init__(self, task: SearchTask, program_cost_model: Any = None, params: Any = None, seed: int | None = None,
                  verbose: int = 1, init_search_callbacks: Sequence[Any] | None = None) -> None:
@@ -177,9 +203,28 @@ class SketchPolicy(SearchPolicy):
         if not isinstance(model, PythonBasedModel):
             raise TypeError(f"SketchPolicy: program_cost_model is an XGBModel, a RandomModel or a PythonBasedModel, "
                             f"got {model!r}")
+        if params is not None and not isinstance(params, dict):
+            raise TypeError(f"SketchPolicy: params is a dict of TVM's parameter names, got {params!r}")
         self.task, self.model, self.seed, self.verbose = task, model, seed, verbose
-        self.search_task = task  # TVM's name
+        self.search_task, self.params = task, dict(params or {})  # TVM's names
+        self.space = self.params.pop("space", "states")
+        if self.space not in ("states", "knobs"):
+            raise ValueError(f"SketchPolicy: params['space'] is 'states' (TVM's loop states) or 'knobs' (the "
+                             f"generated configuration space), got {self.space!r}")
         self.init_search_callbacks = list(init_search_callbacks or [])
+
+    def search(self, tuning_options: TuningOptions) -> Any:
+        """Measure the states the search finds (:mod:`.state_search`); the best state (None if
+        no trial ran)."""
+        search = StateSearch(self)
+        for callback in self.init_search_callbacks:
+            if not isinstance(callback, PreloadCustomSketchRule):  # those shape sketches
+                callback(search)
+        return search.run(tuning_options)
+
+    def candidates(self, search: StateSearch, count: int) -> list[Any]:
+        """The states to measure next (at most *count*)."""
+        return search.one_round(count)
 
     def sample_initial_population(self, size: int = 64) -> list[Any]:
         """*size* concrete states: the sketches, their open split lengths drawn at random."""
@@ -237,11 +282,15 @@ class LayoutRewriteOption:
 
 
 class EmptyPolicy(SketchPolicy):
-    """A policy with no model: the space's configurations in a random order (TVM's empty
-    policy measures the initial state; here the space holds it)."""
+    """TVM's example policy: it measures the initial state, one trial a round (over the
+    configuration space, its configurations in a random order)."""
 
     def __init__(self, task: SearchTask, init_search_callbacks: Sequence[Any] | None = None) -> None:
         super().__init__(task, RandomModel(), init_search_callbacks=init_search_callbacks)
+
+    def candidates(self, search: StateSearch, count: int) -> list[Any]:
+        """The initial state, every round (TVM's example policy)."""
+        return [self.task.compute_dag.get_init_state()]
 
 
 class PreloadCustomSketchRule:
@@ -304,9 +353,9 @@ def deserialize_task(text: str) -> SearchTask:
 
 class SearchTask:
     """A computation to schedule for *target*: a registered workload *func* on *args*, or a
-    *compute_dag* (or *workload_key*). ``hardware_params`` (defaults from the target),
-    ``layout_rewrite_option`` and ``task_inputs`` are kept as TVM's and change no schedule
-    here."""
+    *compute_dag* (or *workload_key*). ``hardware_params`` (defaults from the target) and
+    ``task_inputs`` are kept as TVM's; ``layout_rewrite_option`` lays out the layout-free
+    inputs of the states measured and applied, as TVM's (:mod:`.layout_rewrite`)."""
 
     def __init__(self, func: Any = None, args: Sequence[Any] | None = None, compute_dag: ComputeDAG | None = None,
                  workload_key: str | None = None, target: Any = None, hardware_params: Any = None,
@@ -343,7 +392,10 @@ class SearchTask:
     def instantiate(self, state: Any) -> tuple[Any, list[Any]]:
         """The te schedule and arguments of *state* (a loop state of this task's DAG), as an
         autotvm task instantiates a configuration: builders and runners measure states so."""
-        return self.compute_dag.apply_steps_from_state(state)
+        try:
+            return self.compute_dag.apply_steps_from_state(state, self.layout_rewrite_option)
+        except (TypeError, ValueError) as e:  # a schedule primitive refusing this state
+            raise InstantiationError(f"{type(e).__name__}: {e}") from e
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_tuning_task"}
@@ -369,6 +421,9 @@ class SearchTask:
                 warnings.warn("auto_scheduler: xgboost is not installed (pip install 'tebound[tune]'); the search "
                               "tries configurations in a random order", stacklevel=2)
             search_policy = SketchPolicy(self, model)
+        if search_policy.space == "states":
+            search_policy.search(tuning_options)
+            return
         tuner = search_policy.make_tuner()
         option = measure_option(builder=tuning_options.builder, runner=tuning_options.runner)
         callbacks = list(tuning_options.measure_callbacks)
@@ -379,8 +434,24 @@ class SearchTask:
 
     def apply_best(self, log_file: Any, include_compatible: bool = False,
                    layout_rewrite_option: Any = None) -> tuple[Any, list[Any]]:
-        """The schedule and arguments of the best trial of this task in *log_file*."""
+        """The schedule and arguments of the best trial of this task in *log_file*: its best
+        loop state if the log has states of this task, else its best configuration."""
+        inp = self._best_state_input(log_file)
+        if inp is not None:
+            option = layout_rewrite_option if layout_rewrite_option is not None else self.layout_rewrite_option
+            return self.compute_dag.apply_steps_from_state(inp.state, option)
         return apply_best(self.tuning_task, log_file)
+
+    def _best_state_input(self, log: Any) -> Any:
+        """The input of the fastest error-free loop-state record of this task in *log* (a log
+        file, or a list of records), or None."""
+        if isinstance(log, (str, os.PathLike)):
+            return load_best_record(log, self.workload_key)[0]
+        if not isinstance(log, (list, tuple)):
+            return None
+        states = [(inp, res) for inp, res in log if isinstance(inp, StateInput) and res.error_no == 0 and res.costs
+                  and inp.task.workload_key == self.workload_key]
+        return min(states, key=lambda r: sum(r[1].costs) / len(r[1].costs))[0] if states else None
 
     def print_best(self, log_file: Any, print_mode: str = "schedule") -> str:
         """The best schedule as te calls (``"schedule"``), or the source of its build

@@ -84,6 +84,8 @@ class Replay:
         self.schedule = te.create_schedule([t.op for t in outputs])
         self.stages = [self.schedule[op] for op in ops]
         self.axes = [self._initial(st) for st in self.stages]
+        #: each fused IterVar's parts, as a state's fused iterator keeps its ``orig_iters``
+        self.fused_from: dict[Any, list[Any]] = {}
 
     @staticmethod
     def _initial(stage: Any) -> list[Any]:
@@ -107,6 +109,8 @@ class Replay:
         elif k == "FU":
             ids = list(f[1])
             fused = stage.fuse(*(axes[i] for i in ids)) if len(ids) > 1 else axes[ids[0]]
+            if len(ids) > 1:
+                self.fused_from[fused] = [axes[i] for i in ids]
             self.axes[f[0]] = [*axes[:ids[0]], fused, *axes[ids[-1] + 1:]]
         elif k == "RE":
             self.axes[f[0]] = [axes[i] for i in f[1]]
