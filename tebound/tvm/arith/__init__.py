@@ -5,11 +5,13 @@
 
 from bound.arith.deduce import deduce_bound
 from bound.arith.interval import IntervalSet
+from bound.arith.linear_equation import detect_linear_equation
 from bound.arith.modular import ModularSet
-from tebound.tvm.arith import analyzer, int_set
+from tebound.tvm.arith import analyzer, int_set, int_solver
 from tebound.tvm.arith.analyzer import Analyzer, ConstIntBound
 from tebound.tvm.arith.int_set import IntSet
-from tebound.tvm.arith.linear_equation import detect_linear_equation
+from tebound.tvm.arith.int_solver import IntConstraints, IntConstraintsTransform, solve_linear_equations
 
-__all__ = ["Analyzer", "ConstIntBound", "IntSet", "IntervalSet", "ModularSet", "analyzer", "deduce_bound",
-           "detect_linear_equation", "int_set"]
+__all__ = ["Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
+           "ModularSet", "analyzer", "deduce_bound", "detect_linear_equation", "int_set", "int_solver",
+           "solve_linear_equations"]

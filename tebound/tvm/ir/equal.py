@@ -6,12 +6,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from bound.arith.int_solver import IntConstraints
 from schedule.ir.arith import convert
 from schedule.ir.functor import structural_equal as _structural_equal
+from schedule.ir.itervar import Range
 
 
 def _side(x: Any) -> Any:
-    return convert(x) if isinstance(x, (bool, int, float)) else x
+    """*x* as a tree the expression comparison walks: numbers as constants, lists as tuples,
+    ranges and integer constraint systems as tuples of their parts."""
+    if isinstance(x, (bool, int, float)):
+        return convert(x)
+    if isinstance(x, (list, tuple)):
+        return tuple(_side(e) for e in x)
+    if isinstance(x, Range):
+        return (_side(x.min), _side(x.extent))
+    if isinstance(x, dict):
+        return tuple((k, _side(v)) for k, v in x.items())
+    if isinstance(x, IntConstraints):
+        return (_side(x.variables), _side(x.ranges), _side(x.relations))
+    return x
 
 
 def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:

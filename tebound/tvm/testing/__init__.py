@@ -51,4 +51,5 @@ from tebound.tvm.testing.fixtures import (
     skip_parameterizations,
     xfail_parameterizations,
 )
+from tebound.tvm.testing.int_constraints import check_bool_expr_is_true, check_int_constraints_trans_consistency
 from tebound.tvm.testing.targets import DEFAULT_TEST_TARGETS, device_enabled, enabled_targets

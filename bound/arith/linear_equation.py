@@ -1,4 +1,4 @@
-"""TVM's ``tvm.arith.detect_linear_equation``: an expression as a linear form of chosen
+"""``detect_linear_equation`` (TVM's): an expression as a linear form of chosen
 variables, with coefficients that may be expressions free of them."""
 
 from __future__ import annotations
