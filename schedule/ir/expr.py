@@ -186,6 +186,7 @@ class IntImm(Expr):
 
     def __int__(self) -> int: return self.value
     def __index__(self) -> int: return self.value
+    def __bool__(self) -> bool: return self.value != 0  # a constant is a Python bool, as TVM's
     def __float__(self) -> float: return float(self.value)
 
 

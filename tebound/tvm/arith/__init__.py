@@ -7,11 +7,16 @@ from bound.arith.deduce import deduce_bound
 from bound.arith.interval import IntervalSet
 from bound.arith.linear_equation import detect_linear_equation
 from bound.arith.modular import ModularSet
-from tebound.tvm.arith import analyzer, int_set, int_solver
+from tebound.tvm.arith import _ffi_api, analyzer, int_set, int_solver
 from tebound.tvm.arith.analyzer import Analyzer, ConstIntBound
 from tebound.tvm.arith.int_set import IntSet
-from tebound.tvm.arith.int_solver import IntConstraints, IntConstraintsTransform, solve_linear_equations
+from tebound.tvm.arith.int_solver import (
+    IntConstraints,
+    IntConstraintsTransform,
+    solve_linear_equations,
+    solve_linear_inequalities,
+)
 
-__all__ = ["Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
+__all__ = ["_ffi_api", "Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
            "ModularSet", "analyzer", "deduce_bound", "detect_linear_equation", "int_set", "int_solver",
-           "solve_linear_equations"]
+           "solve_linear_equations", "solve_linear_inequalities"]
