@@ -183,7 +183,8 @@ def solve(system: IntConstraints) -> tuple[dict[Var, IntGroupBounds], list[Expr]
         for cp, ep in pos:
             for cn, en in neg:
                 g = math.gcd(cp, -cn)
-                lhs = arith.sub(arith.mul(arith.const(cp // g, v.dtype), en), arith.mul(arith.const(cn // g, v.dtype), ep))
+                lhs = arith.sub(arith.mul(arith.const(cp // g, v.dtype), en),
+                                arith.mul(arith.const(cn // g, v.dtype), ep))
                 _add(nxt, _normalized(ana.simplify(LE(lhs, arith.const(0, lhs.dtype))), ana), ana)
         lcm = 1
         for c, _ in pos:

@@ -17,6 +17,6 @@ from tebound.tvm.arith.int_solver import (
     solve_linear_inequalities,
 )
 
-__all__ = ["_ffi_api", "Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
-           "ModularSet", "analyzer", "deduce_bound", "detect_linear_equation", "int_set", "int_solver",
+__all__ = ["Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
+           "ModularSet", "_ffi_api", "analyzer", "deduce_bound", "detect_linear_equation", "int_set", "int_solver",
            "solve_linear_equations", "solve_linear_inequalities"]
