@@ -91,8 +91,13 @@ def test_a_task_stops_when_its_space_is_exhausted_or_it_stops_improving():
     assert size <= 8  # a space of a few configurations
     sched = auto_scheduler.TaskScheduler([tiny])
     sched.tune(auto_scheduler.TuningOptions(num_measure_trials=size + 20, num_measures_per_round=4, verbose=0),
-               search_policy="sketch.random")
+               search_policy="sketch.random", search_policy_params={"space": "knobs"})
     assert sched.ct == size and 0 in sched.dead
+    # over loop states: each of the tiny task's few states once, then no more rounds
+    states = auto_scheduler.TaskScheduler([tiny])
+    states.tune(auto_scheduler.TuningOptions(num_measure_trials=20, num_measures_per_round=4, verbose=0),
+                search_policy="sketch.random")
+    assert 0 in states.dead and 1 <= states.ct < 20 and len(states.tuners[0].visited) == states.ct
     stalled = auto_scheduler.TaskScheduler(_tasks(16))
     stalled.tune(auto_scheduler.TuningOptions(num_measure_trials=30, num_measures_per_round=2, verbose=0),
                  search_policy="sketch.random", per_task_early_stopping=1)
@@ -117,3 +122,5 @@ def test_bad_arguments_are_refused():
         sched.tune({"num_measure_trials": 4})
     with pytest.raises(ValueError, match="per_task_early_stopping"):
         sched.tune(auto_scheduler.TuningOptions(num_measure_trials=4), per_task_early_stopping=0)
+    with pytest.raises(ValueError, match="search_policy"):
+        sched.tune(auto_scheduler.TuningOptions(num_measure_trials=4), search_policy="sketch.annealing")

@@ -8,7 +8,7 @@ A policy searches one of two spaces (``params={"space": ...}``):
   and evolved under the cost model (:mod:`.state_search`); the log holds TVM's lines.
 - ``"knobs"``: the configuration space generated from the DAG (:mod:`.sketch`), searched by
   autotvm's tuners (``XGBTuner`` with its evolutionary search, or ``RandomTuner``); the log
-  is autotvm's, under the task name ``auto/<workload key>``. ``TaskScheduler`` searches it.
+  is autotvm's, under the task name ``auto/<workload key>``.
 
 ``apply_best`` applies the best loop state of a log if it holds any of the task, else its
 best configuration.

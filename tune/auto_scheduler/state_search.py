@@ -60,6 +60,7 @@ class StateSearch:
         self.measured: dict[str, float] = {}
         self.best_states: list[tuple[float, State]] = []
         self.best_cost, self.best_ct, self.ct = float("inf"), 0, 0
+        self.exhausted = False
         self._sketches: list[State] | None = None
 
     # -- what the policy learned before --------------------------------------------------------
@@ -78,6 +79,7 @@ class StateSearch:
     def note(self, state: State, res: MeasureResult) -> None:
         cost = mean_cost(res)
         self.measured[state_key(state)] = cost
+        self.best_cost = min(self.best_cost, cost)
         if cost < float("inf"):
             self.best_states.append((cost, state))
             self.best_states.sort(key=lambda x: x[0])
@@ -121,40 +123,81 @@ class StateSearch:
         return picks
 
     # -- the search ----------------------------------------------------------------------------
+    def measure_round(self, measure: Any, count: int, callbacks: Any = ()) -> int:
+        """Measure up to *count* new states with *measure* (a ``MeasureBatch``), hand them to
+        *callbacks* and the model; how many were measured (0: the search found none, after
+        the retries ``retry_search_one_round_on_empty`` allows)."""
+        picks: list[State] = []
+        for _ in range(1 + int(self.params["retry_search_one_round_on_empty"])):
+            picks = self.policy.candidates(self, count)
+            if picks:
+                break
+        if not picks:
+            self.exhausted = True
+            return 0
+        inputs = [MeasureInput(self.task, s) for s in picks]
+        results = [record_result(r) for r in measure(inputs)]
+        for callback in callbacks:
+            callback(self.policy, inputs, results)
+        self.policy.model.update(inputs, results)
+        for state, res in zip(picks, results):
+            self.ct += 1
+            if mean_cost(res) < self.best_cost:
+                self.best_cost, self.best_ct = mean_cost(res), self.ct
+            self.note(state, res)
+        return len(picks)
+
     def run(self, options: Any) -> State | None:
         """Measure up to *options*' trials; the best state found (None if none ran)."""
         n_trials = options.num_measure_trials
         per_round = max(int(options.num_measures_per_round), 1)
         option = measure_option(builder=options.builder, runner=options.runner)
-        retries = int(self.params["retry_search_one_round_on_empty"])
         with MeasureBatch(option) as measure:
             while self.ct < n_trials:
-                count = min(per_round, n_trials - self.ct)
-                picks = self.policy.candidates(self, count)
-                if not picks:
-                    retries -= 1
-                    if retries < 0:
-                        break
-                    continue
-                inputs = [MeasureInput(self.task, s) for s in picks]
-                results = [record_result(r) for r in measure(inputs)]
-                for callback in options.measure_callbacks:
-                    callback(self.policy, inputs, results)
-                self.policy.model.update(inputs, results)
-                for state, res in zip(picks, results):
-                    self.ct += 1
-                    if mean_cost(res) < self.best_cost:
-                        self.best_cost, self.best_ct = mean_cost(res), self.ct
-                    self.note(state, res)
+                if not self.measure_round(measure, min(per_round, n_trials - self.ct), options.measure_callbacks):
+                    break
                 if options.verbose:
-                    best = f"{self.best_cost * 1e3:.3f} ms" if self.best_cost < float("inf") else "none yet"
-                    print(f"auto_scheduler: {self.ct} trials, best {best}", file=sys.stdout, flush=True)
+                    print(self.progress(), file=sys.stdout, flush=True)
                 stop = options.early_stopping
                 if stop is not None and stop >= 0 and self.ct - self.best_ct > stop:
                     if options.verbose:
                         print(f"auto_scheduler: no better state in {stop} trials; stopping early", flush=True)
                     break
+        return self.best_state
+
+    def progress(self) -> str:
+        best = f"{self.best_cost * 1e3:.3f} ms" if self.best_cost < float("inf") else "none yet"
+        return f"auto_scheduler: {self.task.workload_key}: {self.ct} trials, best {best}"
+
+    # -- what a task scheduler asks of a tuner -------------------------------------------------
+    @property
+    def best_state(self) -> State | None:
         return self.best_states[0][1] if self.best_states else None
+
+    best_config = best_state
+
+    @property
+    def trials(self) -> int:
+        return self.ct
+
+    @property
+    def best_iter(self) -> int:
+        return self.best_ct
+
+    @property
+    def visited(self) -> set[str]:
+        return set(self.measured)
+
+    def has_next(self) -> bool:
+        return not self.exhausted
+
+    def tune(self, n_trial: int, measure_option: Any, callbacks: Any = ()) -> None:
+        """One round of up to *n_trial* states measured with *measure_option* (a builder and
+        a runner), as a task scheduler gives a task its round."""
+        batch = self.__dict__.get("_batch")
+        if batch is None or batch.option is not measure_option:
+            batch = self._batch = MeasureBatch(measure_option)
+        self.measure_round(batch, n_trial, callbacks)
 
 
 __all__ = ["DEFAULT_PARAMS", "FAILED_COST", "StateSearch", "mean_cost", "record_result", "state_key"]

@@ -30,6 +30,7 @@ from tune.auto_scheduler.search_task import (
     XGBModel,
     report_progress,
 )
+from tune.auto_scheduler.state_search import StateSearch
 from tune.autotvm.measure import measure_option
 from tune.autotvm.tuner import Tuner
 
@@ -87,20 +88,30 @@ class TaskScheduler:
                 per_task_early_stopping, int) or per_task_early_stopping < 1):
             raise ValueError(f"TaskScheduler.tune: per_task_early_stopping is a positive int or None, got "
                              f"{per_task_early_stopping!r}")
-        use_model = search_policy in ("default", "sketch.xgb") and importlib.util.find_spec("xgboost") is not None
-        records = load_records(self.load_log_file) if self.load_log_file else []
+        if search_policy not in ("default", "sketch.xgb", "sketch.random"):
+            raise ValueError(f"TaskScheduler.tune: search_policy is 'default', 'sketch.xgb' or 'sketch.random', got "
+                             f"{search_policy!r}")
+        use_model = search_policy != "sketch.random" and importlib.util.find_spec("xgboost") is not None
         self.tuners = []
         for i, task in enumerate(self.tasks):
             model = XGBModel() if use_model else RandomModel()
-            tuner = SketchPolicy(task, model, seed=None if self.seed is None else self.seed + i).make_tuner()
-            if records:
-                tuner.load_history(records, min_seed_records=10**9)
+            policy = SketchPolicy(task, model, params=search_policy_params,
+                                  seed=None if self.seed is None else self.seed + i)
+            if policy.space == "states":
+                tuner: Any = StateSearch(policy)
+                if self.load_log_file:
+                    tuner.preload(self.load_log_file)
+            else:
+                tuner = policy.make_tuner()
+                if self.load_log_file:
+                    tuner.load_history(load_records(self.load_log_file), min_seed_records=10**9)
             self.tuners.append(tuner)
         for i, tuner in enumerate(self.tuners):
             if tuner.best_config is not None:
                 self.best_costs[i] = tuner.best_cost
         self._option = measure_option(builder=tune_option.builder, runner=tune_option.runner)
-        self._callbacks = list(tune_option.measure_callbacks) + ([report_progress] if tune_option.verbose else [])
+        self._callbacks = list(tune_option.measure_callbacks)
+        self._verbose = tune_option.verbose
         self._per_round = max(1, tune_option.num_measures_per_round)
         self._early = per_task_early_stopping
         budget = tune_option.num_measure_trials
@@ -119,7 +130,11 @@ class TaskScheduler:
             getattr(callback, "pre_tune", lambda *a: None)(self, i)
         tuner = self.tuners[i]
         before = tuner.trials
-        tuner.tune(min(self._per_round, budget - self.ct), self._option, callbacks=self._callbacks)
+        states = isinstance(tuner, StateSearch)
+        progress = [report_progress] if self._verbose and not states else []
+        tuner.tune(min(self._per_round, budget - self.ct), self._option, callbacks=self._callbacks + progress)
+        if self._verbose and states:
+            print(tuner.progress(), flush=True)
         measured = tuner.trials - before
         self.ct += measured
         self.task_cts[i] += 1
