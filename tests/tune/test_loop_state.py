@@ -209,3 +209,26 @@ def test_bad_steps_are_refused_and_leave_the_state_as_it_was(bad, message):
     with pytest.raises(ScheduleError, match=message):
         bad(s, C)
     assert s.transform_steps == [] and s == dag.get_init_state()
+
+
+def test_a_storage_align_on_a_loop_that_is_no_axis_changes_nothing_as_in_tvm():
+    A, B = te.placeholder((16, 16), name="A"), te.placeholder((16, 16), name="B")
+    k = te.reduce_axis((0, 16), name="k")
+    C = te.compute((16, 16), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    dag = ComputeDAG([A, B, C])
+    s = dag.get_init_state()
+    ko, _ = s.split(C, s[C].iters[2], [4])
+    s.rfactor(C, ko, 2)
+    plain = str(lower(*dag.apply_steps_from_state(s)))
+    s.storage_align(C, s[C].iters[-1], 8, 4)  # the reduction over the factored loop: no buffer dimension
+    sch, args = dag.apply_steps_from_state(s)
+    assert str(lower(sch, args)) == plain
+    a, b = np.random.default_rng(0).random((2, 16, 16), dtype="float32")
+    out = np.full((16, 16), np.nan, "float32")
+    build(sch, args)(a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5)
+    # on an axis of the operation it pads the rows of the factored stage's buffer
+    rf = s.stage_ops.index(next(op for op in s.stage_ops if op.name.endswith(".rf")))
+    aligned = s.copy()
+    aligned.storage_align(rf, aligned[rf].iters[0], 8, 4)  # rows of 64 become 68
+    assert str(lower(*dag.apply_steps_from_state(aligned))) != plain

@@ -124,7 +124,10 @@ class Replay:
             else:
                 stage.pragma(axes[f[1]], name)
         elif k == "SA":
-            stage.storage_align(axes[f[1]], f[2], f[3])
+            # TVM aligns a buffer dimension only for an axis of the operation; on any other
+            # loop (a split or reduction loop) its step is kept and changes nothing
+            if any(axes[f[1]] is iv for iv in getattr(stage.op, "axis", ())):
+                stage.storage_align(axes[f[1]], f[2], f[3])
         elif k == "CA":
             stage.compute_at(self.stages[f[1]], self.axes[f[1]][f[2]])
         elif k == "CI":
