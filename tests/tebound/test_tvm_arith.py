@@ -176,3 +176,38 @@ def test_union_lower_bound_joins_only_touching_sets():
                                    iv(min_value=high, max_value=low)])
     assert r.min_value.same_as(low) and r.max_value.same_as(high) and not low.same_as(high)
     assert int_set.union_lower_bound([]).is_empty()
+
+
+def test_the_solvers_take_tvms_arguments_and_an_integer_constraint_system():
+    x, y = te.var("x"), te.var("y")
+    eqs = [tvm.tir.EQ(x + y, 20), tvm.tir.EQ(x - y, 10)]
+    by_lists = tvm.arith.solve_linear_equations(eqs, [x, y], {})
+    by_system = tvm.arith.solve_linear_equations(tvm.arith.IntConstraints([x, y], {}, eqs))
+    for sol in (by_lists, by_system):
+        assert (int(sol.src_to_dst[x]), int(sol.src_to_dst[y])) == (15, 5)
+    # no variables: every equation is kept, and the system is its own solution
+    same = tvm.arith.solve_linear_equations(eqs)
+    assert tvm.ir.structural_equal(same.src, same.dst) and tvm.ir.structural_equal(same.src.relations, eqs)
+    ranges = {x: tvm.ir.Range(0, 10), y: tvm.ir.Range(0, 10)}
+    ineq = [x + y <= 12, x >= y + 3]
+    solved = tvm.arith.solve_linear_inequalities(ineq, [x, y], ranges)
+    conds = tvm.arith._ffi_api.SolveInequalitiesAsCondition([x, y], ranges, ineq)
+    for xv, yv in itertools.product(range(10), repeat=2):
+        env = {x: xv, y: yv}
+        truth = xv + yv <= 12 and xv >= yv + 3
+        assert all(evaluate(c, env) for c in conds) == truth
+        r = solved.ranges
+        inside = all(evaluate(r[v].min, env) <= env[v] < evaluate(r[v].min + r[v].extent, env) for v in (x, y))
+        assert (inside and all(evaluate(c, env) for c in solved.relations)) == truth
+    tvm.testing.check_int_constraints_trans_consistency(
+        tvm.arith.solve_linear_inequalities(ineq, [x, y], ranges, deskew_range=True))
+
+
+def test_the_solvers_refuse_what_is_not_a_system():
+    x = te.var("x")
+    with pytest.raises(TypeError, match="list of relations or an IntConstraints"):
+        tvm.arith.solve_linear_equations(x == 1, [x])
+    with pytest.raises(TypeError, match="holds its variables"):
+        tvm.arith.solve_linear_inequalities(tvm.arith.IntConstraints([x], {}, [x <= 1]), [x])
+    with pytest.raises(AssertionError, match="Counterexample: x = 3"):
+        tvm.testing.check_bool_expr_is_true(x < 3, {x: tvm.ir.Range(0, 5)})
