@@ -39,6 +39,10 @@ class IntConstraints:
             if not isinstance(v, Var) or not isinstance(r, Range):
                 raise TypeError(f"IntConstraints: ranges map a Var to a Range, got {v!r}: {r!r}")
         self.relations = [arith.convert(r) for r in relations]
+        for r in self.relations:
+            if r.dtype != "bool":
+                raise TypeError(f"IntConstraints: relations are conditions (x + y <= 4, x == 2*y ...), got {r} of "
+                                f"type {r.dtype}")
 
     def __repr__(self) -> str:
         return f"IntConstraints({self.variables}, {self.ranges}, {self.relations})"

@@ -139,3 +139,5 @@ def test_bad_systems_are_refused():
         IntConstraints([1], {}, [])
     with pytest.raises(TypeError, match="ranges map a Var to a Range"):
         IntConstraints([te.var("x")], {te.var("x"): (0, 4)}, [])
+    with pytest.raises(TypeError, match="relations are conditions"):
+        IntConstraints([te.var("x")], {}, [te.var("x") + 1])

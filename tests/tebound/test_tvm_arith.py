@@ -211,3 +211,5 @@ def test_the_solvers_refuse_what_is_not_a_system():
         tvm.arith.solve_linear_inequalities(tvm.arith.IntConstraints([x], {}, [x <= 1]), [x])
     with pytest.raises(AssertionError, match="Counterexample: x = 3"):
         tvm.testing.check_bool_expr_is_true(x < 3, {x: tvm.ir.Range(0, 5)})
+    with pytest.raises(TypeError, match="Range of constants"):
+        tvm.testing.check_bool_expr_is_true(x < 3, {x: tvm.ir.Range(0, te.var("n"))})

@@ -150,3 +150,22 @@ def test_loops_fused_after_the_reduction_moved_into_its_consumer_keep_their_exte
     out = np.full((32, 32), np.nan, "float32")
     build(sch, args)(a, b, out)
     np.testing.assert_allclose(out, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_an_input_of_symbolic_shape_keeps_its_layout():
+    n = te.var("n")
+    A, B = te.placeholder((n, 8), name="A"), te.placeholder((8, n), name="B")
+    r = te.reduce_axis((0, 8), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C",
+                   attrs={"layout_free_placeholders": [B]})
+    dag = ComputeDAG([A, B, C])
+    s = dag.get_init_state()
+    c = s.stage_ops[2]
+    s.split(c, s[c].iters[1], [4])
+    for option in (INSERT_TRANSFORM_STAGE, REWRITE_FOR_PRE_TRANSFORMED):
+        sch, args = dag.apply_steps_from_state(s, layout_rewrite=option)
+        assert args[1] is B
+        a, b = RNG.standard_normal((6, 8)).astype("float32"), RNG.standard_normal((8, 6)).astype("float32")
+        out = np.full((6, 6), np.nan, "float32")
+        build(sch, args)(a, b, out)
+        np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-4)

@@ -158,3 +158,7 @@ def test_bad_policy_parameters_are_refused():
         SketchPolicy(task, params={"space": "trees"})
     with pytest.raises(TypeError, match="params"):
         SketchPolicy(task, params=[("eps_greedy", 0.1)])
+    with pytest.raises(ValueError, match="eps_greedy"):
+        SketchPolicy(task, params={"eps_greedy": "often"})
+    with pytest.raises(ValueError, match="evolutionary_search_population"):
+        SketchPolicy(task, params={"evolutionary_search_population": -4})

@@ -21,7 +21,7 @@ from typing import Any
 import schedule as te
 from bound.operation.access import body_reads
 from schedule import PlaceholderOp, Tensor
-from schedule.ir.expr import Var
+from schedule.ir.expr import IntImm, Var
 from schedule.operation.compute import ComputeOp, reindex_tensor
 from tune.auto_scheduler.loop_state import State
 from tune.auto_scheduler.steps import Step
@@ -75,14 +75,19 @@ def _leaves(iters: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _extent(it: Any) -> int:
-    value = getattr(it.range.extent, "value", None) if it.range is not None else None
-    return value if isinstance(value, int) else 1
+def _extent(it: Any) -> int | None:
+    """The loop's constant extent (1 for a loop bound inference left without a range, as in
+    TVM), or None for a symbolic one."""
+    if it.range is None:
+        return 1
+    value = getattr(it.range.extent, "value", None)
+    return value if isinstance(value, int) else None
 
 
-def new_layout(state: State, stage_id: int, dims: Sequence[str | None]) -> list[tuple[int, int]]:
+def new_layout(state: State, stage_id: int, dims: Sequence[str | None]) -> list[tuple[int, int]] | None:
     """The new layout of an input read at *dims* by stage *stage_id* (its state's bounds
-    inferred): (input dimension, extent) per new dimension, outermost first."""
+    inferred): (input dimension, extent) per new dimension, outermost first; None when a loop
+    over the input has a symbolic extent (the input then keeps its layout)."""
     stage = state.stages[stage_id]
     roots = {iv.var.name for iv in (*stage.op.axis, *stage.op.reduce_axis)}
     prefix: list[Any] = []
@@ -98,7 +103,10 @@ def new_layout(state: State, stage_id: int, dims: Sequence[str | None]) -> list[
         # a loop of the stage computed around this one stands for this one's loop at its position
         j = k if k < len(prefix) else k - len(prefix)
         if j < len(names) and names[j] in dims:
-            out.append((dims.index(names[j]), _extent(it)))
+            extent = _extent(it)
+            if extent is None:
+                return None
+            out.append((dims.index(names[j]), extent))
     return out
 
 
@@ -156,10 +164,10 @@ def rewrite_layout(dag: Any, steps: Sequence[Step], option: int, make_dag: Calla
                 continue
             dims = _access(stage.op, placeholder)
             reader = next((op for op in ops if isinstance(op, ComputeOp) and placeholder in op.input_tensors), None)
-            if dims is None or reader is None:
-                continue
+            layout = new_layout(state, sid, dims) if dims is not None and reader is not None else None
+            if layout is None or not all(isinstance(d, IntImm) for d in placeholder.shape):
+                continue  # a symbolic shape keeps its layout
             handled.add(placeholder.op)
-            layout = new_layout(state, sid, dims)
             if option == REWRITE_FOR_PRE_TRANSFORMED:
                 new_input = te.placeholder([e for _, e in layout], dtype=placeholder.dtype, name=placeholder.op.name)
             else:

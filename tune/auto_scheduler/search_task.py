@@ -39,7 +39,7 @@ from tune.auto_scheduler.records import MeasureInput as StateInput
 from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
 from tune.auto_scheduler.sketch_rules import CPU_RULES, CustomRule, generate_sketches
-from tune.auto_scheduler.state_search import StateSearch, state_key
+from tune.auto_scheduler.state_search import DEFAULT_PARAMS, StateSearch, state_key
 from tune.auto_scheduler.workload import WORKLOADS, make_workload_key, register_workload_tensors
 from tune.autotvm.measure import measure_option
 from tune.autotvm.space import InstantiationError
@@ -207,6 +207,9 @@ class SketchPolicy(SearchPolicy):
             raise TypeError(f"SketchPolicy: params is a dict of TVM's parameter names, got {params!r}")
         self.task, self.model, self.seed, self.verbose = task, model, seed, verbose
         self.search_task, self.params = task, dict(params or {})  # TVM's names
+        for key, value in self.params.items():
+            if key in DEFAULT_PARAMS and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ValueError(f"SketchPolicy: params[{key!r}] is a number >= 0, got {value!r}")
         self.space = self.params.pop("space", "states")
         if self.space not in ("states", "knobs"):
             raise ValueError(f"SketchPolicy: params['space'] is 'states' (TVM's loop states) or 'knobs' (the "

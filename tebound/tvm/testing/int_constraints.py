@@ -14,7 +14,7 @@ from bound import Analyzer
 from bound.arith.int_solver import IntConstraints, IntConstraintsTransform
 from lower import build
 from schedule.ir import arith
-from schedule.ir.expr import Var
+from schedule.ir.expr import IntImm, Var
 from schedule.ir.functor import substitute
 from schedule.ir.itervar import Range
 
@@ -32,6 +32,9 @@ def check_bool_expr_is_true(bool_expr: Any, vranges: Mapping[Var, Range], cond: 
     if cond is not None:
         bool_expr = arith.logical_or(arith.logical_not(cond), bool_expr)
     items = list(vranges.items())
+    if not all(isinstance(r, Range) and isinstance(r.min, IntImm) and isinstance(r.extent, IntImm) for _, r in items):
+        raise TypeError(f"check_bool_expr_is_true: the ranges are enumerated, so each is a Range of constants, got "
+                        f"{dict(vranges)!r}")
     shape = [int(r.extent.value) for _, r in items]
     if not items:
         shape = [1]
