@@ -1,7 +1,8 @@
 """How an auto_scheduler search measures, with TVM's names: ``LocalBuilder`` and
 ``LocalRunner`` (autotvm's, with auto_scheduler's defaults), ``LocalRPCMeasureContext`` (a
 local context with RPC's interface: its ``runner`` times on this machine; no tracker or
-server is started), ``RecordToFile`` and ``load_records``. Records are autotvm's log lines."""
+server is started), ``RecordToFile`` (TVM's lines for loop states, autotvm's for the
+configuration space) and ``load_records`` (autotvm's lines)."""
 
 from __future__ import annotations
 

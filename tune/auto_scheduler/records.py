@@ -199,7 +199,7 @@ class RecordReader:
 
 def load_any_records(filename: Any) -> list[Any]:
     """The (input, result) pairs of the log *filename*: loop-state records (TVM's lines), or
-    the records of a search here (autotvm's lines)."""
+    the records of a search of the configuration space (autotvm's lines)."""
     path = Path(filename)
     first = next((line for line in path.read_text().splitlines() if line.strip()), "") if path.exists() else ""
     if first.lstrip().startswith('{"i"'):

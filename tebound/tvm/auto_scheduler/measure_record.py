@@ -1,5 +1,5 @@
 """TVM's ``auto_scheduler.measure_record``: logs of loop states (TVM's JSON lines), and the
-logs a search here writes (autotvm's lines), read by the same ``load_records``."""
+logs of the configuration space (autotvm's lines), read by the same ``load_records``."""
 
 from tune.auto_scheduler.measure import RecordToFile
 from tune.auto_scheduler.records import (
