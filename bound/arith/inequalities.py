@@ -146,6 +146,19 @@ def _neg(e: Expr) -> Expr:
     return arith.sub(arith.const(0, e.dtype), e)
 
 
+def _tightest(pairs: Sequence[tuple[int, Expr]], lcm: int, dtype: str, ana: Analyzer, tighter: Any) -> list[Expr]:
+    """The bounds ``-lcm/c * e`` of *pairs* that no other one is provably *tighter* than
+    (``arith.le`` for upper bounds, ``arith.ge`` for lower ones)."""
+    looser = arith.ge if tighter is arith.le else arith.le
+    out: list[Expr] = []
+    for c, e in pairs:
+        bound = ana.simplify(arith.mul(arith.const(-lcm // c, dtype), e))
+        if any(ana.can_prove(tighter(arith.sub(o, bound), 0)) for o in out):
+            continue
+        out = [o for o in out if not ana.can_prove(looser(arith.sub(o, bound), 0))] + [bound]
+    return out
+
+
 def solve(system: IntConstraints) -> tuple[dict[Var, IntGroupBounds], list[Expr]]:
     """Each variable's bounds, and the relations left over (see the module)."""
     ana = Analyzer(system.ranges)
@@ -191,18 +204,8 @@ def solve(system: IntConstraints) -> tuple[dict[Var, IntGroupBounds], list[Expr]
             lcm = math.lcm(lcm, c)
         for c, _ in neg:
             lcm = math.lcm(lcm, -c)
-        upper: list[Expr] = []
-        for c, e in pos:
-            bound = ana.simplify(arith.mul(arith.const(-lcm // c, v.dtype), e))
-            if any(ana.can_prove(arith.le(arith.sub(o, bound), 0)) for o in upper):
-                continue
-            upper = [o for o in upper if not ana.can_prove(arith.ge(arith.sub(o, bound), 0))] + [bound]
-        lower: list[Expr] = []
-        for c, e in neg:
-            bound = ana.simplify(arith.mul(arith.const(-lcm // c, v.dtype), e))
-            if any(ana.can_prove(arith.ge(arith.sub(o, bound), 0)) for o in lower):
-                continue
-            lower = [o for o in lower if not ana.can_prove(arith.le(arith.sub(o, bound), 0))] + [bound]
+        upper = _tightest(pos, lcm, v.dtype, ana, arith.le)
+        lower = _tightest(neg, lcm, v.dtype, ana, arith.ge)
         equal = []
         for high in list(upper):
             match = next((low for low in lower if structural_equal(low, high)), None)
