@@ -19,7 +19,7 @@ from tune.auto_scheduler.loop_state import INLINED, REDUCTION, ROOT, State
 
 #: The unroll limits drawn for a reduction's outermost loop.
 AUTO_UNROLL = (0, 16, 64)
-#: Vector loops of more lanes are not made (TVM's ``max_vectorize_size``).
+#: Vector loops of more lanes are not made (TVM's default ``max_vectorize_size``).
 MAX_VECTORIZE = 16
 
 
@@ -61,8 +61,9 @@ def annotate_parallel(state: State, stage_id: int, first: int, num_cores: int) -
     state.parallel(stage_id, to_fuse[0] if len(to_fuse) == 1 else state.fuse(stage_id, to_fuse))
 
 
-def annotate_vectorize(state: State, stage_id: int, rng: random.Random) -> None:
-    """Fuse some of the innermost spatial loops of stage *stage_id* and vectorize them."""
+def annotate_vectorize(state: State, stage_id: int, rng: random.Random, max_lanes: int = MAX_VECTORIZE) -> None:
+    """Fuse some of the innermost spatial loops of stage *stage_id* (at most *max_lanes*
+    iterations together) and vectorize them."""
     iters = state.stages[stage_id].iters
     lanes, count = 1, 0
     while count < len(iters):
@@ -73,7 +74,7 @@ def annotate_vectorize(state: State, stage_id: int, rng: random.Random) -> None:
         if _is_tiled(state, stage_id) and count:
             break
         lanes *= _extent(it)
-        if lanes > MAX_VECTORIZE:
+        if lanes > max_lanes:
             break
         count += 1
     if count > 1:
@@ -84,7 +85,7 @@ def annotate_vectorize(state: State, stage_id: int, rng: random.Random) -> None:
         state.vectorize(stage_id, state.fuse(stage_id, list(iters[-count:])))
 
 
-def annotate(state: State, num_cores: int, rng: random.Random) -> State:
+def annotate(state: State, num_cores: int, rng: random.Random, max_lanes: int = MAX_VECTORIZE) -> State:
     """*state* (filled, its ranges known) with TVM's parallel, unroll and vector annotations."""
     for sid in range(len(state.stages)):
         if _computed(state, sid) and state.stages[sid].compute_at == ROOT:
@@ -95,7 +96,7 @@ def annotate(state: State, num_cores: int, rng: random.Random) -> State:
             state.pragma(sid, stage.iters[0], f"auto_unroll_max_step${rng.choice(AUTO_UNROLL)}")
     for sid in range(len(state.stages)):
         if _computed(state, sid):
-            annotate_vectorize(state, sid, rng)
+            annotate_vectorize(state, sid, rng, max_lanes)
     return state
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,9 +210,16 @@ def load_any_records(filename: Any) -> list[Any]:
 def load_best_record(filename: Any, workload_key: str | None = None, target: Any = None,
                      include_compatible: bool = False) -> tuple[MeasureInput | None, MeasureResult | None]:
     """The fastest error-free record of *filename* (of *workload_key* and *target* if given)."""
+    return best_record(RecordReader(filename), workload_key, target)
+
+
+def best_record(records: Iterable[tuple[Any, Any]], workload_key: str | None = None, target: Any = None
+                ) -> tuple[MeasureInput | None, MeasureResult | None]:
+    """The fastest error-free (input, result) of *records* (of *workload_key* and *target* if
+    given), or ``(None, None)``."""
     best: tuple[Any, Any] = (None, None)
     best_cost = float("inf")
-    for inp, res in RecordReader(filename):
+    for inp, res in records:
         if res.error_no != 0 or not res.costs:
             continue
         if workload_key is not None and inp.task.workload_key != workload_key:

@@ -34,7 +34,7 @@ from tune.auto_scheduler.compute_dag import ComputeDAG
 from tune.auto_scheduler.loop_state import replay_on_state
 from tune.auto_scheduler.measure import load_records
 from tune.auto_scheduler.population import evolutionary_search, sample_initial_population
-from tune.auto_scheduler.records import HardwareParams, load_any_records, load_best_record
+from tune.auto_scheduler.records import HardwareParams, best_record, load_any_records, load_best_record
 from tune.auto_scheduler.records import MeasureInput as StateInput
 from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
@@ -105,6 +105,7 @@ class XGBModel(PythonBasedModel):
         self.features: list[np.ndarray] = []
         self.costs: list[tuple[str, float]] = []
         self.booster: Any = None
+        self._cache: dict[tuple[str, str], np.ndarray] = {}  # features by (workload key, state)
         if model_file is not None:
             self.load(model_file)
 
@@ -149,12 +150,11 @@ class XGBModel(PythonBasedModel):
         """The features of *state*, kept: an evolutionary search scores a state once per
         generation it survives."""
         key = (task.workload_key, state_key(state))
-        cache = self.__dict__.setdefault("_cache", {})
-        if key not in cache:
-            if len(cache) >= FEATURE_CACHE:
-                cache.clear()
-            cache[key] = state_features(task.compute_dag, state)
-        return cache[key]
+        if key not in self._cache:
+            if len(self._cache) >= FEATURE_CACHE:
+                self._cache.clear()
+            self._cache[key] = state_features(task.compute_dag, state)
+        return self._cache[key]
 
     def save(self, file_name: str) -> None:
         with open(file_name, "wb") as f:
@@ -452,9 +452,7 @@ class SearchTask:
             return load_best_record(log, self.workload_key)[0]
         if not isinstance(log, (list, tuple)):
             return None
-        states = [(inp, res) for inp, res in log if isinstance(inp, StateInput) and res.error_no == 0 and res.costs
-                  and inp.task.workload_key == self.workload_key]
-        return min(states, key=lambda r: sum(r[1].costs) / len(r[1].costs))[0] if states else None
+        return best_record([(inp, res) for inp, res in log if isinstance(inp, StateInput)], self.workload_key)[0]
 
     def print_best(self, log_file: Any, print_mode: str = "schedule") -> str:
         """The best schedule as te calls (``"schedule"``), or the source of its build

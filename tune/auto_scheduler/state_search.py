@@ -14,7 +14,7 @@ import random
 import sys
 from typing import Any
 
-from tune.auto_scheduler.init_rules import annotate
+from tune.auto_scheduler.init_rules import MAX_VECTORIZE, annotate
 from tune.auto_scheduler.loop_state import State
 from tune.auto_scheduler.population import evolutionary_search, sample_initial_population
 from tune.auto_scheduler.records import MeasureInput, MeasureResult, RecordReader
@@ -24,10 +24,9 @@ from tune.autotvm.measure import MeasureBatch, measure_option
 FAILED_COST = 1e10
 #: TVM's defaults of the policy's parameters (``SketchPolicy(params=...)``), but a population
 #: of 64 (TVM's 2048 is sized for its C++ search).
-DEFAULT_PARAMS = {"eps_greedy": 0.05, "retry_search_one_round_on_empty": 1, "sample_init_min_population": 50,
-                  "sample_init_use_measured_ratio": 0.2, "evolutionary_search_population": 64,
-                  "evolutionary_search_num_iters": 4, "max_innermost_split_factor": 64,
-                  "max_vectorize_size": 16}
+DEFAULT_PARAMS = {"eps_greedy": 0.05, "retry_search_one_round_on_empty": 1, "sample_init_use_measured_ratio": 0.2,
+                  "evolutionary_search_population": 64, "evolutionary_search_num_iters": 4,
+                  "max_vectorize_size": MAX_VECTORIZE}
 
 
 def state_key(state: State) -> str:
@@ -61,6 +60,7 @@ class StateSearch:
         self.best_states: list[tuple[float, State]] = []
         self.best_cost, self.best_ct, self.ct = float("inf"), 0, 0
         self.exhausted = False
+        self._batch: MeasureBatch | None = None  # what a task scheduler's rounds measure with
         self._sketches: list[State] | None = None
 
     # -- what the policy learned before --------------------------------------------------------
@@ -97,7 +97,8 @@ class StateSearch:
         out = []
         for state in sample_initial_population(self.dag, self.sketches(), size, self.rng.randrange(2 ** 31)):
             try:
-                out.append(annotate(self.dag.infer_bound_from_state(state), cores, self.rng))
+                out.append(annotate(self.dag.infer_bound_from_state(state), cores, self.rng,
+                                    int(self.params["max_vectorize_size"])))
             except (TypeError, ValueError):  # a split the schedule refuses: not a candidate
                 continue
         reuse = int(size * float(self.params["sample_init_use_measured_ratio"]))
@@ -194,10 +195,9 @@ class StateSearch:
     def tune(self, n_trial: int, measure_option: Any, callbacks: Any = ()) -> None:
         """One round of up to *n_trial* states measured with *measure_option* (a builder and
         a runner), as a task scheduler gives a task its round."""
-        batch = self.__dict__.get("_batch")
-        if batch is None or batch.option is not measure_option:
-            batch = self._batch = MeasureBatch(measure_option)
-        self.measure_round(batch, n_trial, callbacks)
+        if self._batch is None or self._batch.option is not measure_option:
+            self._batch = MeasureBatch(measure_option)
+        self.measure_round(self._batch, n_trial, callbacks)
 
 
 __all__ = ["DEFAULT_PARAMS", "FAILED_COST", "StateSearch", "mean_cost", "record_result", "state_key"]
