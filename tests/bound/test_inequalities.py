@@ -12,25 +12,15 @@ import random
 import pytest
 
 import schedule as te
-from bound import Analyzer
 from bound.arith.inequalities import as_conditions, solve, solve_deskew_ranges, solve_to_ranges
 from bound.arith.int_solver import IntConstraints
 from schedule.ir import arith
 from schedule.ir.expr import IntImm
-from schedule.ir.functor import substitute
 from schedule.ir.itervar import Range
 
+from .int_points import holds, points, value
+
 OPS = (arith.le, arith.lt, arith.ge, arith.gt, arith.equal)
-
-
-def _value(e, env):
-    e = Analyzer().simplify(substitute(arith.convert(e), {v: arith.const(x, v.dtype) for v, x in env.items()}))
-    assert isinstance(e, IntImm), e
-    return e.value
-
-
-def _holds(relations, env):
-    return all(_value(r, env) for r in relations)
 
 
 def _random_system(rng, n, m, box):
@@ -44,63 +34,56 @@ def _random_system(rng, n, m, box):
     return IntConstraints(variables, ranges, relations)
 
 
-def _points(box):
-    return itertools.product(*(range(lo, hi) for lo, hi in box))
+def _random_systems(seed, count, max_vars, max_relations):
+    """*count* random systems over at most *max_vars* variables in [-4, 4], with their box."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        n = rng.randint(1, max_vars)
+        box = [(-4, 5)] * n
+        yield _random_system(rng, n, rng.randint(1, max_relations), box), box
 
 
 def test_the_bounds_as_conditions_hold_exactly_where_the_system_does():
-    rng = random.Random(1)
-    for _ in range(20):
-        n = rng.randint(1, 3)
-        box = [(-4, 5)] * n
-        system = _random_system(rng, n, rng.randint(1, 3), box)
+    for system, box in _random_systems(1, 20, 3, 3):
         conditions = as_conditions(system.variables, *solve(system))
-        for point in _points(box):
+        for point in points(box):
             env = dict(zip(system.variables, point))
-            assert _holds(conditions, env) == _holds(system.relations, env), (system.relations, point)
+            assert holds(conditions, env) == holds(system.relations, env), (system.relations, point)
 
 
 def test_the_ranges_hold_every_solution_and_the_relations_the_rest():
-    rng = random.Random(2)
-    for _ in range(20):
-        n = rng.randint(1, 3)
-        box = [(-4, 5)] * n
-        system = _random_system(rng, n, rng.randint(1, 3), box)
+    for system, box in _random_systems(2, 20, 3, 3):
         solved = solve_to_ranges(system)
-        for point in _points(box):
+        for point in points(box):
             env = dict(zip(system.variables, point))
-            inside = all(_value(r.min, env) <= env[v] < _value(r.min, env) + _value(r.extent, env)
+            inside = all(value(r.min, env) <= env[v] < value(r.min, env) + value(r.extent, env)
                          for v, r in solved.ranges.items())
-            assert (inside and _holds(solved.relations, env)) == _holds(system.relations, env), (
+            assert (inside and holds(solved.relations, env)) == holds(system.relations, env), (
                 system.relations, point, solved)
 
 
 def test_deskewed_variables_map_solutions_both_ways():
-    rng = random.Random(3)
-    for _ in range(20):
-        n = rng.randint(1, 2)
-        box = [(-4, 5)] * n
-        system = _random_system(rng, n, rng.randint(1, 2), box)
+    for system, box in _random_systems(3, 20, 2, 2):
         t = solve_deskew_ranges(system)
-        solutions = [p for p in _points(box) if _holds(system.relations, dict(zip(system.variables, p)))]
+        solutions = [p for p in points(box) if holds(system.relations, dict(zip(system.variables, p)))]
         if t.dst.relations and isinstance(t.dst.relations[0], IntImm) and not t.dst.relations[0].value:
             assert not solutions
             continue
         images = set()
         for point in solutions:
             env = dict(zip(system.variables, point))
-            new = {v: _value(t.dst_to_src[v], env) for v in t.dst.variables}
+            new = {v: value(t.dst_to_src[v], env) for v in t.dst.variables}
             for v, r in t.dst.ranges.items():
-                assert 0 <= new[v] < _value(r.extent, new)
-            assert _holds(t.dst.relations, new)
-            assert tuple(_value(t.src_to_dst[v], new) for v in system.variables) == point
+                assert 0 <= new[v] < value(r.extent, new)
+            assert holds(t.dst.relations, new)
+            assert tuple(value(t.src_to_dst[v], new) for v in system.variables) == point
             images.add(tuple(new[v] for v in t.dst.variables))
         # every point of the new ranges that meets the relations is one of those images
         ranges = [t.dst.ranges[v] for v in t.dst.variables]
         count = 0
         for new_point in itertools.product(*(range(0, 12) for _ in ranges)):
             new = dict(zip(t.dst.variables, new_point))
-            if all(p < _value(r.extent, new) for p, r in zip(new_point, ranges)) and _holds(t.dst.relations, new):
+            if all(p < value(r.extent, new) for p, r in zip(new_point, ranges)) and holds(t.dst.relations, new):
                 count += 1
                 assert new_point in images
         assert count == len(images)
@@ -115,7 +98,7 @@ def test_two_bounds_of_one_variable_give_its_range():
     assert (solved.ranges[y].min.value, solved.ranges[y].extent.value) == (0, 6)
     assert solved.ranges[x].extent.value == 11  # the widest: 10 - 2y + 1 at y = 0
     for yv in range(6):
-        assert _value(solved.ranges[x].min, {y: yv}) == yv + 10
+        assert value(solved.ranges[x].min, {y: yv}) == yv + 10
 
 
 def test_a_system_with_no_solution_says_so():

@@ -12,22 +12,12 @@ import numpy as np
 import pytest
 
 import schedule as te
-from bound import Analyzer
 from bound.arith.int_solver import IntConstraints, extended_gcd, smith_diagonalize, solve_linear_equations
 from schedule.ir import arith
 from schedule.ir.expr import IntImm
-from schedule.ir.functor import substitute
 from schedule.ir.itervar import Range
 
-
-def _value(e, env):
-    e = Analyzer().simplify(substitute(arith.convert(e), {v: arith.const(x, v.dtype) for v, x in env.items()}))
-    assert isinstance(e, IntImm), e
-    return e.value
-
-
-def _holds(relations, env):
-    return all(_value(r, env) for r in relations)
+from .int_points import holds, points, value
 
 
 @pytest.mark.parametrize("a,b", [(12, 18), (-12, 18), (7, -3), (0, 5), (5, 0), (-4, -6)])
@@ -53,10 +43,10 @@ def test_the_diagonal_form_is_the_equations_changed_by_unimodular_operations():
         point = [rng.randint(-5, 5) for _ in range(n)]
         env = dict(zip(xs, point))
         rhs = {yi: sum(A[i][j] * point[j] for j in range(n)) for i, yi in enumerate(ys)}
-        v_inv_x = [_value(e, env) for e in x]
+        v_inv_x = [value(e, env) for e in x]
         for i in range(m):
             lhs = sum(S[i][j] * v_inv_x[j] for j in range(n))
-            assert lhs == _value(y[i], rhs)
+            assert lhs == value(y[i], rhs)
 
 
 def _enumerate_check(solution, variables, box):
@@ -64,28 +54,28 @@ def _enumerate_check(solution, variables, box):
     system in range solves the equations."""
     src, dst = solution.src, solution.dst
     found = 0
-    for point in itertools.product(*(range(lo, hi) for lo, hi in box)):
+    for point in points(box):
         env = dict(zip(variables, point))
-        if not _holds(src.relations, env):
+        if not holds(src.relations, env):
             continue
         found += 1
-        new = {v: _value(solution.dst_to_src[v], env) for v in dst.variables}
-        assert _holds(dst.relations, new), (point, new)
+        new = {v: value(solution.dst_to_src[v], env) for v in dst.variables}
+        assert holds(dst.relations, new), (point, new)
         for v in dst.variables:
             r = dst.ranges.get(v)
             if r is not None:
-                assert _value(r.min, {}) <= new[v] < _value(r.min, {}) + _value(r.extent, {})
-        assert [_value(solution.src_to_dst[v], new) for v in variables] == list(point)
-    ranges = [range(_value(dst.ranges[v].min, {}), _value(dst.ranges[v].min, {}) + _value(dst.ranges[v].extent, {}))
+                assert value(r.min, {}) <= new[v] < value(r.min, {}) + value(r.extent, {})
+        assert [value(solution.src_to_dst[v], new) for v in variables] == list(point)
+    ranges = [range(value(dst.ranges[v].min, {}), value(dst.ranges[v].min, {}) + value(dst.ranges[v].extent, {}))
               for v in dst.variables]
     back = 0
     for point in itertools.product(*ranges):
         new = dict(zip(dst.variables, point))
-        if not _holds(dst.relations, new):
+        if not holds(dst.relations, new):
             continue
         back += 1
-        env = {v: _value(solution.src_to_dst[v], new) for v in variables}
-        assert _holds(src.relations, env)
+        env = {v: value(solution.src_to_dst[v], new) for v in variables}
+        assert holds(src.relations, env)
         assert all(lo <= env[v] < hi for v, (lo, hi) in zip(variables, box))
     assert back == found
 
@@ -105,8 +95,8 @@ def test_random_systems_solve_to_the_same_integer_points():
         if solution.dst.relations and isinstance(solution.dst.relations[0], IntImm) \
                 and not solution.dst.relations[0].value:
             # no solution: no point of the box solves the equations
-            assert not any(_holds(relations, dict(zip(variables, p)))
-                           for p in itertools.product(*(range(lo, hi) for lo, hi in box))), trial
+            assert not any(holds(relations, dict(zip(variables, p)))
+                           for p in points(box)), trial
             continue
         _enumerate_check(solution, variables, box)
 
@@ -130,8 +120,8 @@ def test_equations_it_cannot_read_stay_as_relations_over_the_new_variables():
     assert solution.src_to_dst[x].value == 3
     [free] = solution.dst.variables
     assert solution.dst_to_src[free] is y
-    assert any(_value(r, {free: 2}) for r in solution.dst.relations)
-    assert not all(_value(r, {free: 5}) for r in solution.dst.relations)
+    assert any(value(r, {free: 2}) for r in solution.dst.relations)
+    assert not all(value(r, {free: 5}) for r in solution.dst.relations)
 
 
 def test_bad_systems_are_refused():

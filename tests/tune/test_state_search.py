@@ -126,6 +126,7 @@ def test_a_resumed_search_measures_no_state_of_its_log_again(tmp_path):
     task.tune(TuningOptions(num_measure_trials=6, num_measures_per_round=3, runner=second, verbose=0,
                             measure_callbacks=[RecordToFile(log)]), search_policy=policy)
     assert len(second.seen) == 6 and not set(second.seen) & set(first.seen)
+    _check(task, *task.apply_best(log))  # the best of both runs
 
 
 def test_early_stopping_ends_the_search_after_trials_without_improvement():
