@@ -178,9 +178,9 @@ def rewrite_layout(dag: Any, steps: Sequence[Step], option: int, make_dag: Calla
                 vmap[placeholder] = new_input
             ops = _replaced(ops, vmap)
             tensors = [vmap.get(t, t) for t in tensors]
-            if option == INSERT_TRANSFORM_STAGE:
-                new_steps = _with_transform_stage(make_dag(tensors), new_input, new_steps)
             dag = make_dag(tensors)
+            if option == INSERT_TRANSFORM_STAGE:
+                new_steps = _with_transform_stage(dag, new_input, new_steps)
     return dag, new_steps
 
 

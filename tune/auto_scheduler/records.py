@@ -207,6 +207,11 @@ def load_any_records(filename: Any) -> list[Any]:
     return list(load_from_file(filename))
 
 
+def mean_cost(res: MeasureResult) -> float:
+    """The mean of a trial's costs, or inf for one that failed."""
+    return sum(res.costs) / len(res.costs) if res.error_no == 0 and res.costs else float("inf")
+
+
 def load_best_record(filename: Any, workload_key: str | None = None, target: Any = None,
                      include_compatible: bool = False) -> tuple[MeasureInput | None, MeasureResult | None]:
     """The fastest error-free record of *filename* (of *workload_key* and *target* if given)."""
@@ -220,13 +225,11 @@ def best_record(records: Iterable[tuple[Any, Any]], workload_key: str | None = N
     best: tuple[Any, Any] = (None, None)
     best_cost = float("inf")
     for inp, res in records:
-        if res.error_no != 0 or not res.costs:
-            continue
         if workload_key is not None and inp.task.workload_key != workload_key:
             continue
         if target is not None and str(inp.task.target).split()[0] != str(target).split()[0]:
             continue
-        cost = sum(res.costs) / len(res.costs)
+        cost = mean_cost(res)
         if cost < best_cost:
             best, best_cost = (inp, res), cost
     return best

@@ -17,7 +17,7 @@ from typing import Any
 from tune.auto_scheduler.init_rules import MAX_VECTORIZE, annotate
 from tune.auto_scheduler.loop_state import State
 from tune.auto_scheduler.population import evolutionary_search, sample_initial_population
-from tune.auto_scheduler.records import MeasureInput, MeasureResult, RecordReader
+from tune.auto_scheduler.records import MeasureInput, MeasureResult, RecordReader, mean_cost
 from tune.autotvm.measure import MeasureBatch, measure_option
 
 #: The cost TVM records for a trial that failed.
@@ -42,10 +42,6 @@ def record_result(res: Any) -> MeasureResult:
         message = " ".join(str(c) for c in res.costs)
         return MeasureResult([FAILED_COST], res.error_no, message, res.all_cost, res.timestamp)
     return MeasureResult(list(res.costs), 0, "", res.all_cost, res.timestamp)
-
-
-def mean_cost(res: MeasureResult) -> float:
-    return sum(res.costs) / len(res.costs) if res.error_no == 0 and res.costs else float("inf")
 
 
 class StateSearch:
@@ -200,4 +196,4 @@ class StateSearch:
         self.measure_round(self._batch, n_trial, callbacks)
 
 
-__all__ = ["DEFAULT_PARAMS", "FAILED_COST", "StateSearch", "mean_cost", "record_result", "state_key"]
+__all__ = ["DEFAULT_PARAMS", "FAILED_COST", "StateSearch", "record_result", "state_key"]
