@@ -211,5 +211,12 @@ def test_the_solvers_refuse_what_is_not_a_system():
         tvm.arith.solve_linear_inequalities(tvm.arith.IntConstraints([x], {}, [x <= 1]), [x])
     with pytest.raises(AssertionError, match="Counterexample: x = 3"):
         tvm.testing.check_bool_expr_is_true(x < 3, {x: tvm.ir.Range(0, 5)})
+    # a change of variables that does not come back to the same point is caught
+    n = te.var("n")
+    src = tvm.arith.IntConstraints([x], {x: tvm.ir.Range(0, 4)}, [])
+    dst = tvm.arith.IntConstraints([n], {n: tvm.ir.Range(0, 4)}, [])
+    with pytest.raises(AssertionError, match="Counterexample"):
+        tvm.testing.check_int_constraints_trans_consistency(
+            tvm.arith.IntConstraintsTransform(src, dst, {x: n + 1}, {n: x}))
     with pytest.raises(TypeError, match="Range of constants"):
         tvm.testing.check_bool_expr_is_true(x < 3, {x: tvm.ir.Range(0, te.var("n"))})

@@ -19,13 +19,6 @@ from schedule.ir.functor import substitute
 from schedule.ir.itervar import Range
 
 
-def _true(*conds: Any) -> Any:
-    out = arith.const(True, "bool")
-    for c in conds:
-        out = arith.logical_and(out, c)
-    return out
-
-
 def check_bool_expr_is_true(bool_expr: Any, vranges: Mapping[Var, Range], cond: Any = None) -> None:
     """Raise AssertionError, with a counterexample, unless *bool_expr* holds (where *cond*
     does) at every point of *vranges* (constant ranges)."""
@@ -62,12 +55,14 @@ def check_int_constraints_trans_consistency(constraints_trans: IntConstraintsTra
         ana = Analyzer()
         ranges = {**outer, **one.ranges}
         same = [arith.equal(v, ana.simplify(substitute(there[v], back))) for v in one.variables if v in there]
-        holds = [substitute(_true(*two.relations), back)]
+        holds = [substitute(arith.all(True, *two.relations), back)]
         for v in two.variables:
             if v in two.ranges:
                 r = two.ranges[v]
-                holds.append(substitute(_true(arith.ge(v, r.min), arith.lt(v, arith.add(r.min, r.extent))), back))
-        check_bool_expr_is_true(_true(ana.simplify(_true(*holds)), *same), ranges, cond=_true(*one.relations))
+                inside = arith.all(arith.ge(v, r.min), arith.lt(v, arith.add(r.min, r.extent)))
+                holds.append(substitute(inside, back))
+        check_bool_expr_is_true(arith.all(ana.simplify(arith.all(*holds)), *same), ranges,
+                                cond=arith.all(True, *one.relations))
 
     forward(constraints_trans.src, constraints_trans.dst, constraints_trans.src_to_dst, constraints_trans.dst_to_src)
     forward(constraints_trans.dst, constraints_trans.src, constraints_trans.dst_to_src, constraints_trans.src_to_dst)
