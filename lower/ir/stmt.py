@@ -123,12 +123,33 @@ class Load(Expr):
     #: The simplifier leaves the checks as they are: they are evaluated, never printed.
     unsimplified_fields: ClassVar[tuple[str, ...]] = ("checks", "checked")
 
+    def __post_init__(self) -> None:
+        if isinstance(self.index, (list, tuple)):  # TVM's BufferLoad(buffer, [i, j]): row-major, or by strides
+            object.__setattr__(self, "index", _flat_index(self.buffer, self.index))
+        elif not isinstance(self.index, Expr):
+            object.__setattr__(self, "index", arith.convert(self.index))
+
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.buffer.dtype
 
     def print_with(self, printer: Any) -> str:
         return f"{self.buffer.name}[{printer(self.index)}]"
+
+
+def _flat_index(buffer: Any, indices: Any) -> Expr:
+    """The flat element index of *indices* into *buffer* (its strides, else row-major)."""
+    shape = tuple(getattr(buffer, "shape", ()))
+    if len(indices) != len(shape):
+        raise ValueError(f"BufferLoad: {len(indices)} indices for the {len(shape)}-dimensional buffer "
+                         f"'{buffer.name}'")
+    strides = tuple(getattr(buffer, "strides", ()) or ())
+    flat: Expr = arith.const(0)
+    for d, i in enumerate(indices):
+        i = arith.convert(i)
+        flat = arith.add(flat, arith.mul(i, strides[d])) if strides else arith.add(arith.mul(flat, shape[d]), i)
+    offset = getattr(buffer, "elem_offset", None)
+    return flat if offset is None or arith.value_of(offset) == 0 else arith.add(flat, offset)
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from schedule.ir import expr as _expr
-from schedule.ir.dtype import binary_result, check_dtype, int_range, is_bool, is_float, is_index
+from schedule.ir.dtype import binary_result, check_dtype, element, int_range, is_bool, is_float, is_index, lanes
 from schedule.ir.expr import (
     EQ,
     GE,
@@ -119,6 +119,8 @@ def cast(dtype: str, x: Any) -> Expr:
     x, dtype = convert(x), check_dtype(dtype)
     if x.dtype == dtype:
         return x
+    if lanes(dtype) != 1:
+        return _cast_vector(dtype, x)
     v = value_of(x)
     if v is not None:
         if is_float(dtype):
@@ -131,9 +133,28 @@ def cast(dtype: str, x: Any) -> Expr:
     return Cast(dtype, x)
 
 
+def _cast_vector(dtype: str, x: Expr) -> Expr:
+    """*x* cast to the vector type *dtype*, as TVM's ``cast``: a scalar is cast to the element
+    type and broadcast; a broadcast casts its value."""
+    n = lanes(dtype)
+    if lanes(x.dtype) == 1:
+        return _expr.Broadcast(cast(element(dtype), x), n)
+    if lanes(x.dtype) != n:
+        raise TypeError(f"cannot cast {x} ({x.dtype}) to {dtype}: the lanes differ")
+    if isinstance(x, _expr.Broadcast):
+        return _expr.Broadcast(cast(element(dtype), x.value), n)
+    return Cast(dtype, x)
+
+
 def match_types(a: Any, b: Any) -> tuple[Expr, Expr]:
-    """Convert *a* and *b* and cast both to their common dtype."""
+    """Convert *a* and *b* and cast both to their common dtype (a scalar beside a vector is
+    broadcast first, as TVM's ``BinaryOpMatchTypes``)."""
     a, b = convert(a), convert(b)
+    if a.dtype != b.dtype and lanes(a.dtype) != lanes(b.dtype):
+        if lanes(a.dtype) == 1:
+            a = _expr.Broadcast(a, lanes(b.dtype))
+        elif lanes(b.dtype) == 1:
+            b = _expr.Broadcast(b, lanes(a.dtype))
     if a.dtype != b.dtype:
         t = binary_result(a.dtype, b.dtype)
         a, b = cast(t, a), cast(t, b)
@@ -289,7 +310,7 @@ def _compare(node: type, fold: Callable[[Any, Any], bool], a: Any, b: Any) -> Ex
 
 def _as_bool(x: Any, what: str) -> Expr:
     x = convert(x)
-    if x.dtype != "bool":
+    if not is_bool(x.dtype):
         raise TypeError(f"{what}: operand {x} is {x.dtype}; logical operations need bool "
                         "expressions (comparisons, te.all, te.any)")
     return x

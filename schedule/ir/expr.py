@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from schedule.ir.dtype import check_dtype, int_range, is_bool, is_float, is_index
+from schedule.ir.dtype import check_dtype, int_range, is_bool, is_float, is_index, lanes, with_lanes
 
 if TYPE_CHECKING:
     from schedule.ir.itervar import IterVar
@@ -313,7 +313,8 @@ class CmpOp(Expr):
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
-        return "bool"
+        d = self._dtype  # type: ignore[attr-defined]
+        return "bool" if "x" not in d else with_lanes("bool", lanes(d))
 
 
 class EQ(CmpOp):
@@ -345,12 +346,14 @@ class LogicalOp(Expr):
         for name in ("a", "b"):
             value = getattr(self, name)
             _check_expr(type(self).__name__, name, value)
-            if value.dtype != "bool":
+            if not is_bool(value.dtype):
                 raise TypeError(f"{type(self).__name__}: operand {value} is {value.dtype}, not bool")
+        if self.a.dtype != self.b.dtype:
+            raise TypeError(f"{type(self).__name__}: operand lanes differ ({self.a.dtype} vs {self.b.dtype})")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
-        return "bool"
+        return self.a.dtype
 
 
 class And(LogicalOp): pass
@@ -365,12 +368,12 @@ class Not(Expr):
 
     def __post_init__(self) -> None:
         _check_expr("Not", "a", self.a)
-        if self.a.dtype != "bool":
+        if not is_bool(self.a.dtype):
             raise TypeError(f"Not: operand {self.a} is {self.a.dtype}, not bool")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
-        return "bool"
+        return self.a.dtype
 
 
 @_node
@@ -382,13 +385,24 @@ class Select(Expr):
     false_value: Expr
 
     def __post_init__(self) -> None:
+        # Numbers take the other branch's type, as TVM's constructor converts them (Select(c, y, 0)).
+        t, f = self.true_value, self.false_value
+        if _is_number(t) and _is_number(f):
+            object.__setattr__(self, "true_value", t := _scalar_operand("Select", "true_value", t))
+        if isinstance(t, Expr) and _is_number(f):
+            object.__setattr__(self, "false_value", _number(f, t.dtype))
+        elif isinstance(f, Expr) and _is_number(t):
+            object.__setattr__(self, "true_value", _number(t, f.dtype))
         for f in fields(self):
             _check_expr("Select", f.name, getattr(self, f.name))
-        if self.condition.dtype != "bool":
+        if not is_bool(self.condition.dtype):
             raise TypeError(f"Select: condition {self.condition} is {self.condition.dtype}, not bool")
         if self.true_value.dtype != self.false_value.dtype:
             raise TypeError(f"Select: branch dtypes differ ({self.true_value.dtype} vs "
                             f"{self.false_value.dtype})")
+        if lanes(self.condition.dtype) != lanes(self.true_value.dtype):
+            raise TypeError(f"Select: the condition has {lanes(self.condition.dtype)} lanes, the values "
+                            f"{lanes(self.true_value.dtype)}")
         object.__setattr__(self, "_dtype", self.true_value.dtype)
 
     @property
@@ -409,6 +423,90 @@ class Cast(Expr):
         elif isinstance(self.value, float):
             object.__setattr__(self, "value", FloatImm("float32", self.value))
         _check_expr("Cast", "value", self.value)
+
+
+def _scalar_operand(owner: str, name: str, value: Any, like: Expr | None = None) -> Expr:
+    """*value* as a scalar expression; a number takes *like*'s dtype (else int32 or float32)."""
+    if _is_number(value):
+        if like is not None:
+            return _number(value, like.dtype)
+        return FloatImm("float32", value) if isinstance(value, float) else IntImm(
+            "int32" if -(2**31) <= value < 2**31 else "int64", value)
+    _check_expr(owner, name, value)
+    if lanes(value.dtype) != 1:
+        raise TypeError(f"{owner}: {name} must be a scalar, not the vector {value} ({value.dtype})")
+    return value
+
+
+def _check_lanes(owner: str, n: object) -> int:
+    if isinstance(n, IntImm):
+        n = n.value
+    if not isinstance(n, int) or isinstance(n, bool) or n < 2:
+        raise ValueError(f"{owner}: lanes must be an integer of at least 2, not {n!r}")
+    return n
+
+
+@_node
+class Ramp(Expr):
+    """The vector ``base, base + stride, ..., base + (lanes-1)*stride`` (TVM's ``Ramp``)."""
+
+    base: Expr
+    stride: Expr
+    lanes: int
+
+    def __post_init__(self) -> None:
+        base = _scalar_operand("Ramp", "base", self.base, self.stride if isinstance(self.stride, Expr) else None)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "stride", _scalar_operand("Ramp", "stride", self.stride, base))
+        object.__setattr__(self, "lanes", _check_lanes("Ramp", self.lanes))
+        if self.stride.dtype != base.dtype:
+            raise TypeError(f"Ramp: base and stride dtypes differ ({base.dtype} vs {self.stride.dtype})")
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return with_lanes(self.base.dtype, self.lanes)
+
+
+@_node
+class Broadcast(Expr):
+    """*value* repeated in each of *lanes* lanes (TVM's ``Broadcast``)."""
+
+    value: Expr
+    lanes: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", _scalar_operand("Broadcast", "value", self.value))
+        object.__setattr__(self, "lanes", _check_lanes("Broadcast", self.lanes))
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return with_lanes(self.value.dtype, self.lanes)
+
+
+@_node
+class Let(Expr):
+    """*body* where *var* stands for *value* (TVM's ``Let`` expression)."""
+
+    var: Var
+    value: Expr
+    body: Expr
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.var, Var):
+            raise TypeError(f"Let: var must be a Var, not {type(self.var).__name__}")
+        object.__setattr__(self, "value", _scalar_operand("Let", "value", self.value, self.var)
+                           if _is_number(self.value) else self.value)
+        _check_expr("Let", "value", self.value)
+        object.__setattr__(self, "body", _scalar_operand("Let", "body", self.body)
+                           if _is_number(self.body) else self.body)
+        _check_expr("Let", "body", self.body)
+        if self.value.dtype != self.var.dtype:
+            raise TypeError(f"Let: the value of {self.var.name} is {self.value.dtype}, the variable "
+                            f"{self.var.dtype}")
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.body.dtype
 
 
 @_node

@@ -102,6 +102,15 @@ class ExprPrinter(ExprFunctor[str]):
     def visit_select(self, e: Select) -> str:
         return f"select({self(e.condition)}, {self(e.true_value)}, {self(e.false_value)})"
 
+    def visit_ramp(self, e: Expr) -> str:
+        return f"ramp({self(e.base)}, {self(e.stride)}, {e.lanes})"  # type: ignore[attr-defined]
+
+    def visit_broadcast(self, e: Expr) -> str:
+        return f"x{e.lanes}({self(e.value)})"  # type: ignore[attr-defined]
+
+    def visit_let(self, e: Expr) -> str:
+        return f"(let {self(e.var)} = {self(e.value)} in {self(e.body)})"  # type: ignore[attr-defined]
+
     def visit_cast(self, e: Cast) -> str:
         return f"{e.dtype}({self(e.value)})"
 

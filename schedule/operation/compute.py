@@ -13,7 +13,8 @@ from typing import Any
 from schedule.base.checks import check_name
 from schedule.base.errors import ScheduleError, ScheduleTypeError
 from schedule.ir import arith
-from schedule.ir.expr import Expr, ProducerLoad, Reduce, Var
+from schedule.ir.dtype import lanes
+from schedule.ir.expr import Expr, Let, ProducerLoad, Reduce, Var
 from schedule.ir.functor import ExprMutator, children, post_order_visit, structural_equal, substitute
 from schedule.ir.itervar import REDUCE_VARS, IterVar, IterVarType, Range, reduce_axis
 from schedule.operation.op_attrs import AttrMap, attr_map
@@ -236,9 +237,13 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     result = fcompute(*(iv.var for iv in axis))
     values = result if isinstance(result, (tuple, list)) else (result,)
     try:
-        body = tuple(arith.convert(v) for v in values)
+        body = tuple(_InlineLets()(arith.convert(v)) for v in values)
     except TypeError as err:
         raise ScheduleTypeError(f"compute '{name}': {err}") from None
+    for v in body:
+        if lanes(v.dtype) != 1:
+            raise ScheduleTypeError(f"compute '{name}': the body {v} is the vector type {v.dtype}; a compute "
+                                    "holds scalars (vectors serve the arithmetic analysis; vectorize a loop instead)")
     op = ComputeOp(name, current_tag(tag), attr_map(attrs, f"compute '{name}'"), axis, body)
     outputs = [op.output(k) for k in range(op.num_outputs)]
     return outputs if isinstance(result, (tuple, list)) else outputs[0]
@@ -273,6 +278,13 @@ def tensor_compute(name: str, shape: tuple[Expr, ...], outer: tuple[IterVar, ...
     op = ComputeOp(name, "", {}, (*outer, *inner), (body,))
     op.attrs["tensor_intrin"] = (intrin, len(outer), len(call.reduce_axis))
     return op.output(0)
+
+
+class _InlineLets(ExprMutator):
+    """``let v = value in body`` as *body* with *value* for *v* (the kernels take no lets)."""
+
+    def visit_let(self, e: Let) -> Expr:
+        return self(substitute(e.body, {e.var: e.value}))
 
 
 class _Reads(ExprMutator):

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from bound.arith.analyzer import Analyzer as _Analyzer
@@ -12,6 +13,7 @@ from schedule.ir.arith import convert, equal
 from schedule.ir.expr import Expr, Var
 from schedule.ir.itervar import IterVar, Range
 from tebound.tvm.arith.const_int_bound import NEG_INF, POS_INF, ConstIntBoundEval, bound_info
+from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier, literal_constraints
 
 
 class ConstIntBound:
@@ -46,7 +48,25 @@ class ConstIntBound:
 
 
 class Analyzer(_Analyzer):
-    """TVM's analyzer: our :class:`bound.Analyzer` under TVM's method names."""
+    """TVM's analyzer: our :class:`bound.Analyzer` under TVM's method names, with TVM's rewrite
+    simplifier (its exact forms) behind ``rewrite_simplify``."""
+
+    _STATE = (*_Analyzer._STATE, "literal_constraints")
+
+    def __init__(self, ranges: Mapping[Any, Any] | None = None) -> None:
+        self.literal_constraints: list[Expr] = []
+        super().__init__(ranges)
+
+    @contextmanager
+    def constraint_scope(self, cond: Any) -> Iterator[None]:
+        """Within the block, *cond* holds: for the bounds and residues (see
+        :meth:`bound.Analyzer.constraint_scope`) and, as TVM's, for the rewrite simplifier,
+        which takes each of its simplified conjuncts as true."""
+        with super().constraint_scope(cond):
+            if not isinstance(cond, bool):
+                c = convert(cond)
+                self.literal_constraints = [*self.literal_constraints, *literal_constraints(self.rewrite_simplify(c))]
+            yield
 
     def bind(self, var: Var | IterVar, expr: Any, allow_override: bool = False) -> None:
         """*var* takes the range *expr* (a Range) or equals the expression *expr* (TVM's ``bind``).
@@ -89,8 +109,8 @@ class Analyzer(_Analyzer):
         return self.simplify(convert(expr))
 
     def rewrite_simplify(self, expr: Any) -> Expr:
-        """*expr* simplified (our simplifier serves both of TVM's)."""
-        return self.simplify(convert(expr))
+        """*expr* simplified by TVM's rewrite rules, in TVM's forms (:mod:`.rewrite_simplify`)."""
+        return RewriteSimplifier(self).simplify(convert(expr))
 
     def can_prove_equal(self, lhs: Any, rhs: Any) -> bool:
         """Whether *lhs* equals *rhs* wherever the known ranges hold."""

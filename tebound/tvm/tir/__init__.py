@@ -60,6 +60,7 @@ from schedule.ir.expr import (
     NE,
     Add,
     And,
+    Broadcast,
     Call,
     Cast,
     Div,
@@ -67,6 +68,7 @@ from schedule.ir.expr import (
     FloorDiv,
     FloorMod,
     IntImm,
+    Let,
     Max,
     Min,
     Mod,
@@ -74,6 +76,7 @@ from schedule.ir.expr import (
     Not,
     Or,
     ProducerLoad,
+    Ramp,
     Reduce,
     Select,
     SizeVar,
@@ -109,21 +112,20 @@ from schedule.ir.intrinsics import (
     tan,
     trunc,
 )
-from tebound.tvm.tir import buffer, stmt, stmt_functor, transform
+from tebound.tvm.tir import buffer, expr, op, stmt, stmt_functor, transform
+from tebound.tvm.tir.expr import Any
 from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
 
 __all__ = [
-    "Add", "Allocate", "And", "AttrStmt", "BufferLoad", "BufferStore", "Call", "CallEffectKind", "Cast", "Div", "EQ",
-    "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "GE", "GT", "IfThenElse", "IntImm", "LE", "LT",
-    "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "NE", "Not", "Or", "PrimExpr", "PrimFunc", "ProducerConsumer",
-    "ProducerLoad", "ProducerRealize", "ProducerStore", "Provide", "Realize", "Reduce", "Select", "SeqStmt",
-    "SizeVar", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos", "all", "any", "asin", "atan", "buffer",
-    "call_extern",
-    "call_intrin", "call_packed", "call_pure_extern", "ceil", "const", "cos", "cosh", "decl_buffer", "div", "erf",
-    "exp", "exp10", "exp2", "floor", "floordiv", "floormod", "if_then_else", "indexdiv", "indexmod", "ir_builder",
-    "isfinite", "isinf", "isnan",
-    "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "power", "reinterpret",
-    "round", "rsqrt",
-    "sigmoid", "sin", "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "transform", "trunc",
-    "truncdiv", "truncmod",
+    "Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "BufferLoad", "BufferStore", "Call",
+    "CallEffectKind", "Cast", "Div", "EQ", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "GE",
+    "GT", "IfThenElse", "IntImm", "LE", "LT", "Let", "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "NE", "Not",
+    "Or", "PrimExpr", "PrimFunc", "ProducerConsumer", "ProducerLoad", "ProducerRealize", "ProducerStore",
+    "Provide", "Ramp", "Realize", "Reduce", "Select", "SeqStmt", "SizeVar", "Stmt", "Store", "StringImm", "Sub",
+    "Var", "abs", "acos", "all", "any", "asin", "atan", "buffer", "call_extern", "call_intrin", "call_packed",
+    "call_pure_extern", "ceil", "const", "cos", "cosh", "decl_buffer", "div", "erf", "exp", "exp10", "exp2",
+    "expr", "floor", "floordiv", "floormod", "if_then_else", "indexdiv", "indexmod", "ir_builder", "isfinite",
+    "isinf", "isnan", "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "op",
+    "power", "reinterpret", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "stmt", "stmt_functor",
+    "stmt_list", "tan", "tanh", "transform", "trunc", "truncdiv", "truncmod",
 ]

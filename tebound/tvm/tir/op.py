@@ -1,0 +1,57 @@
+"""TVM's ``tvm.tir.op``: the operator functions (``call_intrin``, ``floordiv``, ``exp`` ...),
+the same objects ``tvm.tir`` gives."""
+
+from schedule import (  # noqa: F401
+    abs,  # noqa: A004
+    all,  # noqa: A004
+    any,  # noqa: A004
+    call_extern,
+    call_intrin,
+    call_packed,
+    call_pure_extern,
+    const,
+    div,
+    exp,
+    floordiv,
+    floormod,
+    if_then_else,
+    indexdiv,
+    indexmod,
+    log,
+    max,
+    max_value,
+    min,
+    min_value,
+    power,
+    sigmoid,
+    sqrt,
+    tanh,
+    truncdiv,
+    truncmod,
+)
+from schedule.ir.intrinsics import (  # noqa: F401
+    acos,
+    asin,
+    atan,
+    ceil,
+    cos,
+    cosh,
+    erf,
+    exp2,
+    exp10,
+    floor,
+    isfinite,
+    isinf,
+    isnan,
+    likely,
+    log1p,
+    log2,
+    log10,
+    reinterpret,
+    round,  # noqa: A004
+    rsqrt,
+    sin,
+    sinh,
+    tan,
+    trunc,
+)
