@@ -80,6 +80,12 @@ class _Modular(ExprFunctor[ModularSet]):
     def visit_var(self, e: Var) -> ModularSet:
         return self._known.get(e, EVERYTHING)
 
+    def visit_let(self, e: Expr) -> ModularSet:
+        """``let v = value in body``: v has the value's set while the body is read."""
+        known = dict(self._known)
+        known[e.var] = self(e.value)  # type: ignore[attr-defined]
+        return _Modular(known, self._nonneg)(e.body)  # type: ignore[attr-defined]
+
     def visit_default(self, e: Expr) -> ModularSet:
         return EVERYTHING
 

@@ -13,9 +13,10 @@ from typing import Any
 from schedule.base.checks import check_name
 from schedule.base.errors import ScheduleError, ScheduleTypeError
 from schedule.ir import arith
-from schedule.ir.dtype import lanes
-from schedule.ir.expr import Expr, Let, ProducerLoad, Reduce, Var
+from schedule.ir.dtype import is_float, lanes
+from schedule.ir.expr import Call, Expr, Let, ProducerLoad, Reduce, Var
 from schedule.ir.functor import ExprMutator, children, post_order_visit, structural_equal, substitute
+from schedule.ir.intrinsics import FLOAT_UNARY
 from schedule.ir.itervar import REDUCE_VARS, IterVar, IterVarType, Range, reduce_axis
 from schedule.operation.op_attrs import AttrMap, attr_map
 from schedule.operation.tag import current_tag
@@ -281,10 +282,17 @@ def tensor_compute(name: str, shape: tuple[Expr, ...], outer: tuple[IterVar, ...
 
 
 class _InlineLets(ExprMutator):
-    """``let v = value in body`` as *body* with *value* for *v* (the kernels take no lets)."""
+    """``let v = value in body`` as *body* with *value* for *v* (the kernels take no lets); a
+    float function of an integer (which TVM's ``tir.log`` builds) is refused."""
 
     def visit_let(self, e: Let) -> Expr:
         return self(substitute(e.body, {e.var: e.value}))
+
+    def visit_call(self, e: Call) -> Expr:
+        if e.name in FLOAT_UNARY and not is_float(e.dtype):
+            raise TypeError(f"{e.name}({e.args[0]}) of the {e.dtype} argument cannot be computed; cast it to a "
+                            "float type first (x.astype('float32'))")
+        return self.visit_default(e)
 
 
 class _Reads(ExprMutator):

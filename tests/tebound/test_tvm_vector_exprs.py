@@ -74,3 +74,13 @@ def test_a_compute_inlines_lets_and_refuses_vectors():
     np.testing.assert_allclose(b.numpy(), np.arange(n) * np.arange(n) * 3 + 1.0)
     with pytest.raises(tvm.error.TVMError, match="vector type int32x4"):
         te.compute((n,), lambda i: tir.Ramp(i, 1, 4), name="C")
+
+
+def test_tir_log_of_an_integer_is_built_for_analysis_and_refused_by_a_compute():
+    a = te.var("a")
+    e = tir.log(a)
+    assert e.dtype == "int32" and e.name == "log"
+    assert tvm.arith.deduce_bound(a, e < 10, {}, {}).is_nothing()
+    assert tir.log(a.astype("float32")).dtype == "float32"
+    with pytest.raises(TypeError, match="cast it to a float type first"):
+        te.compute((4,), lambda i: tir.log(i), name="L")

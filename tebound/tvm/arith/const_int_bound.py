@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from schedule.ir import arith
 from schedule.ir.dtype import int_range, is_int
 from schedule.ir.expr import (
     EQ,
@@ -142,6 +143,22 @@ class ConstIntBoundEval(ExprFunctor[Bound]):
 
     def visit_int_imm(self, e: IntImm) -> Bound:
         return e.value, e.value
+
+    def visit_let(self, e: Expr) -> Bound:
+        """The body's bound with the let variable bounded by its value's (as TVM's)."""
+        var, value = e.var, self(e.value)  # type: ignore[attr-defined]
+        outer = self._var_bound
+        inner = ConstIntBoundEval(lambda v: value if v is var else outer(v), self._info)
+        return inner(e.body)  # type: ignore[attr-defined]
+
+    def visit_broadcast(self, e: Expr) -> Bound:
+        return self(e.value)  # type: ignore[attr-defined]
+
+    def visit_ramp(self, e: Expr) -> Bound:
+        """The union of the first and the last lane's bounds (a ramp is linear in its lane)."""
+        first = self(e.base)  # type: ignore[attr-defined]
+        last = self(arith.add(e.base, arith.mul(e.lanes - 1, e.stride)))  # type: ignore[attr-defined]
+        return min(first[0], last[0]), max(first[1], last[1])
 
     def visit_var(self, e: Var) -> Bound:
         found = self._var_bound(e)

@@ -6,7 +6,9 @@ from typing import Any
 
 from bound.arith.interval import NEG_INF, POS_INF, IntervalSet
 from bound.arith.interval import union_lower_bound as _union_lower_bound
+from schedule.ir import arith
 from schedule.ir.arith import convert
+from schedule.ir.expr import Broadcast, IntImm, Ramp
 
 
 class IntSet:
@@ -16,6 +18,18 @@ class IntSet:
     def single_point(point: Any) -> IntervalSet:
         """The set of the one value *point*."""
         return IntervalSet.point(convert(point))
+
+    @staticmethod
+    def vector(x: Any) -> IntervalSet:
+        """The values the lanes of *x* take: a ramp with a constant stride spans its first and
+        last lane, a broadcast is its value, anything else the one point *x*."""
+        x = convert(x)
+        if isinstance(x, Broadcast):
+            return IntervalSet.point(x.value)
+        if isinstance(x, Ramp) and isinstance(x.stride, IntImm):
+            span = x.stride.value * (x.lanes - 1)
+            return IntervalSet(arith.add(x.base, min(span, 0)), arith.add(x.base, max(span, 0)))
+        return IntervalSet.point(x)
 
     @staticmethod
     def interval(min_value: Any, max_value: Any) -> IntervalSet:

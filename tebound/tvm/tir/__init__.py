@@ -39,7 +39,6 @@ from schedule import (
     indexdiv,
     indexmod,
     ir_builder,
-    log,
     max,
     max_value,
     min,
@@ -115,6 +114,7 @@ from schedule.ir.intrinsics import (
 from tebound.tvm.tir import buffer, expr, op, stmt, stmt_functor, transform
 from tebound.tvm.tir.expr import Any
 from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
+from tebound.tvm.tir.op import log
 
 __all__ = [
     "Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "BufferLoad", "BufferStore", "Call",

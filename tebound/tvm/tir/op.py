@@ -17,7 +17,6 @@ from schedule import (  # noqa: F401
     if_then_else,
     indexdiv,
     indexmod,
-    log,
     max,
     max_value,
     min,
@@ -29,6 +28,10 @@ from schedule import (  # noqa: F401
     truncdiv,
     truncmod,
 )
+from schedule import log as _log
+from schedule.ir.arith import convert as _convert
+from schedule.ir.dtype import is_float as _is_float
+from schedule.ir.expr import Call as _Call
 from schedule.ir.intrinsics import (  # noqa: F401
     acos,
     asin,
@@ -55,3 +58,10 @@ from schedule.ir.intrinsics import (  # noqa: F401
     tan,
     trunc,
 )
+
+
+def log(x: object) -> _Call:
+    """TVM's ``tir.log``: of an integer too, as TVM builds it (for analysis; a compute refuses
+    it, as TVM's code generators do: cast to a float type to compute it)."""
+    e = _convert(x)
+    return _log(e) if _is_float(e.dtype) else _Call(e.dtype, "log", (e,))
