@@ -12,6 +12,7 @@ from bound.arith.interval import TVM_V013, IntervalSet, eval_set
 from schedule.ir.arith import convert, equal
 from schedule.ir.expr import Expr, Var
 from schedule.ir.itervar import IterVar, Range
+from tebound.tvm.arith.canonical_simplify import CanonicalSimplifier
 from tebound.tvm.arith.const_int_bound import NEG_INF, POS_INF, ConstIntBoundEval, bound_info
 from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier, literal_constraints
 
@@ -105,8 +106,8 @@ class Analyzer(_Analyzer):
         return b.min_value, b.max_value
 
     def canonical_simplify(self, expr: Any) -> Expr:
-        """*expr* in our simplifier's canonical form (sums of terms, constants folded)."""
-        return self.simplify(convert(expr))
+        """*expr* in TVM's canonical form (:mod:`.canonical_simplify`)."""
+        return CanonicalSimplifier(self)(convert(expr))
 
     def rewrite_simplify(self, expr: Any) -> Expr:
         """*expr* simplified by TVM's rewrite rules, in TVM's forms (:mod:`.rewrite_simplify`)."""

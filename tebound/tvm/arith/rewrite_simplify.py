@@ -40,6 +40,7 @@ from schedule.ir.expr import (
     Not,
     Or,
     Ramp,
+    Reduce,
     Select,
     Sub,
     Var,
@@ -111,8 +112,7 @@ class RewriteSimplifier(ExprMutator):
 
     def pure(self, e: Expr) -> bool:
         """No call with effects beyond reading state in *e*."""
-        return not any(isinstance(n, Call) and n.name.removeprefix("tir.") in _IMPURE_CALLS
-                       for n in distinct_post_order(e))
+        return not has_effects(e)
 
     def compare(self, e: Expr, val: int) -> str:
         """How *e* compares with *val*: EQ, LT, GT, LE, GE, NE or UNK (TVM's ``TryCompare``)."""
@@ -347,7 +347,22 @@ class RewriteSimplifier(ExprMutator):
         ret = e if _same((c, t, f), (e.condition, e.true_value, e.false_value)) else Select(c, t, f)
         return t if structural_equal(t, f) else ret
 
+    def visit_reduce(self, e: Reduce) -> Expr:
+        """The axes' ranges bound, then the sources, inits and condition (not the combiner)."""
+        for iv in e.axis:
+            if iv.dom is not None:
+                self.an.bind(iv.var, iv.dom)
+        axis = tuple(self._mutate_axis(iv) for iv in e.axis)
+        source = tuple(self(x) for x in e.source)
+        init = tuple(self(x) for x in e.init)
+        condition = self(e.condition)
+        if _same((*axis, *source, *init, condition), (*e.axis, *e.source, *e.init, e.condition)):
+            return e
+        return Reduce(e.combiner, source, axis, condition, e.value_index, init)
+
     def visit_call(self, e: Call) -> Expr:
+        if not isinstance(e.name, str):
+            return self.visit_default(e)
         name = e.name.removeprefix("tir.")
         if name in ("tvm_if_then_else", "if_then_else") and len(e.args) == 3:
             c, t, f = self._branches(*e.args)
@@ -400,6 +415,13 @@ class RewriteSimplifier(ExprMutator):
         return e if value is e.value and body is e.body else Let(e.var, value, body)
 
 
+def has_effects(e: Expr) -> bool:
+    """Whether *e* calls something with effects beyond reading state: an external or packed
+    function, or a function of a module (opaque)."""
+    return any(isinstance(n, Call) and (not isinstance(n.name, str) or n.name.removeprefix("tir.") in _IMPURE_CALLS)
+               for n in distinct_post_order(e))
+
+
 def normalize_boolean(e: Expr) -> Expr:
     """Negations pushed into comparisons and through ``&&``/``||`` (TVM's
     ``NormalizeBooleanOperators``), written with ``<`` and ``<=`` only."""
@@ -438,7 +460,7 @@ def literal_constraints(simplified: Expr) -> list[Expr]:
         if isinstance(c, And):
             stack += [c.b, c.a]
             continue
-        if any(isinstance(n, Call) and n.name.removeprefix("tir.") in _IMPURE_CALLS for n in distinct_post_order(c)):
+        if has_effects(c):
             continue
         out.append(c)
         neg = normalize_boolean(Not(c)) if is_bool(c.dtype) else build(EQ, c, make_const(c.dtype, 0))

@@ -9,8 +9,8 @@ from schedule.ir.extern_calls import register_intrin_lowering, register_op_attr
 from schedule.ir.itervar import Range
 from tebound.tvm.ir import expr
 from tebound.tvm.ir.equal import assert_structural_equal, structural_equal
-from tebound.tvm.ir.expr import PrimExpr
+from tebound.tvm.ir.expr import GlobalVar, PrimExpr
 from tebound.tvm.ir.nodes import make_node
 
-__all__ = ["IRModule", "Op", "PrimExpr", "Range", "assert_structural_equal", "expr", "load_json", "make_node",
-           "register_intrin_lowering", "register_op_attr", "save_json", "structural_equal"]
+__all__ = ["GlobalVar", "IRModule", "Op", "PrimExpr", "Range", "assert_structural_equal", "expr", "load_json",
+           "make_node", "register_intrin_lowering", "register_op_attr", "save_json", "structural_equal"]
