@@ -5,6 +5,7 @@ wrap to their dtype's width; a zero divisor is refused."""
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 from schedule.base.errors import ScheduleError
@@ -18,6 +19,7 @@ from schedule.ir.expr import (
     NE,
     Add,
     And,
+    Broadcast,
     Div,
     Expr,
     FloatImm,
@@ -42,7 +44,6 @@ def is_index_type(dtype: str) -> bool:
 def make_const(dtype: str, value: Any) -> Expr:
     """A constant of *dtype* (a vector type broadcasts it)."""
     if lanes(dtype) != 1:
-        from schedule.ir.expr import Broadcast
         return Broadcast(make_const(element(dtype), value), lanes(dtype))
     if is_float(dtype):
         return FloatImm(dtype, float(value))
@@ -65,7 +66,6 @@ def wrap(x: int, dtype: str) -> int:
 
 def _float(dtype: str, v: float) -> Expr:
     if bits(dtype) == 32 and math.isfinite(v):
-        import struct
         try:
             v = struct.unpack("f", struct.pack("f", v))[0]
         except OverflowError:

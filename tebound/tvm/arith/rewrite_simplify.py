@@ -9,9 +9,11 @@ It gives TVM's exact forms for programs that compare against them; our own simpl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+from schedule.base.errors import ScheduleError
 from schedule.ir import arith
 from schedule.ir.dtype import is_bool, is_float, lanes
 from schedule.ir.expr import (
@@ -49,7 +51,7 @@ from schedule.ir.functor import ExprMutator, distinct_post_order, structural_equ
 from tebound.tvm.arith import rewrite_logic as L
 from tebound.tvm.arith import rewrite_rules as A
 from tebound.tvm.arith.const_fold import is_index_type, make_const, try_fold
-from tebound.tvm.arith.pattern import build, evaluate, match_any
+from tebound.tvm.arith.pattern import PNode, broadcast, build, evaluate, match_any, ramp
 
 _MAX_RECUR = 5
 
@@ -380,7 +382,6 @@ class RewriteSimplifier(ExprMutator):
             return arith.bit_op(name, args[0], args[1])
         if name == "ceil":
             if isinstance(args[0], (IntImm, FloatImm)):
-                import math
                 return arith.cast(ret.dtype, args[0] if isinstance(args[0], IntImm) else
                                   FloatImm(args[0].dtype, float(math.ceil(args[0].value))))
         if name == "likely":
@@ -476,7 +477,6 @@ def _vector_div(s: RewriteSimplifier, e: Any) -> Expr | None:
     """TVM's rules for a ramp divided by a broadcast constant (and broadcasts over broadcasts)."""
     op = type(e)
     x, y, b1, c1, c2, lanes_ = A.x, A.y, A.b1, A.c1, A.c2, A.lanes
-    from tebound.tvm.arith.pattern import PNode, broadcast, ramp
     m = match_any(PNode(op, broadcast(x, lanes_), broadcast(y, lanes_)), e)
     if m is not None:
         return Broadcast(build(op, m.x, m.y), m.lanes)
@@ -485,7 +485,6 @@ def _vector_div(s: RewriteSimplifier, e: Any) -> Expr | None:
         return None
     c1v, c2v, n, base = m.c1, m.c2, m.lanes, m.b1
     if c2v == 0:
-        from schedule.base.errors import ScheduleError
         raise ScheduleError(f"division by zero in {e}")
     c2e = m.expr("c2")
     dtype = base.dtype
