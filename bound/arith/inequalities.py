@@ -268,11 +268,11 @@ def solve_to_ranges(system: IntConstraints) -> IntConstraints:
     return IntConstraints(system.variables, ranges, relations)
 
 
-def solve_deskew_ranges(system: IntConstraints) -> IntConstraintsTransform:
+def solve_deskew_ranges(system: IntConstraints, analyzer: type[Analyzer] = Analyzer) -> IntConstraintsTransform:
     """The solution as new variables ``v.shifted`` whose ranges start at 0 (a variable fixed
-    to one value is replaced by it)."""
+    to one value is replaced by it); *analyzer*'s ``simplify`` writes the results."""
     bounds, others = solve(system)
-    ana = Analyzer(system.ranges)
+    ana = analyzer(system.ranges)
     known = dict(system.ranges)
     to_new: dict[Var, Expr] = {}
     to_old: dict[Var, Expr] = {}

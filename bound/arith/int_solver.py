@@ -150,7 +150,7 @@ def _is_const(e: Expr, value: int) -> bool:
 
 
 def infer_ranges(new_to_old: Mapping[Var, Expr], old_vars: Sequence[Var],
-                 old_ranges: Mapping[Var, Range]) -> dict[Var, Range]:
+                 old_ranges: Mapping[Var, Range], analyzer: type[Analyzer] = Analyzer) -> dict[Var, Range]:
     """The ranges of the outer variables of *old_ranges*, and of each new variable, from the
     interval of what it stands for."""
     out = {v: r for v, r in old_ranges.items() if v not in old_vars}
@@ -158,7 +158,7 @@ def infer_ranges(new_to_old: Mapping[Var, Expr], old_vars: Sequence[Var],
     for v, e in new_to_old.items():
         s = eval_set(e, dom)
         if s.has_lower_bound() and s.has_upper_bound():
-            out[v] = Range.from_min_extent(s.min_value, Analyzer().simplify(
+            out[v] = Range.from_min_extent(s.min_value, analyzer().simplify(
                 arith.add(arith.sub(s.max_value, s.min_value), 1)))
     return out
 
@@ -167,10 +167,11 @@ def _no_solution(system: IntConstraints) -> IntConstraintsTransform:
     return IntConstraintsTransform(system, IntConstraints([], {}, [arith.const(False, "bool")]), {}, {})
 
 
-def solve_linear_equations(system: IntConstraints) -> IntConstraintsTransform:
-    """The solution of *system*'s linear equations as a change of variables (see the module)."""
+def solve_linear_equations(system: IntConstraints, analyzer: type[Analyzer] = Analyzer) -> IntConstraintsTransform:
+    """The solution of *system*'s linear equations as a change of variables (see the module);
+    *analyzer* is the class whose ``simplify`` writes the results (another gives other forms)."""
     variables = system.variables
-    ana = Analyzer(system.ranges)
+    ana = analyzer(system.ranges)
     n = len(variables)
     V = [[int(i == j) for j in range(n)] for i in range(n)]
     x: list[Expr] = list(variables)
@@ -218,8 +219,8 @@ def solve_linear_equations(system: IntConstraints) -> IntConstraintsTransform:
         for j in range(n):
             e = arith.add(e, arith.mul(arith.const(V[i][j], v.dtype), solution[j]))
         old_to_new[v] = ana.simplify(e)
-    ranges = infer_ranges(new_to_old, variables, system.ranges)
-    ana_new = Analyzer(ranges)
+    ranges = infer_ranges(new_to_old, variables, system.ranges, analyzer)
+    ana_new = analyzer(ranges)
     for v in variables:
         r = system.ranges.get(v)
         if r is None:

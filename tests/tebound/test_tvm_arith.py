@@ -220,3 +220,16 @@ def test_the_solvers_refuse_what_is_not_a_system():
             tvm.arith.IntConstraintsTransform(src, dst, {x: n + 1}, {n: x}))
     with pytest.raises(TypeError, match="Range of constants"):
         tvm.testing.check_bool_expr_is_true(x < 3, {x: tvm.ir.Range(0, te.var("n"))})
+
+
+def test_the_equation_solver_writes_tvms_forms():
+    """A free variable's negation reads ``n0*-1`` as TVM's simplifier writes it; every value of
+    the new variable gives a solution."""
+    x, y, z = te.var("x"), te.var("y"), te.var("z")
+    sol = tvm.arith.solve_linear_equations([tvm.tir.EQ(x + y + z, 7), tvm.tir.EQ(x + y, 4)], [x, y, z], {})
+    [n0] = sol.dst.variables
+    assert tvm.ir.structural_equal(sol.src_to_dst[y], n0 * -1)
+    assert tvm.ir.structural_equal(sol.src_to_dst[z], tvm.tir.const(3))
+    for v in range(-3, 4):
+        vx, vy, vz = (evaluate(sol.src_to_dst[w], {n0: v}) for w in (x, y, z))
+        assert vx + vy + vz == 7 and vx + vy == 4

@@ -10,7 +10,7 @@ from typing import Any
 from bound.arith.analyzer import Analyzer as _Analyzer
 from bound.arith.interval import TVM_V013, IntervalSet, eval_set
 from schedule.ir.arith import convert, equal
-from schedule.ir.expr import Expr, Var
+from schedule.ir.expr import Expr, IntImm, Var
 from schedule.ir.itervar import IterVar, Range
 from tebound.tvm.arith.canonical_simplify import CanonicalSimplifier
 from tebound.tvm.arith.const_int_bound import NEG_INF, POS_INF, ConstIntBoundEval, bound_info
@@ -123,3 +123,17 @@ class Analyzer(_Analyzer):
         dom = {(k.var if isinstance(k, IterVar) else k): (IntervalSet.from_range(v) if isinstance(v, Range) else v)
                for k, v in (dom_map or {}).items()}
         return eval_set(convert(expr), dom, self, TVM_V013)
+
+
+class TVMFormAnalyzer(Analyzer):
+    """An analyzer whose ``simplify`` is TVM's (the rewrite rules, then the canonical form), for
+    the solvers whose results TVM's users compare against TVM's forms."""
+
+    def simplify(self, e: Expr, steps: int = 2) -> Expr:
+        """TVM's ``Analyzer.simplify``: rewrite and canonical passes in turn, *steps* in all."""
+        res = convert(e)
+        for i in range(steps):
+            if isinstance(res, IntImm):
+                return res
+            res = self.rewrite_simplify(res) if i % 2 == 0 else self.canonical_simplify(res)
+        return res

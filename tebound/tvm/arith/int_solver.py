@@ -7,6 +7,7 @@ from typing import Any
 
 from bound.arith import inequalities, int_solver
 from bound.arith.int_solver import IntConstraints, IntConstraintsTransform
+from tebound.tvm.arith.analyzer import TVMFormAnalyzer
 
 
 def solve_linear_equations(equations: Any, variables: Sequence[Any] | None = None,
@@ -14,11 +15,11 @@ def solve_linear_equations(equations: Any, variables: Sequence[Any] | None = Non
     """The solution of the linear *equations* (relations; those not linear equations are kept)
     in *variables* with *ranges*, or of an ``IntConstraints``, as a change of variables."""
     if isinstance(equations, IntConstraints):
-        return int_solver.solve_linear_equations(equations)
+        return int_solver.solve_linear_equations(equations, TVMFormAnalyzer)
     if not isinstance(equations, (list, tuple)):
         raise TypeError(f"solve_linear_equations: equations are a list of relations or an IntConstraints, got "
                         f"{equations!r}")
-    return int_solver.solve_linear_equations(IntConstraints(variables or [], ranges or {}, equations))
+    return int_solver.solve_linear_equations(IntConstraints(variables or [], ranges or {}, equations), TVMFormAnalyzer)
 
 
 def _system(name: str, equations: Any, variables: Sequence[Any] | None, ranges: Mapping[Any, Any] | None
@@ -38,7 +39,9 @@ def solve_linear_inequalities(equations: Any, variables: Sequence[Any] | None = 
     ``IntConstraints``, the relations the ranges do not imply kept), or with *deskew_range* a
     change to new variables whose ranges start at 0 (an ``IntConstraintsTransform``)."""
     system = _system("solve_linear_inequalities", equations, variables, ranges)
-    return inequalities.solve_deskew_ranges(system) if deskew_range else inequalities.solve_to_ranges(system)
+    if deskew_range:
+        return inequalities.solve_deskew_ranges(system, TVMFormAnalyzer)
+    return inequalities.solve_to_ranges(system)
 
 
 def solve_inequalities_as_condition(variables: Sequence[Any], ranges: Mapping[Any, Any] | None,
