@@ -16,7 +16,20 @@ from tebound.tvm.arith.int_solver import (
     solve_linear_equations,
     solve_linear_inequalities,
 )
+from tebound.tvm.arith.iter_map import (
+    IterMapLevel,
+    IterMapResult,
+    detect_iter_map,
+    iter_map_simplify,
+    normalize_iter_map_to_expr,
+    normalize_to_iter_sum,
+)
+from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 
-__all__ = ["Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
-           "ModularSet", "_ffi_api", "analyzer", "deduce_bound", "detect_linear_equation", "int_set", "int_solver",
-           "solve_linear_equations", "solve_linear_inequalities"]
+__all__ = [
+    "Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
+    "IterMapExpr", "IterMapLevel", "IterMapResult", "IterMark", "IterSplitExpr", "IterSumExpr", "ModularSet",
+    "_ffi_api", "analyzer", "deduce_bound", "detect_iter_map", "detect_linear_equation", "int_set",
+    "int_solver", "iter_map_simplify", "normalize_iter_map_to_expr", "normalize_to_iter_sum",
+    "solve_linear_equations", "solve_linear_inequalities",
+]
