@@ -24,12 +24,13 @@ from tebound.tvm.arith.iter_map import (
     normalize_iter_map_to_expr,
     normalize_to_iter_sum,
 )
+from tebound.tvm.arith.iter_map_divide import inverse_affine_iter_map, subspace_divide
 from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 
 __all__ = [
     "Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
     "IterMapExpr", "IterMapLevel", "IterMapResult", "IterMark", "IterSplitExpr", "IterSumExpr", "ModularSet",
     "_ffi_api", "analyzer", "deduce_bound", "detect_iter_map", "detect_linear_equation", "int_set",
-    "int_solver", "iter_map_simplify", "normalize_iter_map_to_expr", "normalize_to_iter_sum",
-    "solve_linear_equations", "solve_linear_inequalities",
+    "int_solver", "inverse_affine_iter_map", "iter_map_simplify", "normalize_iter_map_to_expr",
+    "normalize_to_iter_sum", "solve_linear_equations", "solve_linear_inequalities", "subspace_divide",
 ]

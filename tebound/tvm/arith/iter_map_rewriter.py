@@ -46,6 +46,30 @@ def to_sum(e: Any) -> IterSumExpr:
     return IterSumExpr((), e)
 
 
+def collect_splits(bindings: list[IterSumExpr]) -> tuple[list[IterMark], dict[int, list[IterSplitExpr]]]:
+    """The marks the sums reach (through fused marks too) and, by mark identity, the splits
+    that refer to each, in TVM's order (``IterMarkSplitCollector``)."""
+    visited: list[IterMark] = []
+    seen: set[int] = set()
+    splits: dict[int, list[IterSplitExpr]] = {}
+
+    def visit(mark: IterMark) -> None:
+        if id(mark) in seen:
+            return
+        seen.add(id(mark))
+        visited.append(mark)
+        if isinstance(mark.source, IterSumExpr):
+            for s in mark.source.args:
+                visit(s.source)
+                splits.setdefault(id(s.source), []).append(s)
+
+    for b in bindings:
+        for s in b.args:
+            visit(s.source)
+            splits.setdefault(id(s.source), []).append(s)
+    return visited, splits
+
+
 def split_equal(a: IterSplitExpr, b: IterSplitExpr, check_scale: bool = True) -> bool:
     """The same mark (by identity), lower factor, extent and (if asked) scale."""
     return (a.source is b.source and structural_equal(a.lower_factor, b.lower_factor)
@@ -192,25 +216,7 @@ class IterMapRewriter(ExprFunctor[Any]):
 
     # -- the checks --
     def check_mapping(self, bindings: list[IterSumExpr], level: int) -> bool:
-        visited: list[IterMark] = []
-        splits: dict[int, list[IterSplitExpr]] = {}
-
-        def collect_mark(mark: IterMark) -> None:
-            stack = [mark]
-            while stack:
-                m = stack.pop()
-                if any(m is v for v in visited):
-                    continue
-                visited.append(m)
-                if isinstance(m.source, IterSumExpr):
-                    for s in m.source.args:
-                        stack.append(s.source)
-                        splits.setdefault(id(s.source), []).append(s)
-
-        for b in bindings:
-            for s in b.args:
-                collect_mark(s.source)
-                splits.setdefault(id(s.source), []).append(s)
+        visited, splits = collect_splits(bindings)
         for mark in visited:
             if not self.try_normalize_splits(mark, splits.get(id(mark), []), level):
                 return False
@@ -635,7 +641,7 @@ class IterMapRewriter(ExprFunctor[Any]):
         left_pad = p.simplify(arith.floormod(base, divisor))
         right_edge = arith.add(left_pad, split.extent)
         right_pad = arith.const(0, base.dtype) if p.divisible(right_edge, divisor) else \
-            p.simplify(arith.floormod(arith.neg(right_edge), divisor))
+            p.simplify(arith.floormod(arith.sub(0, right_edge), divisor))
         mark = split.source
         if self.update_padding:
             info = self._padding_info(mark)
@@ -665,7 +671,7 @@ class IterMapRewriter(ExprFunctor[Any]):
             right_edge = arith.add(mark.extent, mark_left_pad)
             factor = info["padding_factor"]
             mark_right_pad = arith.const(0, mark.dtype) if p.divisible(right_edge, factor) else \
-                arith.floormod(arith.neg(right_edge), factor)
+                arith.floormod(arith.sub(0, right_edge), factor)
             padded_extent = p.simplify(arith.add(right_edge, mark_right_pad))
             info["right_pad"] = mark_right_pad
             padded = IterMark(IterSumExpr((IterSplitExpr(mark),), mark_left_pad), padded_extent)
