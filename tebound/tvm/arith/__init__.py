@@ -26,11 +26,17 @@ from tebound.tvm.arith.iter_map import (
 )
 from tebound.tvm.arith.iter_map_divide import inverse_affine_iter_map, subspace_divide
 from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
+from tebound.tvm.arith.region_bound import (
+    estimate_region_lower_bound,
+    estimate_region_strict_bound,
+    estimate_region_upper_bound,
+)
 
 __all__ = [
     "Analyzer", "ConstIntBound", "IntConstraints", "IntConstraintsTransform", "IntSet", "IntervalSet",
     "IterMapExpr", "IterMapLevel", "IterMapResult", "IterMark", "IterSplitExpr", "IterSumExpr", "ModularSet",
-    "_ffi_api", "analyzer", "deduce_bound", "detect_iter_map", "detect_linear_equation", "int_set",
+    "_ffi_api", "analyzer", "deduce_bound", "detect_iter_map", "detect_linear_equation",
+    "estimate_region_lower_bound", "estimate_region_strict_bound", "estimate_region_upper_bound", "int_set",
     "int_solver", "inverse_affine_iter_map", "iter_map_simplify", "normalize_iter_map_to_expr",
     "normalize_to_iter_sum", "solve_linear_equations", "solve_linear_inequalities", "subspace_divide",
 ]

@@ -105,6 +105,16 @@ class Analyzer(_Analyzer):
         b = ConstIntBound.of(self.const_bound(v))
         return b.min_value, b.max_value
 
+    def simplify(self, expr: Any, steps: int = 2) -> Expr:
+        """TVM's ``Analyzer.simplify``: the rewrite rules and the canonical form in turn,
+        *steps* passes in all, in TVM's forms."""
+        res = convert(expr)
+        for i in range(steps):
+            if isinstance(res, IntImm):
+                return res
+            res = self.rewrite_simplify(res) if i % 2 == 0 else self.canonical_simplify(res)
+        return res
+
     def canonical_simplify(self, expr: Any) -> Expr:
         """*expr* in TVM's canonical form (:mod:`.canonical_simplify`)."""
         return CanonicalSimplifier(self)(convert(expr))
@@ -124,16 +134,3 @@ class Analyzer(_Analyzer):
                for k, v in (dom_map or {}).items()}
         return eval_set(convert(expr), dom, self, TVM_V013)
 
-
-class TVMFormAnalyzer(Analyzer):
-    """An analyzer whose ``simplify`` is TVM's (the rewrite rules, then the canonical form), for
-    the solvers whose results TVM's users compare against TVM's forms."""
-
-    def simplify(self, e: Expr, steps: int = 2) -> Expr:
-        """TVM's ``Analyzer.simplify``: rewrite and canonical passes in turn, *steps* in all."""
-        res = convert(e)
-        for i in range(steps):
-            if isinstance(res, IntImm):
-                return res
-            res = self.rewrite_simplify(res) if i % 2 == 0 else self.canonical_simplify(res)
-        return res

@@ -7,7 +7,7 @@ from typing import Any
 
 from bound.arith import inequalities, int_solver
 from bound.arith.int_solver import IntConstraints, IntConstraintsTransform
-from tebound.tvm.arith.analyzer import TVMFormAnalyzer
+from tebound.tvm.arith.analyzer import Analyzer
 
 
 def solve_linear_equations(equations: Any, variables: Sequence[Any] | None = None,
@@ -15,11 +15,11 @@ def solve_linear_equations(equations: Any, variables: Sequence[Any] | None = Non
     """The solution of the linear *equations* (relations; those not linear equations are kept)
     in *variables* with *ranges*, or of an ``IntConstraints``, as a change of variables."""
     if isinstance(equations, IntConstraints):
-        return int_solver.solve_linear_equations(equations, TVMFormAnalyzer)
+        return int_solver.solve_linear_equations(equations, Analyzer)
     if not isinstance(equations, (list, tuple)):
         raise TypeError(f"solve_linear_equations: equations are a list of relations or an IntConstraints, got "
                         f"{equations!r}")
-    return int_solver.solve_linear_equations(IntConstraints(variables or [], ranges or {}, equations), TVMFormAnalyzer)
+    return int_solver.solve_linear_equations(IntConstraints(variables or [], ranges or {}, equations), Analyzer)
 
 
 def _system(name: str, equations: Any, variables: Sequence[Any] | None, ranges: Mapping[Any, Any] | None
@@ -40,7 +40,7 @@ def solve_linear_inequalities(equations: Any, variables: Sequence[Any] | None = 
     change to new variables whose ranges start at 0 (an ``IntConstraintsTransform``)."""
     system = _system("solve_linear_inequalities", equations, variables, ranges)
     if deskew_range:
-        return inequalities.solve_deskew_ranges(system, TVMFormAnalyzer)
+        return inequalities.solve_deskew_ranges(system, Analyzer)
     return inequalities.solve_to_ranges(system)
 
 

@@ -14,7 +14,7 @@ from schedule.ir.dtype import is_int
 from schedule.ir.expr import GE, GT, LE, LT, Add, And, Expr, IntImm, Sub, Var
 from schedule.ir.functor import free_vars, node_count
 from schedule.ir.itervar import IterVar, Range
-from tebound.tvm.arith.analyzer import TVMFormAnalyzer
+from tebound.tvm.arith.analyzer import Analyzer
 from tebound.tvm.arith.iter_map_expr import IterSumExpr, normalize_iter_map_to_expr, to_expr
 from tebound.tvm.arith.iter_map_rewriter import BIJECTIVE, NO_CHECK, SURJECTIVE, IterMapRewriter
 
@@ -101,7 +101,7 @@ def _split_comparison(pred: Expr) -> tuple[Any, Expr | None] | None:
 def match_bound_constraints(pred: Expr, iters: dict[Var, Range], out: list[_Constraint]) -> bool:
     """The predicate's comparisons as bounds: of a single iterator, narrowing its range in
     *iters*; of an expression of iterators, appended to *out* (TVM's ``MatchBoundConstraints``)."""
-    ana = TVMFormAnalyzer()
+    ana = Analyzer()
     while True:
         found = _split_comparison(pred)
         if found is None:
@@ -187,7 +187,7 @@ def detect_iter_map(indices: Sequence[Any], input_iters: Any, predicate: Any = T
         result.errors.append("Could not parse predicate as constraints on the input iterators.")
         return result
     constraints.sort(key=lambda c: node_count(c.iter))
-    ana = TVMFormAnalyzer()
+    ana = Analyzer()
     rewriter = IterMapRewriter(ana, constrained, level, simplify_trivial_iterators, result.errors)
     for c in constraints:
         rewriter.rewrite_constraint(c.iter, c.lower, c.upper)
@@ -224,7 +224,7 @@ def normalize_to_iter_sum(index: Any, input_iters: Any) -> IterSumExpr:
     iters = _iters(input_iters)
     if not _sane(iters):
         raise ValueError("normalize_to_iter_sum: iterators may not be expressions of each other")
-    rewriter = IterMapRewriter(TVMFormAnalyzer(), iters, NO_CHECK, True, [])
+    rewriter = IterMapRewriter(Analyzer(), iters, NO_CHECK, True, [])
     return rewriter.rewrite_to_normalized_sum(convert(index))
 
 
@@ -238,7 +238,7 @@ def iter_map_simplify(indices: Sequence[Any], input_iters: Any, predicate: Any =
     res = detect_iter_map(idx, iters, predicate, check_level, simplify_trivial_iterators)
     if not res.indices:
         return idx
-    ana = TVMFormAnalyzer()
+    ana = Analyzer()
     return [to_expr(e, ana) for e in res.indices]
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from schedule.ir import arith
 from schedule.ir.arith import convert
 from schedule.ir.expr import Expr, IntImm, Var
-from tebound.tvm.arith.analyzer import TVMFormAnalyzer
+from tebound.tvm.arith.analyzer import Analyzer
 from tebound.tvm.arith.iter_map import _iters, _sane, detect_iter_map
 from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr, to_expr
 from tebound.tvm.arith.iter_map_rewriter import SURJECTIVE, Proofs, collect_splits
@@ -189,7 +189,7 @@ def subspace_divide(bindings: Sequence[Any], input_iters: Any, sub_iters: Sequen
     if not res.indices:
         return []
     _, mark_splits = collect_splits(res.indices)
-    divider = SubspaceDivider(Proofs(TVMFormAnalyzer()), mark_splits, set(sub_iters))
+    divider = SubspaceDivider(Proofs(Analyzer()), mark_splits, set(sub_iters))
     out: list[list[IterMark]] = []
     for expr in res.indices:
         d = divider.divide_sum(expr, arith.const(0, expr.dtype))
@@ -205,7 +205,7 @@ def inverse_affine_iter_map(iter_map: Sequence[IterSumExpr], outputs: Sequence[A
     *outputs* the sums take (TVM's ``InverseAffineIterMap``)."""
     if len(iter_map) != len(outputs):
         raise ValueError(f"inverse_affine_iter_map: {len(iter_map)} sums but {len(outputs)} outputs")
-    p = Proofs(TVMFormAnalyzer())
+    p = Proofs(Analyzer())
     order: list[IterMapExpr] = []
     seen: set[int] = set()
     for root in iter_map:

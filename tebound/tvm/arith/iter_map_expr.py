@@ -10,7 +10,7 @@ from typing import Any
 from schedule.ir import arith
 from schedule.ir.arith import convert
 from schedule.ir.expr import EQ, Expr, Var, _node
-from tebound.tvm.arith.analyzer import TVMFormAnalyzer
+from tebound.tvm.arith.analyzer import Analyzer
 
 
 class IterMapExpr(Expr):
@@ -139,4 +139,4 @@ def _is_one(e: Expr) -> bool:
 
 def normalize_iter_map_to_expr(e: Any) -> Expr:
     """*e* (an iterator map expression, or one holding them) as an ordinary expression."""
-    return to_expr(e, TVMFormAnalyzer())
+    return to_expr(e, Analyzer())
