@@ -106,9 +106,9 @@ class Analyzer(_Analyzer):
         return b.min_value, b.max_value
 
     def simplify(self, expr: Any, steps: int = 2) -> Expr:
-        """TVM's ``Analyzer.simplify``: the rewrite rules and the canonical form in turn,
-        *steps* passes in all, in TVM's forms."""
-        res = convert(expr)
+        """TVM's ``Analyzer.simplify``: the canonical form, then the rewrite rules and the
+        canonical form in turn, *steps* passes more, in TVM's forms."""
+        res = self.canonical_simplify(convert(expr))
         for i in range(steps):
             if isinstance(res, IntImm):
                 return res
