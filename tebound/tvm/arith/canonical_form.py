@@ -10,7 +10,7 @@ from schedule.ir import arith
 from schedule.ir.dtype import bits, int_range
 from schedule.ir.expr import Add, Div, Expr, FloorDiv, FloorMod, Mod, Mul, Sub
 from schedule.ir.functor import structural_equal
-from tebound.tvm.arith.const_fold import is_index_type, make_const
+from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div
 from tebound.tvm.arith.const_int_bound import POS_INF
 from tebound.tvm.arith.pattern import build
 
@@ -124,8 +124,8 @@ class SumExpr:
         self.args = [_scaled(a, a.scale * scale) for a in self.args]
 
     def divide_by(self, scale: int) -> None:
-        self.base = _tdiv(self.base, scale)
-        self.args = [_scaled(a, _tdiv(a.scale, scale)) for a in self.args]
+        self.base = trunc_div(self.base, scale)
+        self.args = [_scaled(a, trunc_div(a.scale, scale)) for a in self.args]
 
     def add_split(self, other: SplitExpr, scale: int) -> None:
         """``self += other * scale``, merged into a term of the same split if there is one."""
@@ -188,10 +188,6 @@ def _scaled(a: SplitExpr, scale: int) -> SplitExpr:
     return out
 
 
-def _tdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
 
 def _merge_terms(args: list[SplitExpr]) -> list[SplitExpr]:
     """Terms of one split merged (``x//4*4 + x%4`` style), then sorted as TVM sorts them."""
@@ -208,7 +204,7 @@ def _merge_terms(args: list[SplitExpr]) -> list[SplitExpr]:
                 rhs.scale += lhs.scale
                 lhs.scale = 0
             elif (lhs.lower_factor == rhs.upper_factor and rhs.scale != 0 and lhs.scale % rhs.scale == 0
-                  and lhs.lower_factor == _tdiv(lhs.scale, rhs.scale) * rhs.lower_factor
+                  and lhs.lower_factor == trunc_div(lhs.scale, rhs.scale) * rhs.lower_factor
                   and lhs.div_mode_compatible(rhs.div_mode)):
                 rhs.upper_factor = lhs.upper_factor
                 lhs.scale = 0

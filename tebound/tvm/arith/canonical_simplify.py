@@ -32,22 +32,17 @@ from tebound.tvm.arith.canonical_form import (
     mod_impl,
     normalize,
 )
-from tebound.tvm.arith.const_fold import is_index_type, make_const, try_fold
+from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, try_fold
 from tebound.tvm.arith.const_int_bound import POS_INF
 from tebound.tvm.arith.pattern import build
 from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier, has_effects
 
 
-def _tdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
 def _tmod(a: int, b: int) -> int:
-    return a - _tdiv(a, b) * b
+    return a - trunc_div(a, b) * b
 
 
-def _factors(e: Expr) -> list[Expr]:
+def product_factors(e: Expr) -> list[Expr]:
     """The leaves of a product, left to right (TVM's ``UnpackReduction<Mul>``)."""
     out, stack = [], [e]
     while stack:
@@ -62,7 +57,7 @@ def _factors(e: Expr) -> list[Expr]:
 def mul_and_normalize(lhs: Expr, rhs: Expr) -> Expr:
     """The product of *lhs* and *rhs* with its constant factors gathered last."""
     cscale, res = 1, make_const(lhs.dtype, 1)
-    for v in (*_factors(lhs), *_factors(rhs)):
+    for v in (*product_factors(lhs), *product_factors(rhs)):
         if isinstance(v, IntImm):
             cscale *= v.value
         else:
@@ -77,14 +72,14 @@ def prod_div_simplify(lhs: Expr, rhs: Expr) -> tuple[Expr, Expr, Expr] | None:
         return None
     lhs_prods: list[Expr | None] = []
     lhs_c = rhs_c = 1
-    for v in _factors(lhs):
+    for v in product_factors(lhs):
         if isinstance(v, IntImm):
             lhs_c *= v.value
         else:
             lhs_prods.append(v)
     new_rhs, common = make_const(rhs.dtype, 1), make_const(rhs.dtype, 1)
     eliminated = 0
-    for v in _factors(rhs):
+    for v in product_factors(rhs):
         if isinstance(v, IntImm):
             rhs_c *= v.value
             continue
@@ -99,7 +94,7 @@ def prod_div_simplify(lhs: Expr, rhs: Expr) -> tuple[Expr, Expr, Expr] | None:
     g = math.gcd(lhs_c, rhs_c) if lhs_c and rhs_c else (abs(lhs_c) or abs(rhs_c))
     if eliminated == 0 and g == 1:
         return None
-    lhs_c, rhs_c = _tdiv(lhs_c, g), _tdiv(rhs_c, g)
+    lhs_c, rhs_c = trunc_div(lhs_c, g), trunc_div(rhs_c, g)
     new_lhs = make_const(lhs.dtype, 1)
     for p in lhs_prods:
         if p is not None:
@@ -194,10 +189,10 @@ class CanonicalSimplifier(RewriteSimplifier):
     def split_div_const(self, lhs: SplitExpr, cval: int, mode: int) -> SplitExpr:
         lhs = self.convert_div_mode(lhs, mode).copy()
         if lhs.scale % cval == 0:
-            lhs.scale = _tdiv(lhs.scale, cval)
+            lhs.scale = trunc_div(lhs.scale, cval)
             return lhs
         if cval % lhs.scale == 0:
-            scaled = _tdiv(cval, lhs.scale)
+            scaled = trunc_div(cval, lhs.scale)
             if lhs.upper_factor == POS_INF or lhs.upper_factor % (lhs.lower_factor * scaled) == 0:
                 lhs.scale = 1
                 lhs.lower_factor *= scaled
@@ -219,7 +214,7 @@ class CanonicalSimplifier(RewriteSimplifier):
             lhs.scale = 0
             return lhs
         if cval % lhs.scale == 0:
-            new_upper = lhs.lower_factor * _tdiv(cval, lhs.scale)
+            new_upper = lhs.lower_factor * trunc_div(cval, lhs.scale)
             if lhs.upper_factor == POS_INF or lhs.upper_factor % new_upper == 0:
                 if new_upper < lhs.upper_factor and lhs.upper_factor != POS_INF:
                     updated = self.to_split(self(mod_impl(lhs.index, make_const(lhs.dtype, new_upper), mode)))
@@ -285,7 +280,7 @@ class CanonicalSimplifier(RewriteSimplifier):
                 lhs.divide_by(cval)
                 temp = extra.normalize()
                 if isinstance(temp, IntImm):
-                    lhs.base += _tdiv(temp.value, cval)
+                    lhs.base += trunc_div(temp.value, cval)
                 elif self.compare(temp, cval) != "LT":
                     lhs.add_split(self.split_div_const(self.to_split(temp), cval, TRUNC), 1)
                 return lhs

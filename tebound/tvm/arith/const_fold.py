@@ -77,7 +77,8 @@ def _zero_div(b: Expr) -> None:
     raise ScheduleError(f"division by zero: the divisor {b} is zero")
 
 
-def _trunc_div(a: int, b: int) -> int:
+def trunc_div(a: int, b: int) -> int:
+    """C's integer division (rounding toward zero)."""
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
 
@@ -127,7 +128,7 @@ def _fold_arith(op: type, a: Expr, b: Expr) -> Expr | None:
         if pb == 0 or fb == 0:
             _zero_div(b)
         if pa is not None and pb is not None:
-            return IntImm(t, wrap(_trunc_div(pa, pb) if op is Div else pa // pb, t))
+            return IntImm(t, wrap(trunc_div(pa, pb) if op is Div else pa // pb, t))
         if pa == 0:
             return a
         if pb == 1:
@@ -145,7 +146,7 @@ def _fold_arith(op: type, a: Expr, b: Expr) -> Expr | None:
         if pb == 0:
             _zero_div(b)
         if pa is not None and pb is not None:
-            return IntImm(t, wrap(pa - _trunc_div(pa, pb) * pb if op is Mod else pa % pb, t))
+            return IntImm(t, wrap(pa - trunc_div(pa, pb) * pb if op is Mod else pa % pb, t))
         if pa == 0:
             return a
         if pb == 1:

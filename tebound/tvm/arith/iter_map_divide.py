@@ -10,10 +10,10 @@ from typing import Any
 
 from schedule.ir import arith
 from schedule.ir.arith import convert
-from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.expr import Expr, Var
 from tebound.tvm.arith.analyzer import Analyzer
 from tebound.tvm.arith.iter_map import _iters, _sane, detect_iter_map
-from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr, to_expr
+from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr, is_one, is_zero, to_expr
 from tebound.tvm.arith.iter_map_rewriter import SURJECTIVE, Proofs, collect_splits
 
 
@@ -78,10 +78,10 @@ class SubspaceDivider:
             one = arith.const(1, dtype)
             return _Division(_zero_sum(dtype), one, IterSumExpr((), expr.base), one)
         if len(expr.args) == 1:
-            if not _is_one(expr.args[0].scale):
+            if not is_one(expr.args[0].scale):
                 return self.fail()
             res = self.divide_split(expr.args[0])
-            if not _is_zero(expr.base):
+            if not is_zero(expr.base):
                 inner = res.inner
                 if isinstance(inner, IterSplitExpr):
                     res = replace(res, inner=IterSumExpr((inner,), expr.base))
@@ -93,7 +93,7 @@ class SubspaceDivider:
         inner_args: list[IterSplitExpr] = []
         inner, scale_is_one = True, False
         for arg in reversed(expr.args):
-            if _is_one(arg.scale):
+            if is_one(arg.scale):
                 scale_is_one = True
             d = self.divide_split(arg)
             if d.kind == "inner":
@@ -168,14 +168,6 @@ class SubspaceDivider:
         else:
             return self.fail()
         return self.split_map[id(expr)][1]
-
-
-def _is_one(e: Any) -> bool:
-    return isinstance(e, IntImm) and e.value == 1
-
-
-def _is_zero(e: Any) -> bool:
-    return isinstance(e, IntImm) and e.value == 0
 
 
 def subspace_divide(bindings: Sequence[Any], input_iters: Any, sub_iters: Sequence[Var], predicate: Any = True,

@@ -9,7 +9,7 @@ from typing import Any
 
 from schedule.ir import arith
 from schedule.ir.arith import convert
-from schedule.ir.expr import EQ, Expr, Var, _node
+from schedule.ir.expr import EQ, Expr, IntImm, Var, _node
 from tebound.tvm.arith.analyzer import Analyzer
 
 
@@ -125,7 +125,7 @@ def _split_to_expr(e: IterSplitExpr, analyzer: Any) -> Expr:
     src = e.source.source
     source = src if isinstance(src, Var) else to_expr(src, analyzer)
     mark_extent = e.source.extent
-    if analyzer.can_prove(EQ(*arith.match_types(e.extent, mark_extent))) and _is_one(e.lower_factor):
+    if analyzer.can_prove(EQ(*arith.match_types(e.extent, mark_extent))) and is_one(e.lower_factor):
         return arith.mul(source, e.scale)
     if analyzer.can_prove(EQ(*arith.match_types(mark_extent, arith.mul(e.lower_factor, e.extent)))):
         return arith.mul(arith.floordiv(source, e.lower_factor), e.scale)
@@ -133,8 +133,14 @@ def _split_to_expr(e: IterSplitExpr, analyzer: Any) -> Expr:
                      e.scale)
 
 
-def _is_one(e: Expr) -> bool:
-    return arith.value_of(e) == 1
+def is_one(e: Any) -> bool:
+    """The integer constant 1."""
+    return isinstance(e, IntImm) and e.value == 1
+
+
+def is_zero(e: Any) -> bool:
+    """The integer constant 0."""
+    return isinstance(e, IntImm) and e.value == 0
 
 
 def normalize_iter_map_to_expr(e: Any) -> Expr:

@@ -12,30 +12,19 @@ from typing import Any
 from schedule.ir import arith
 from schedule.ir.expr import Add, Expr, FloorDiv, IntImm, Mul, Sub, Var
 from schedule.ir.functor import ExprFunctor, children, structural_equal
-from tebound.tvm.arith.canonical_simplify import mul_and_normalize
+from tebound.tvm.arith.canonical_simplify import mul_and_normalize, product_factors
 from tebound.tvm.arith.const_fold import is_index_type, try_fold
-from tebound.tvm.arith.iter_map_expr import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr, to_expr
+from tebound.tvm.arith.iter_map_expr import (
+    IterMapExpr,
+    IterMark,
+    IterSplitExpr,
+    IterSumExpr,
+    is_one,
+    is_zero,
+    to_expr,
+)
 
 BIJECTIVE, SURJECTIVE, NO_CHECK = 0, 1, 3  # TVM's IterMapLevel values
-
-
-def _is_one(e: Any) -> bool:
-    return isinstance(e, IntImm) and e.value == 1
-
-
-def _is_zero(e: Any) -> bool:
-    return isinstance(e, IntImm) and e.value == 0
-
-
-def _factors(e: Expr) -> list[Expr]:
-    out, stack = [], [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Mul):
-            stack += [x.b, x.a]
-        else:
-            out.append(x)
-    return out
 
 
 def to_sum(e: Any) -> IterSumExpr:
@@ -183,9 +172,9 @@ class IterMapRewriter(ExprFunctor[Any]):
         self.flattened_map = SumMap()
         self.constrained: list[IterSumExpr] = []
         for var, r in input_iters.items():
-            if simplify_trivial and _is_one(r.extent):
+            if simplify_trivial and is_one(r.extent):
                 self.var_map[var] = IterSumExpr((), r.min)
-            elif _is_zero(r.min):
+            elif is_zero(r.min):
                 mark = IterMark(var, r.extent)
                 self.var_map[var] = IterSplitExpr(mark)
                 self.input_marks.append(mark)
@@ -222,7 +211,7 @@ class IterMapRewriter(ExprFunctor[Any]):
                 return False
         if level == BIJECTIVE:
             for mark in self.input_marks:
-                if not any(mark is v for v in visited) and not _is_one(mark.extent):
+                if not any(mark is v for v in visited) and not is_one(mark.extent):
                     return False
         return True
 
@@ -308,12 +297,12 @@ class IterMapRewriter(ExprFunctor[Any]):
     # -- normal forms --
     def normalize_on_bound(self, expr: IterSumExpr, lo: Expr | None, hi: Expr | None) -> IterSumExpr:
         base = expr.base
-        if not _is_zero(base):
+        if not is_zero(base):
             expr = replace(expr, base=arith.const(0, base.dtype))
             lo = arith.sub(lo, base) if lo is not None else None
             hi = arith.sub(hi, base) if hi is not None else None
         fused = self.try_fuse(expr, self.check_level, False)
-        if fused is not None and _is_one(fused.args[0].scale):
+        if fused is not None and is_one(fused.args[0].scale):
             split = fused.args[0]
             structured = split.source.source
             flattened = self.flattened_map.get(structured)
@@ -324,7 +313,7 @@ class IterMapRewriter(ExprFunctor[Any]):
                 iter_min = arith.max_expr(lo, iter_min)
             if hi is not None:
                 iter_max = hi if self.p.prove(arith.le(hi, iter_max)) else arith.min_expr(hi, iter_max)
-            if not _is_zero(iter_min):
+            if not is_zero(iter_min):
                 self.flattened_map.pop(structured)
                 structured = replace(structured, base=arith.sub(0, iter_min))
                 mark = replace(mark, source=structured)
@@ -356,7 +345,7 @@ class IterMapRewriter(ExprFunctor[Any]):
         items = []
         for split in expr.args:
             count, cscale, res = 0, 1, arith.const(1, split.dtype)
-            for v in _factors(split.scale):
+            for v in product_factors(split.scale):
                 if isinstance(v, IntImm):
                     cscale *= v.value
                 else:
@@ -379,21 +368,21 @@ class IterMapRewriter(ExprFunctor[Any]):
             if isinstance(a.scale, IntImm):
                 if base == -1 or a.scale.value < min_scale:
                     min_scale, base = a.scale.value, i
-                elif a.scale.value == min_scale and _is_one(a.extent) and not _is_one(expr.args[base].extent):
+                elif a.scale.value == min_scale and is_one(a.extent) and not is_one(expr.args[base].extent):
                     base = i
         min_size = 0
         for i in range(rbegin, -1, -1):
             a = expr.args[i]
             if skip[i] or (source is not None and a.source is not source):
                 continue
-            size = len(_factors(a.scale))
+            size = len(product_factors(a.scale))
             if base == -1 or size < min_size:
                 min_size, base = size, i
         return base
 
     @staticmethod
     def _first_unit_extent(expr: IterSumExpr) -> int:
-        return next((i for i, a in enumerate(expr.args) if _is_one(a.extent)), len(expr.args))
+        return next((i for i, a in enumerate(expr.args) if is_one(a.extent)), len(expr.args))
 
     def _find_exact_scale(self, expr: IterSumExpr, skip: list[bool], scale: Expr, source: IterMark | None,
                           rbegin: int = -1, first_unit: int = 0) -> int:
@@ -405,7 +394,7 @@ class IterMapRewriter(ExprFunctor[Any]):
             if skip[j] or (source is not None and a.source is not source):
                 continue
             if self.p.equal(a.scale, scale):
-                if _is_one(a.extent):
+                if is_one(a.extent):
                     return j
                 if matched == -1:
                     matched = j
@@ -485,7 +474,7 @@ class IterMapRewriter(ExprFunctor[Any]):
             pos = base_index if i == 0 else self._find_exact_scale(expr, visited, expected, None, -1, first_unit)
             if pos != -1:
                 matched_scale, exact = expected, True
-            elif level != BIJECTIVE and _is_one(base_scale):
+            elif level != BIJECTIVE and is_one(base_scale):
                 pos, matched_scale = self._find_smaller_closest(expr, visited, expected)
             if pos == -1:
                 return None
@@ -650,7 +639,7 @@ class IterMapRewriter(ExprFunctor[Any]):
                         "right_pad": arith.const(0, mark.dtype), "padded": None}
                 self.padded_iter_map.append((mark, info))
             info["padding_factor"] = approx_lcm(info["padding_factor"], arith.mul(divisor, split.lower_factor), p)
-            if _is_zero(left_pad) and _is_zero(right_pad):
+            if is_zero(left_pad) and is_zero(right_pad):
                 return split, arith.const(0, base.dtype)
             self.requires_padding = True
             info["left_pad"] = arith.max_expr(info["left_pad"], arith.mul(left_pad, split.lower_factor))
@@ -659,7 +648,7 @@ class IterMapRewriter(ExprFunctor[Any]):
         info = self._padding_info(mark)
         if info is None:
             return split, left_pad
-        if _is_zero(info["left_pad"]) and p.divisible(mark.extent, info["padding_factor"]):
+        if is_zero(info["left_pad"]) and p.divisible(mark.extent, info["padding_factor"]):
             return split, left_pad
         if info["padded"] is None:
             mark_left_pad = info["left_pad"]
@@ -679,10 +668,10 @@ class IterMapRewriter(ExprFunctor[Any]):
             self.padded_origin.append((padded, mark))
             src = padded.source
             pred: Expr = arith.const(False, "bool")
-            if not _is_zero(mark_left_pad):
+            if not is_zero(mark_left_pad):
                 pred = arith.logical_and(arith.equal(arith.floordiv(src, factor), 0),
                                          arith.lt(arith.floormod(src, factor), mark_left_pad))
-            if not _is_zero(mark_right_pad):
+            if not is_zero(mark_right_pad):
                 right = arith.logical_and(
                     arith.equal(arith.floordiv(src, factor), arith.floordiv(right_edge, factor)),
                     arith.ge(arith.floormod(src, factor), arith.floormod(right_edge, factor)))
@@ -693,14 +682,14 @@ class IterMapRewriter(ExprFunctor[Any]):
 
     def split_floordiv(self, lhs: IterSplitExpr, base: Expr, rhs: Expr) -> Any:
         p = self.p
-        if _is_one(rhs):
-            return lhs if _is_zero(base) else IterSumExpr((lhs,), base)
-        if not _is_one(lhs.scale):
-            if p.divisible(lhs.scale, rhs) and _is_zero(base):
+        if is_one(rhs):
+            return lhs if is_zero(base) else IterSumExpr((lhs,), base)
+        if not is_one(lhs.scale):
+            if p.divisible(lhs.scale, rhs) and is_zero(base):
                 return replace(lhs, scale=arith.floordiv(lhs.scale, rhs))
             if p.divisible(lhs.scale, rhs) and p.divisible(base, rhs):
                 return IterSumExpr((replace(lhs, scale=arith.floordiv(lhs.scale, rhs)),), arith.floordiv(base, rhs))
-            if p.divisible(rhs, lhs.scale) and _is_zero(base):
+            if p.divisible(rhs, lhs.scale) and is_zero(base):
                 rhs = arith.floordiv(rhs, lhs.scale)
                 lhs = replace(lhs, scale=arith.const(1, rhs.dtype))
             elif p.divisible(rhs, lhs.scale) and p.divisible(base, lhs.scale):
@@ -717,16 +706,16 @@ class IterMapRewriter(ExprFunctor[Any]):
         new_split = IterSplitExpr(padded.source, arith.mul(padded.lower_factor, rhs),
                                   p.simplify(arith.floordiv(padded.extent, rhs)), padded.scale)
         new_base = p.simplify(arith.floordiv(arith.sub(base, left_pad), rhs), 6)
-        return new_split if _is_zero(new_base) else IterSumExpr((new_split,), new_base)
+        return new_split if is_zero(new_base) else IterSumExpr((new_split,), new_base)
 
     def split_floormod(self, lhs: IterSplitExpr, base: Expr, rhs: Expr) -> Any:
         p = self.p
-        if _is_one(rhs):
+        if is_one(rhs):
             return arith.const(0, lhs.dtype)
-        if not _is_one(lhs.scale):
+        if not is_one(lhs.scale):
             if p.divisible(lhs.scale, rhs) and p.divisible(base, rhs):
                 return arith.const(0, lhs.dtype)
-            if p.divisible(rhs, lhs.scale) and _is_zero(base):
+            if p.divisible(rhs, lhs.scale) and is_zero(base):
                 rhs = arith.floordiv(rhs, lhs.scale)
             elif p.divisible(rhs, lhs.scale) and p.divisible(base, lhs.scale):
                 rhs = arith.floordiv(rhs, lhs.scale)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from schedule.ir.expr import Add, Expr, FloorDiv, FloorMod, Mod, Mul
-from tebound.tvm.arith.const_fold import make_const
+from tebound.tvm.arith.const_fold import make_const, trunc_div
 from tebound.tvm.arith.pattern import (
     PCall,
     PInt,
@@ -66,11 +66,6 @@ def _ge0(*names: str) -> Callable[..., bool]:
 
 def _c1_c2c3(m: Any, s: Any) -> bool:
     return m.c1 != 0 and m.c3 == m.c1 * m.c2
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 ADD_VECTOR = [
@@ -424,7 +419,7 @@ def _min_max_code(is_min: bool) -> list[Any]:
                 pick = (b < 0) if is_min else (b > 0)
                 return m.expr("c2") if pick else m.expr("c1")
             if b % a == 0:
-                q = PCall(lambda _: make_const(m.x.dtype, _trunc_div(b, a)))
+                q = PCall(lambda _: make_const(m.x.dtype, trunc_div(b, a)))
                 return m.ev(mm(x, q) * c1 if a > 0 else other(x, q) * c1)
         return None
 

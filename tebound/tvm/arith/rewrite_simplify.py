@@ -50,7 +50,7 @@ from schedule.ir.expr import (
 from schedule.ir.functor import ExprMutator, distinct_post_order, structural_equal
 from tebound.tvm.arith import rewrite_logic as L
 from tebound.tvm.arith import rewrite_rules as A
-from tebound.tvm.arith.const_fold import is_index_type, make_const, try_fold
+from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, try_fold
 from tebound.tvm.arith.pattern import PNode, broadcast, build, evaluate, match_any, ramp
 
 _MAX_RECUR = 5
@@ -493,8 +493,8 @@ def _vector_div(s: RewriteSimplifier, e: Any) -> Expr | None:
             return Ramp(build(Div, base, c2e), build(Div, m.expr("c1"), c2e), n)
         if s.ge(base, 0):
             bmod = s.modular_set(base)
-            lo = _tdiv(bmod.base, c2v)
-            hi = _tdiv(bmod.base + (n - 1) * c1v, c2v)
+            lo = trunc_div(bmod.base, c2v)
+            hi = trunc_div(bmod.base + (n - 1) * c1v, c2v)
             if bmod.coeff % c2v == 0 and lo == hi:
                 return Broadcast(build(Div, base, c2e), n)
         return None
@@ -503,8 +503,8 @@ def _vector_div(s: RewriteSimplifier, e: Any) -> Expr | None:
             return Broadcast(build(Mod, base, c2e), n)
         if s.ge(base, 0):
             bmod = s.modular_set(base)
-            lo = _tdiv(bmod.base, c2v)
-            hi = _tdiv(bmod.base + (n - 1) * c1v, c2v)
+            lo = trunc_div(bmod.base, c2v)
+            hi = trunc_div(bmod.base + (n - 1) * c1v, c2v)
             if bmod.coeff % c2v == 0:
                 r = Ramp(build(Mod, make_const(dtype, bmod.base), c2e), m.expr("c1"), n)
                 return r if lo == hi else build(Mod, r, Broadcast(c2e, n))
@@ -531,7 +531,3 @@ def _vector_div(s: RewriteSimplifier, e: Any) -> Expr | None:
                      Broadcast(c2e, n))
     return None
 
-
-def _tdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
