@@ -131,9 +131,11 @@ class ConstIntBoundEval(ExprFunctor[Bound]):
 
     def __call__(self, e: Expr) -> Bound:
         res = super().__call__(e)
-        for expr, b in self._info:
-            if structural_equal(e, expr):
-                res = _intersect(res, b)
+        if self._info:
+            h = hash(e)  # structural and cached: most nodes are told apart without a walk
+            for expr, b in self._info:
+                if hash(expr) == h and structural_equal(e, expr):
+                    res = _intersect(res, b)
         return res
 
     def visit_default(self, e: Expr) -> Bound:

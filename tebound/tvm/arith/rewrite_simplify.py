@@ -170,10 +170,12 @@ class RewriteSimplifier(ExprMutator):
         if not found:
             return None
         neg = Not(e)
+        he, hn = hash(e), hash(neg)  # structural and cached: a cheap first test
         for c in found:
-            if structural_equal(c, e):
+            hc = hash(c)
+            if hc == he and structural_equal(c, e):
                 return make_const(e.dtype, True)
-            if structural_equal(c, neg):
+            if hc == hn and structural_equal(c, neg):
                 return make_const(e.dtype, False)
         return None
 
