@@ -432,11 +432,13 @@ def _constraint_range_once(e: AffineExpr, iv: Interval, ranges: RangeEvaluator,
 
 def merge_mod_constraints(m: IndexingMap) -> bool:
     """``X mod a in [r, r]`` and ``X mod b in [r, r]`` merged into ``X mod lcm in [r, r]``;
-    a dim or symbol X has its bounds snapped to the residue class."""
+    a dim or symbol X has its bounds snapped to the residue class (negative values and
+    divisors included: XLA's ``X mod b`` lies in ``[0, |b|)``)."""
     groups: dict[AffineExpr, dict[int, list[tuple[AffineExpr, int]]]] = {}
     for e, iv in m.constraints.items():
         if isinstance(e, Binary) and e.op == Kind.MOD and isinstance(e.rhs, Const) and iv.is_point:
-            groups.setdefault(e.lhs, {}).setdefault(iv.lower, []).append((e, e.rhs.value))
+            # XLA's mod lies in [0, |b|): a negative divisor acts as its absolute value
+            groups.setdefault(e.lhs, {}).setdefault(iv.lower, []).append((e, abs(e.rhs.value)))
     changed = False
     for x, by_residue in groups.items():
         for r, items in by_residue.items():
@@ -451,21 +453,13 @@ def merge_mod_constraints(m: IndexingMap) -> bool:
             if isinstance(x, (Dim, Symbol)):
                 v = m.dims[x.position] if isinstance(x, Dim) else m.symbol_variable(x.position)
                 lo, hi = v.bounds.lower, v.bounds.upper
-                new_lo = _trunc_div(lo, lcm) * lcm + r
-                if new_lo < lo:
-                    new_lo += lcm
-                new_hi = _trunc_div(hi, lcm) * lcm + r
-                if new_hi > hi:
-                    new_hi -= lcm
+                # the first and last values of the residue class r (mod lcm) in [lo, hi]
+                new_lo = lo + (r - lo) % lcm
+                new_hi = hi - (hi - r) % lcm
                 if (new_lo, new_hi) != (lo, hi):
                     _set_bounds(m, x, Interval(new_lo, new_hi))
                     changed = True
     return changed
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 def _set_bounds(m: IndexingMap, x: AffineExpr, bounds: Interval) -> None:
@@ -511,7 +505,7 @@ def rescale_symbols(m: IndexingMap) -> tuple[IndexingMap, bool]:
         out.affine_map = AffineMap(out.affine_map.num_dims, out.affine_map.num_symbols, results)
         out.constraints = {replace(x, None, syms): v for x, v in out.constraints.items()}
         b = out.symbol_variable(k).bounds
-        _set_bounds(out, Symbol(k), Interval(_trunc_div(b.lower - r, c), _trunc_div(b.upper - r, c)))
+        _set_bounds(out, Symbol(k), Interval(-((r - b.lower) // c), (b.upper - r) // c))  # s*c + r in the bounds
         changed = True
     return out, changed
 

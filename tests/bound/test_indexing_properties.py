@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import schedule as te
 from bound import output_to_input
 from bound.indexing.affine_expr import Const, Dim, Symbol, floordiv, mod
+from bound.indexing.affine_expr import evaluate as evaluate_affine
 from bound.indexing.indexing_map import AffineMap, IndexingMap, Variable
 from bound.indexing.intervals import Interval
 from schedule import ops
@@ -43,6 +44,39 @@ def test_simplify_keeps_every_value_on_the_domain(results, b0, b1, b2):
     for d0, d1, s0 in itertools.product(range(b0.lower, b0.upper + 1), range(b1.lower, b1.upper + 1),
                                         range(b2.lower, b2.upper + 1)):
         assert s.evaluate([d0, d1], [s0]) == m.evaluate([d0, d1], [s0])
+
+
+def _points(m: IndexingMap) -> dict[tuple[int, ...], list[int]]:
+    """Each point of *m*'s domain that meets its constraints, with the results there."""
+    if m.is_known_empty:
+        return {}
+    boxes = [range(v.bounds.lower, v.bounds.upper + 1) for v in (*m.dims, *m.ranges)]
+    out = {}
+    nd = len(m.dims)
+    for p in itertools.product(*boxes):
+        dims, syms = list(p[:nd]), list(p[nd:])
+        if all(iv.lower <= evaluate_affine(e, dims, syms) <= iv.upper for e, iv in m.constraints.items()):
+            out[p] = m.evaluate(dims, syms)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-9, 3), st.integers(0, 12), st.lists(st.tuples(st.integers(-6, 6).filter(bool), st.integers(-1, 6)),
+                                                        min_size=1, max_size=2), st.integers(-3, 2), st.integers(0, 4))
+def test_simplify_keeps_mod_constraints_on_negative_values_and_divisors(lo, width, mods, slo, swidth):
+    """``d0 mod c in [r, r]`` (c of either sign, d0 and s0 ranging over negatives too) keeps
+    its points: the simplified map relates the same points to the same results."""
+    cons = [(mod(Dim(0), Const(c)), Interval(r, r)) for c, r in mods]
+    cons.append((mod(Symbol(0), Const(mods[0][0])), Interval(mods[0][1], mods[0][1])))
+    m = IndexingMap.create(AffineMap(1, 1, (Dim(0) + Symbol(0) * 7,)), [Variable(Interval(lo, lo + width))],
+                           [Variable(Interval(slo, slo + swidth))], constraints=cons)
+    note(str(m))
+    s = m.simplify()
+    note(str(s))
+    before, after = _points(m), _points(s)
+    assert sorted(before.values()) == sorted(after.values())
+    for (d0, s0), results in before.items():  # the same dims relate to the same results
+        assert (d0, s0) not in after or after[(d0, s0)] == results
 
 
 def _chains(draw, x):
