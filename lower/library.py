@@ -5,13 +5,16 @@ the arguments, their dtypes and shapes follow."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
 import shutil
+import tempfile
 from typing import Any
 
 from lower.backend.c.compile import compile_c, compile_object, link_shared
+from lower.backend.c.kernel_cache import private_library
 
 #: The symbols the metadata is stored under, and the format it is written in.
 SYMBOL = "tebound_module_metadata"
@@ -27,8 +30,20 @@ def _with_metadata(source: str, metadata: dict[str, Any]) -> str:
 
 
 def write_library(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
-    """Compile *source* with *metadata* beside it into the shared object *path*."""
-    shutil.copyfile(compile_c(_with_metadata(source, metadata), fast_math), path)
+    """Compile *source* with *metadata* beside it into the shared object *path*: written under
+    a name of its own beside it, then renamed over it, so that a process that has *path*
+    loaded keeps its mapping intact (rewriting a mapped library in place crashes it)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, partial = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out, open(compile_c(_with_metadata(source, metadata), fast_math), "rb") as src:
+            shutil.copyfileobj(src, out)
+        os.chmod(partial, 0o755)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
 
 
 def write_object(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
@@ -51,17 +66,20 @@ def read_library(path: str) -> tuple[dict[str, Any], str]:
 
     :raises ValueError: for a file that is not a library ``export_library`` wrote, naming it.
     """
+    shown = os.path.abspath(os.fspath(path))
     where = os.path.abspath(os.fspath(path))
     try:
+        with open(where, "rb") as f:  # loaded from a private copy of these bytes (see private_library)
+            where = str(private_library(f.read()))
         lib = ctypes.CDLL(where)
         size = ctypes.c_ulonglong.in_dll(lib, f"{SYMBOL}_size").value
         data = bytes((ctypes.c_ubyte * size).in_dll(lib, SYMBOL))
         metadata = json.loads(data.decode())
     except OSError as err:
-        raise ValueError(f"load_module: cannot load {where}: {err}") from None
+        raise ValueError(f"load_module: cannot load {shown}: {err}") from None
     except (ValueError, UnicodeDecodeError):
-        raise ValueError(f"load_module: {where} is not a library export_library wrote (no readable metadata)") \
+        raise ValueError(f"load_module: {shown} is not a library export_library wrote (no readable metadata)") \
             from None
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
-        raise ValueError(f"load_module: {where} holds metadata of another format or version")
+        raise ValueError(f"load_module: {shown} holds metadata of another format or version")
     return metadata, where

@@ -111,6 +111,17 @@ def cached_object(key: str, build: Callable[[Path], None]) -> Path:
         os.close(cache.fd)
 
 
+def private_library(data: bytes) -> Path:
+    """A private copy of the library bytes *data* for this process to load, named by their
+    hash: a library rewritten at its path is a new file to the loader (which otherwise hands
+    back what it loaded from that path before)."""
+    cache = _open_cache()
+    try:
+        return _private_copy(cache, "lib_" + hashlib.sha256(data).hexdigest(), data)
+    finally:
+        os.close(cache.fd)
+
+
 def _open_cache() -> _Cache:
     folder = _fallen_back.get(str(cache_dir())) or cache_dir()
     fd = _open_checked(folder)
