@@ -253,8 +253,8 @@ def floordiv(a: Any, b: Any) -> Expr:
     """Division rounding towards negative infinity."""
     a, b = match_types(a, b)
     _check_divisor("floordiv", b)
-    if value_of(b) == 1 or (value_of(a) == 0 and value_of(b) is None):
-        return a
+    if (value_of(b) == 1 and not is_float(a.dtype)) or (value_of(a) == 0 and value_of(b) is None):
+        return a  # (a float's floordiv by 1 is its floor, not itself)
     fold = (lambda x, y: math.floor(x / y)) if is_float(a.dtype) else operator.floordiv
     return _binary(FloorDiv, fold, a, b)
 

@@ -66,11 +66,13 @@ def float_div(a: Number, b: Number) -> float:
 
 
 def _whole(fn: Callable[[float], int], x: Number) -> Number:
-    """floor, ceil or trunc of a float, as a float: inf and NaN are their own."""
+    """floor, ceil or trunc of a float, as a float, as C computes it: inf and NaN are their own,
+    and a zero keeps the sign of *x* (``trunc(-0.5)`` is -0.0)."""
     try:
-        return fn(x)
+        r = float(fn(x))
     except (ValueError, OverflowError):
         return x
+    return math.copysign(0.0, x) if r == 0 else r
 
 
 def trunc_div(a: Number, b: Number) -> Number:
@@ -105,7 +107,8 @@ def floor_mod(a: Number, b: Number) -> Number:
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     Add: lambda a, b: a + b, Sub: lambda a, b: a - b, Mul: lambda a, b: a * b,
     Div: trunc_div, Mod: trunc_mod, FloorDiv: floor_div, FloorMod: floor_mod,
-    Min: min, Max: max,
+    # NaN propagates (NumPy's minimum/maximum): a NaN first operand is kept, a NaN second one taken
+    Min: lambda a, b: a if a < b or a != a else b, Max: lambda a, b: a if a > b or a != a else b,
     EQ: lambda a, b: a == b, NE: lambda a, b: a != b, LT: lambda a, b: a < b,
     LE: lambda a, b: a <= b, GT: lambda a, b: a > b, GE: lambda a, b: a >= b,
 }
@@ -134,7 +137,7 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "asin": _ieee(math.asin, "arcsin"), "acos": _ieee(math.acos, "arccos"), "atan": math.atan,
     "sigmoid": lambda x: float_div(1.0, 1.0 + _exp(-x)), "erf": math.erf,
     "floor": lambda x: _whole(math.floor, x), "ceil": lambda x: _whole(math.ceil, x),
-    "round": lambda x: float(round(x)) if math.isfinite(x) else x, "trunc": lambda x: _whole(math.trunc, x),
+    "round": lambda x: math.copysign(float(round(x)), x) if math.isfinite(x) else x, "trunc": lambda x: _whole(math.trunc, x),
     "fabs": abs, "pow": _ieee(math.pow, "power"), "fast_exp": lambda x: _exp(x), **BIT_OPS,
     "bitwise_not": lambda x: ~x, "isnan": math.isnan, "isinf": math.isinf, "isfinite": math.isfinite,
     # the set bits of the two's complement (32 bits, or 64 for values outside int32)

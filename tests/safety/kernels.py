@@ -52,6 +52,9 @@ def materialize(specs: list[Any]) -> list[Any]:
             out.append(s)
             continue
         if s.base is None:
+            if s.dtype == "bool-bytes":  # a bool array whose bytes may be any value, as a view makes it
+                out.append(np.array(s.values, "uint8").view(bool).reshape(s.shape))
+                continue
             out.append(np.array(s.values, s.dtype).reshape(s.shape))
             continue
         n = int(np.prod(s.shape))
@@ -244,6 +247,85 @@ def _returns(x: float, i: int) -> Any:
     return None if x < -6 else (float("nan") if x > 7 else x)
 
 
+_SPECIAL = [float("nan"), float("inf"), float("-inf"), 3e9, -3e9, 1e20, -1e20, 2.0**63, -(2.0**63), 2.0**31,
+            -0.5, 300.7, -1.0, 0.0]
+
+
+def _special_floats(draw: st.DataObject, n: int) -> tuple:
+    """Floats with NaN, infinities and values past every integer type's range among them."""
+    return tuple(draw.draw(st.sampled_from(_SPECIAL) | st.floats(-1e3, 1e3)) for _ in range(n))
+
+
+def _min_max() -> Kernel:
+    """max and min (scalar, vector and a max reduction) with NaN operands: NaN propagates."""
+    def make():
+        A, B = te.placeholder((8,), name="A"), te.placeholder((8,), name="B")
+        C = te.compute((8,), lambda i: te.max(A[i], B[i]) + te.min(B[i], A[i]), name="C")
+        k = te.reduce_axis((0, 8), name="k")
+        R = te.compute((1,), lambda i: te.max(A[k], axis=k), name="R")
+        s = te.create_schedule([C.op, R.op])
+        s[C].vectorize(s[C].split(C.op.axis[0], 4)[1])
+        return s, [A, B, C, R]
+
+    def args(draw):
+        return [Array(_special_floats(draw, 8), "float32", (8,)), Array(_special_floats(draw, 8), "float32", (8,)),
+                Array((0.0,) * 8, "float32", (8,)), Array((0.0,), "float32", (1,))]
+    return Kernel("min-max-nan", make, args)
+
+
+def _cast(dtype: str) -> Kernel:
+    """A float64 cast to an integer type, NaN, infinities and values out of range included."""
+    def make():
+        A = te.placeholder((6,), name="A", dtype="float64")
+        C = te.compute((6,), lambda i: A[i].astype(dtype), name="C")
+        return te.create_schedule(C.op), [A, C]
+
+    def args(draw):
+        return [Array(_special_floats(draw, 6), "float64", (6,)), Array((0,) * 6, dtype, (6,))]
+    return Kernel(f"cast-{dtype}", make, args)
+
+
+def _bool_bytes() -> Kernel:
+    """A bool array whose bytes are not all 0 or 1: any nonzero byte is true."""
+    def make():
+        A = te.placeholder((6,), name="A", dtype="bool")
+        C = te.compute((6,), lambda i: A[i].astype("int32") * 10 + te.if_then_else(A[i], 1, 2), name="C")
+        return te.create_schedule(C.op), [A, C]
+
+    def args(draw):
+        return [Array(tuple(draw.draw(st.integers(0, 255)) for _ in range(6)), "bool-bytes", (6,)),
+                Array((0,) * 6, "int32", (6,))]
+    return Kernel("bool-bytes", make, args)
+
+
+def _unsigned() -> Kernel:
+    """uint32 arithmetic that wraps around before a division."""
+    def make():
+        A, B = te.placeholder((6,), name="A", dtype="uint32"), te.placeholder((6,), name="B", dtype="uint32")
+        two = te.const(2, "uint32")
+        C = te.compute((6,), lambda i: te.floordiv(A[i] - B[i], two) + A[i] * B[i], name="C")
+        return te.create_schedule(C.op), [A, B, C]
+
+    def args(draw):
+        u32 = lambda: tuple(draw.draw(st.integers(0, 2**32 - 1) | st.integers(0, 9)) for _ in range(6))  # noqa: E731
+        return [Array(u32(), "uint32", (6,)), Array(u32(), "uint32", (6,)), Array((0,) * 6, "uint32", (6,))]
+    return Kernel("uint32-wrap", make, args)
+
+
+def _half_scalar() -> Kernel:
+    """A float16 scalar argument."""
+    def make():
+        A = te.placeholder((6,), name="A", dtype="float16")
+        k = te.var("k", "float16")
+        C = te.compute((6,), lambda i: A[i] * k + k, name="C")
+        return te.create_schedule(C.op), [A, C, k]
+
+    def args(draw):
+        return [Array(_floats(draw, 6), "float16", (6,)), Array((0.0,) * 6, "float16", (6,)),
+                draw.draw(st.sampled_from([0.5, -2.0, 1.5, 3.0]))]
+    return Kernel("float16-scalar", make, args)
+
+
 def register_functions() -> None:
     """The Python functions the kernels call."""
     te.register_func("differential.raises", _negative_raises, override=True)
@@ -303,5 +385,7 @@ KERNELS: list[Kernel] = [
     _gather(), _symbolic_split(), _symbolic_reads(), _reduction(),
     _elementwise("plain"), _elementwise("fused"), _elementwise("cached"), _transpose(), _float_math(),
     _calls_python("raises"), _calls_python("returns"),
+    _min_max(), *(_cast(d) for d in ("int8", "uint8", "int32", "uint32", "int64", "uint64")), _bool_bytes(),
+    _unsigned(), _half_scalar(),
     *(_pipeline(seed) for seed in range(8)),
 ]

@@ -197,6 +197,8 @@ class CExprSource(ExprFunctor[str]):
         try:
             guard = self.access_guard(e)
             text = f"{self.buffer_name(e.buffer)}[{self.index(e.buffer, e.index)}]"
+            if e.dtype == "bool":  # any nonzero byte is true, as NumPy reads it (a C bool of 2 is undefined)
+                text = f"(((const uint8_t *){self.buffer_name(e.buffer)})[{self.index(e.buffer, e.index)}] != 0)"
         finally:
             self.wide = saved
         flags = self.written.get(e.buffer) if self.checked else None
@@ -292,6 +294,13 @@ class CExprSource(ExprFunctor[str]):
         return f"({self(e.condition)} ? {self(e.true_value)} : {self(e.false_value)})"
 
     def visit_cast(self, e: Cast) -> str:
+        if is_float(e.value.dtype) and not is_float(e.dtype) and not is_bool(e.dtype) and e.dtype != "handle":
+            saved, self.wide = self.wide, False
+            try:
+                text = f"{self._float_to_int(e.dtype)}((double){self(e.value)})"
+            finally:
+                self.wide = saved
+            return f"((int64_t){text})" if self.wide and e.dtype in _WIDENED else text
         if self.wide and e.dtype in _WIDENED:  # exact, as the Python target computes an index
             return f"((int64_t){self(e.value)})"
         saved, self.wide = self.wide, False
@@ -299,6 +308,18 @@ class CExprSource(ExprFunctor[str]):
             return f"(({c_type(e.dtype)}){self(e.value)})"
         finally:
             self.wide = saved
+
+    def _float_to_int(self, dtype: str) -> str:
+        """A helper converting a double to *dtype* as NumPy does on x86 (see FLOAT_TO_INT): C
+        leaves a value out of range, or NaN, undefined."""
+        name = f"tb_f2{dtype}"
+        if name not in self.helpers:
+            self.helpers.setdefault("tb_f2int64", FLOAT_TO_INT["int64"])
+            self.helpers.setdefault("tb_f2int32", FLOAT_TO_INT["int32"])
+            self.helpers[name] = FLOAT_TO_INT.get(dtype) or (
+                f"static inline {c_type(dtype)} {name}(double x) {{ return ({c_type(dtype)})"
+                f"{'tb_f2int64' if dtype == 'uint32' else 'tb_f2int32'}(x); }}")
+        return name
 
     def visit_call(self, e: Call) -> str:
         if e.name == "likely":
@@ -411,10 +432,11 @@ class CExprSource(ExprFunctor[str]):
         name = f"tb_{kind}_{dtype}"
         if name in self.helpers:
             return name
-        if kind == "min":
-            body = "return a < b ? a : b;"
-        elif kind == "max":
-            body = "return a > b ? a : b;"
+        if kind in ("min", "max"):
+            # NaN propagates (NumPy's maximum/minimum): a NaN first operand is kept, and a NaN
+            # second one fails the comparison and is taken
+            sign = "<" if kind == "min" else ">"
+            body = f"return (a {sign} b || a != a) ? a : b;" if is_float(dtype) else f"return a {sign} b ? a : b;"
         elif kind == "floordiv":
             # branch-free, so that the compiler hoists and shares it like other arithmetic
             body = f"{t} r = a % b; return a / b - (({t})(r != 0) & ({t})((r ^ b) < 0));"
@@ -422,6 +444,21 @@ class CExprSource(ExprFunctor[str]):
             body = f"{t} r = a % b; return r + (b & -(({t})(r != 0) & ({t})((r ^ b) < 0)));"
         self.helpers[name] = f"static inline {t} {name}({t} a, {t} b) {{ {body} }}"
         return name
+
+
+#: Float to integer conversions as x86 does them and NumPy there computes them: an int32 or int64
+#: out of range (or NaN) is the type's smallest value (the "integer indefinite"); narrower types
+#: keep the low bits of the int32 conversion, uint32 those of the int64 one, and uint64 above 2^63
+#: converts x - 2^63 and flips the top bit (so NaN and values past 2^64 give 0).
+FLOAT_TO_INT = {
+    "int64": ("static inline int64_t tb_f2int64(double x) { return (x >= -9223372036854775808.0 && "
+              "x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN; }"),
+    "int32": ("static inline int32_t tb_f2int32(double x) { return (x > -2147483649.0 && x < 2147483648.0) "
+              "? (int32_t)x : INT32_MIN; }"),
+    "uint64": ("static inline uint64_t tb_f2uint64(double x) { return x < 9223372036854775808.0 ? "
+               "(uint64_t)tb_f2int64(x) : ((uint64_t)tb_f2int64(x - 9223372036854775808.0) ^ "
+               "0x8000000000000000ULL); }"),
+}
 
 
 #: Integer types an index computes in 64 bits (see :meth:`CExprSource.index`).

@@ -399,8 +399,12 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     :mod:`lower.backend.c.vector_math`)."""
     names = CNames()
     args = [f"{c_type(b.dtype)}* restrict {names(b, b.name)}" for b in buffers]
-    args += [f"{c_type(v.dtype)} {names(v, v.name)}" for v in params]
+    # A float16 scalar comes as a double (ctypes has no half type) and is narrowed on entry.
+    args += [f"double {names(v, v.name)}_half" if v.dtype == "float16" else f"{c_type(v.dtype)} {names(v, v.name)}"
+             for v in params]
     args.append("tb_ctx_t* tb_ctx")
+    halves = [f"  const _Float16 {names(v, v.name)} = (_Float16){names(v, v.name)}_half;" for v in params
+              if v.dtype == "float16"]
     gen = _StmtSource(names, checked)
     gen.expr.params = set(params)
     gen.arguments = set(buffers)
@@ -410,6 +414,6 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     gen.expr.registers.lanes.update(lanes)
     gen(body)
     helpers = [C_RUNTIME, *gen.expr.helpers.values()]
-    text = "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args)}) {{", *gen.lines,
+    text = "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args)}) {{", *halves, *gen.lines,
                        "  return 0;", "}", ""])
     return CProgram(text, tuple(gen.expr.calls), tuple(gen.expr.sites))

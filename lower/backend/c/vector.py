@@ -205,25 +205,30 @@ def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str]
 
 
 def _select_helper(vt: str, width: int, larger: bool) -> tuple[str, str]:
-    """``max`` or ``min`` of two vectors lane by lane, as the scalar helpers choose
-    (``a > b ? a : b``): C has no conditional operator on vectors, so through a lane mask; on
-    x86, floats go through ``maxps``/``minps``, whose definition is that same choice and whose
-    latency is a third of a compare and blend (a max reduction's chain)."""
+    """``max`` or ``min`` of two vectors lane by lane, as the scalar helpers choose (``a > b ? a
+    : b``, a NaN in either lane giving NaN, as NumPy's maximum): C has no conditional operator
+    on vectors, so through a lane mask; on x86, floats go through ``maxps``/``minps`` (a third of
+    a compare and blend's latency, which a max reduction's chain pays), with the lanes where
+    either operand is NaN set to all ones, a NaN."""
     op = "max" if larger else "min"
     name = f"{vt}_{op}"
     mask = f"{vt}_mask"
     size = int(vt.rsplit("x", 1)[1]) * width // 8
     typedef = f"typedef int{width}_t {mask} __attribute__((vector_size({size})));"
     sign = ">" if larger else "<"
-    generic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {mask} m = ({mask})(a {sign} b); "
+    floats = vt.startswith("tb_float")
+    nan = f" | ({mask})(a != a)" if floats else ""
+    generic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {mask} m = ({mask})(a {sign} b){nan}; "
                f"return ({vt})((({mask})a & m) | (({mask})b & ~m)); }}")
-    if not vt.startswith("tb_float") or size not in _X86_VECTORS:
+    if not floats or size not in _X86_VECTORS or size == 64:
         return name, f"{typedef}\n{generic}"
     guard, prefix, native = _X86_VECTORS[size]
     suffix = "ps" if width == 32 else "pd"
     native_type = native + ("" if width == 32 else "d")
-    intrinsic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ "
-                 f"return ({vt}){prefix}_{op}_{suffix}(({native_type})a, ({native_type})b); }}")
+    unordered = (f"{prefix}_cmpunord_{suffix}(x, y)" if size == 16 else f"{prefix}_cmp_{suffix}(x, y, _CMP_UNORD_Q)")
+    intrinsic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {native_type} x = ({native_type})a, "
+                 f"y = ({native_type})b; "
+                 f"return ({vt}){prefix}_or_{suffix}({prefix}_{op}_{suffix}(x, y), {unordered}); }}")
     return name, "\n".join([typedef, f"#if defined(__x86_64__) && defined({guard})", "#include <immintrin.h>",
                              intrinsic, "#else", generic, "#endif"])
 

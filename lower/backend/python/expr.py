@@ -101,7 +101,10 @@ class ExprSource(ExprFunctor[str]):
     def visit_default(self, e: Expr) -> str:
         kind = type(e)
         if kind in _INFIX:
-            return f"({self(e.a)} {_INFIX[kind]} {self(e.b)})"  # type: ignore[attr-defined]
+            text = f"({self(e.a)} {_INFIX[kind]} {self(e.b)})"  # type: ignore[attr-defined]
+            if kind in (Add, Sub, Mul) and e.dtype.startswith("uint"):
+                return f"_w_{e.dtype}{text}"  # unsigned arithmetic wraps around, as C's and NumPy's
+            return text
         a, b = self(e.a), self(e.b)  # type: ignore[attr-defined]
         floats = is_float(e.a.dtype)  # type: ignore[attr-defined]
         signed = not floats and e.dtype.startswith("int")  # type: ignore[attr-defined]
@@ -117,6 +120,8 @@ class ExprSource(ExprFunctor[str]):
         if kind is FloorMod:
             return f"_fmod({a}, {b})" if floats else f"({a} % {b})"
         if kind in (Min, Max):
+            if floats:  # NaN propagates, as NumPy's maximum/minimum (Python's max keeps its first)
+                return f"_f{kind.__name__.lower()}({a}, {b})"
             return f"{kind.__name__.lower()}({a}, {b})"
         raise LoweringError(f"build: cannot compile {kind.__name__} nodes")
 
@@ -135,10 +140,16 @@ class ExprSource(ExprFunctor[str]):
     def visit_cast(self, e: Cast) -> str:
         v = self(e.value)
         if is_float(e.dtype):
+            if e.dtype == "float32" and not is_float(e.value.dtype):
+                return f"_to_float32({v})"  # an integer rounds once, as C's conversion
             return f"float({v})"
         if is_bool(e.dtype):
             return f"bool({v})"
-        return f"_w_{e.dtype}(_trunc({v}))" if e.dtype != "handle" else f"_trunc({v})"  # wraps as C's cast
+        if e.dtype == "handle":
+            return f"_trunc({v})"
+        if is_float(e.value.dtype):
+            return f"_float_to_int({v}, {e.dtype!r})"  # out of range and NaN as C's (and NumPy's on x86)
+        return f"_w_{e.dtype}(_trunc({v}))"  # wraps as C's cast
 
     def visit_call(self, e: Call) -> str:
         if e.name == "tvm_if_then_else":

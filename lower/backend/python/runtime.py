@@ -52,6 +52,41 @@ def _int_div(a: int, b: int, smallest: int, floor: bool, where: str) -> int:
     return a // b if floor else trunc_div(a, b)
 
 
+def _float_to_int(x: Any, dtype: str) -> int:
+    """A float converted to the integer *dtype* as the C target and NumPy on x86 do (see
+    ``lower.backend.c.expr.FLOAT_TO_INT``): out of range or NaN is the "integer indefinite"."""
+    def to64(v: float) -> int:
+        return int(v) if -9223372036854775808.0 <= v < 9223372036854775808.0 else -(1 << 63)
+
+    def to32(v: float) -> int:
+        return int(v) if -2147483649.0 < v < 2147483648.0 else -(1 << 31)
+    if x.__class__ is not float:
+        return WRAPS[f"_w_{dtype}"](x if x.__class__ is int else int(x))
+    if dtype == "int64":
+        return to64(x)
+    if dtype == "uint64":
+        return to64(x) & (2**64 - 1) if x < 9223372036854775808.0 else \
+            (to64(x - 9223372036854775808.0) & (2**64 - 1)) ^ (1 << 63)
+    return WRAPS[f"_w_{dtype}"](to64(x) if dtype == "uint32" else to32(x))
+
+
+def _to_float32(x: Any) -> float:
+    """An integer as float32, rounded once (through float64 it may round twice)."""
+    if x.__class__ is int and not -(1 << 24) <= x <= 1 << 24:
+        return float(np.array(x, dtype="int64" if x < 0 or x < 2**63 else "uint64").astype(np.float32))
+    return float(np.float32(x))
+
+
+def _fmax(a: float, b: float) -> float:
+    """The larger float, NaN if either is NaN (NumPy's ``maximum``; the C target's too)."""
+    return a if a > b or a != a else b
+
+
+def _fmin(a: float, b: float) -> float:
+    """The smaller float, NaN if either is NaN (NumPy's ``minimum``)."""
+    return a if a < b or a != a else b
+
+
 def check_signals() -> None:
     """Run the handlers of signals that arrived meanwhile (Ctrl-C raises KeyboardInterrupt here),
     so that a kernel calling back into Python stops promptly."""
@@ -281,4 +316,6 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
-                           "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, **WRAPS}
+                           "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
+                           "_float_to_int": _float_to_int, "_to_float32": _to_float32,
+                           **WRAPS}
