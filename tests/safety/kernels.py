@@ -312,6 +312,19 @@ def _unsigned() -> Kernel:
     return Kernel("uint32-wrap", make, args)
 
 
+def _shifts() -> Kernel:
+    """Shifts by counts read from data, negative and past the width among them."""
+    def make():
+        A, B = te.placeholder((6,), name="A", dtype="int32"), te.placeholder((6,), name="B", dtype="int32")
+        C = te.compute((6,), lambda i: (A[i] << B[i]) + (A[i] >> B[i]), name="C")
+        return te.create_schedule(C.op), [A, B, C]
+
+    def args(draw):
+        return [Array(_ints(draw, 6, -2**31, 2**31 - 1), "int32", (6,)), Array(_ints(draw, 6, -40, 40), "int32", (6,)),
+                Array((0,) * 6, "int32", (6,))]
+    return Kernel("shifts", make, args)
+
+
 def _half_scalar() -> Kernel:
     """A float16 scalar argument."""
     def make():
@@ -386,6 +399,6 @@ KERNELS: list[Kernel] = [
     _elementwise("plain"), _elementwise("fused"), _elementwise("cached"), _transpose(), _float_math(),
     _calls_python("raises"), _calls_python("returns"),
     _min_max(), *(_cast(d) for d in ("int8", "uint8", "int32", "uint32", "int64", "uint64")), _bool_bytes(),
-    _unsigned(), _half_scalar(),
+    _unsigned(), _half_scalar(), _shifts(),
     *(_pipeline(seed) for seed in range(8)),
 ]

@@ -82,3 +82,11 @@ def test_a_zero_keeps_its_sign(target):
     assert [np.signbit(v) for v in got] == [True, True, False]
     got = _run(target, "float32", lambda x: te.floordiv(x, te.const(1.0, "float32")), [a])
     assert got.tolist() == [-1.0, 0.0, 0.0] and [np.signbit(v) for v in got] == [True, True, False]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_shift_by_any_count_is_numpys(target):
+    a = np.array([1, -8, 3, 1, -5, 7], "int32")
+    b = np.array([-1, 2, 31, 32, 40, 0], "int32")
+    assert _run(target, "int32", lambda x, y: x << y, [a, b]).tolist() == np.left_shift(a, b).tolist()
+    assert _run(target, "int32", lambda x, y: x >> y, [a, b]).tolist() == np.right_shift(a, b).tolist()

@@ -364,6 +364,8 @@ class CExprSource(ExprFunctor[str]):
             return f"({self(one)} / ({self(one)} + {inner}))" if name == "sigmoid" else f"({self(one)} / {inner})"
         if name in _LIBM:
             return self._math(name, e.dtype, args)
+        if name in ("shift_left", "shift_right"):
+            return f"{self._shift_helper(name, self.dtype_of(e))}({self(args[0])}, {self(args[1])})"
         if name in _BIT_OPS:
             return f"({self(args[0])} {_BIT_OPS[name]} {self(args[1])})"
         if name == "bitwise_not":
@@ -426,6 +428,22 @@ class CExprSource(ExprFunctor[str]):
             self.helpers[name] = (f"static inline {c_type(dtype)} {name}({c_type(source)} x) "
                                   f"{{ {c_type(dtype)} y; memcpy(&y, &x, sizeof y); return y; }}")
         return name
+
+    def _shift_helper(self, name: str, dtype: str) -> str:
+        """A shift defined for every count, as NumPy defines it: a count outside ``[0, bits)``
+        (negative too) gives 0, or -1 for a negative value shifted right; a left shift goes
+        through the unsigned type (C leaves a signed overflow undefined)."""
+        t = c_type(dtype)
+        helper = f"tb_{name}_{dtype}"
+        if helper not in self.helpers:
+            width = bits(dtype)
+            unsigned = t if dtype.startswith("uint") else f"u{t}"
+            if name == "shift_left":
+                body = f"return (uint64_t)b < {width} ? ({t})(({unsigned})a << b) : ({t})0;"
+            else:
+                body = f"return (uint64_t)b < {width} ? ({t})(a >> b) : ({t})(a < 0 ? -1 : 0);"
+            self.helpers[helper] = f"static inline {t} {helper}({t} a, int64_t b) {{ {body} }}"
+        return helper
 
     def _helper(self, kind: str, dtype: str) -> str:
         t = c_type(dtype)

@@ -181,6 +181,9 @@ class ExprSource(ExprFunctor[str]):
             return f"_ptr({self(e.args[1])}, {self(e.args[4])})"
         if e.name == "reinterpret":
             return f"_reinterpret({self(e.args[0])}, {e.args[0].dtype!r}, {e.dtype!r})"
+        if e.name in ("shift_left", "shift_right"):  # counts outside [0, bits) as NumPy's (see _shift)
+            a, b = (self(x) for x in e.args)
+            return f"_shift({a}, {b}, {e.name == 'shift_left'}, {e.dtype!r})"
         if e.name not in MATH_FUNCS:
             raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                                 f"te.register_intrin_lowering('{e.name}', target='python', f=...)")

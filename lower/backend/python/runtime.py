@@ -77,6 +77,16 @@ def _to_float32(x: Any) -> float:
     return float(np.float32(x))
 
 
+def _shift(a: int, b: int, left: bool, dtype: str) -> int:
+    """``a << b`` or ``a >> b`` in *dtype*, as NumPy defines them: a count outside ``[0, bits)``
+    (negative too) shifts everything out, giving 0 (or -1 for a negative value shifted right);
+    a left shift wraps around."""
+    width = np.iinfo(dtype).bits
+    if 0 <= b < width:
+        return WRAPS[f"_w_{dtype}"](a << b) if left else a >> b
+    return -1 if not left and a < 0 else 0
+
+
 def _fmax(a: float, b: float) -> float:
     """The larger float, NaN if either is NaN (NumPy's ``maximum``; the C target's too)."""
     return a if a > b or a != a else b
@@ -317,5 +327,5 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
                            "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
-                           "_float_to_int": _float_to_int, "_to_float32": _to_float32,
+                           "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_shift": _shift,
                            **WRAPS}
