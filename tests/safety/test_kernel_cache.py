@@ -252,3 +252,49 @@ def test_kernels_are_keyed_on_the_cpu(tmp_path, monkeypatch):
     monkeypatch.setattr(compile_module, "native_target", lambda: "-mavx512f [disabled] (another machine)")
     _run()
     assert len(list(cache.glob("k_*.so"))) == 2
+
+
+def test_a_private_copy_held_by_a_live_process_survives_a_sweep_whatever_its_pid(tmp_path, monkeypatch):
+    """Containers sharing a volume see each other's folders under PIDs that do not exist here:
+    a folder is in use while its process holds its lock, and only then."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TEBOUND_CACHE_DIR", str(cache))
+    cache.mkdir(mode=0o700)
+    other = cache / ".loaded-999999999-cd"  # a PID no process here has
+    other.mkdir()
+    (other / "k_x.so").write_text("loaded elsewhere")
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import fcntl, os, sys
+        fd = os.open({str(other)!r}, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        print("locked", flush=True)
+        sys.stdin.read()
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        monkeypatch.setattr(kernel_cache, "_last_sweep", {})
+        _run()
+        assert (other / "k_x.so").exists()  # its process lives
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    monkeypatch.setattr(kernel_cache, "_last_sweep", {})
+    _run()
+    assert not other.exists()  # its process ended: the lock went with it
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_fifo_or_directory_in_place_of_a_cached_file_is_built_past(tmp_path, monkeypatch, kind):
+    key = _key(tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TEBOUND_CACHE_DIR", str(cache))
+    cache.mkdir(mode=0o700)
+    for name in (f"k_{key}.so", f"k_{key}.sha256"):
+        if kind == "fifo":
+            os.mkfifo(cache / name)
+        else:
+            (cache / name).mkdir()
+    with pytest.warns(kernel_cache.CacheWarning, match="not a file"):
+        _run()  # neither blocks on the FIFO nor fails on the directory
+    assert (cache / f"k_{key}.1.so").is_file()
+    _run()  # and again: the kernel is found under its other name

@@ -37,7 +37,7 @@ from lower.errors import LoweringError
 
 #: Temporary directories of ours older than this (seconds) belong to a compile that was killed.
 STALE_SECONDS = 3600.0
-_BUILDING, _LOADING, _COMPILING = "build-", ".loaded-", "tebound-build-"
+_BUILDING, _LOADING, _COMPILING, _PENDING = "build-", ".loaded-", "tebound-build-", ".loading-"
 _O = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -79,11 +79,15 @@ class _Cache:
         return os.open(name, flags | _O, mode, dir_fd=self.fd)
 
     def read(self, name: str) -> bytes | None:
+        """The bytes of the regular file *name*, else None (opened without blocking: a FIFO put
+        there must not hang the build)."""
         try:
-            fd = self.open(name, os.O_RDONLY)
+            fd = self.open(name, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
             return None
         with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
             return f.read()
 
 
@@ -92,23 +96,62 @@ def cached_object(key: str, build: Callable[[Path], None]) -> Path:
     vouches for its bytes, else made by ``build(path)`` and published atomically with its record."""
     cache = _open_cache()
     try:
-        data = _intact(cache, key)
+        stem = _slot(cache, key)
+        data = _intact(cache, stem, key)
         if data is None:
             try:
-                lock = cache.open(f"k_{key}.lock", os.O_RDWR | os.O_CREAT)
+                lock = cache.open(f"{stem}.lock", os.O_RDWR | os.O_CREAT | os.O_NONBLOCK)
             except OSError as err:
                 if err.errno not in (errno.EACCES, errno.EROFS, errno.EPERM):
                     raise
                 os.close(cache.fd)
                 cache = _fallback(cache.path, err)
-                lock = cache.open(f"k_{key}.lock", os.O_RDWR | os.O_CREAT)
+                stem = _slot(cache, key)
+                lock = cache.open(f"{stem}.lock", os.O_RDWR | os.O_CREAT | os.O_NONBLOCK)
             with _locked(lock):
-                data = _intact(cache, key)  # built by another thread or process meanwhile
+                data = _intact(cache, stem, key)  # built by another thread or process meanwhile
                 if data is None:
-                    data = _build(cache, key, build)
+                    data = _build(cache, stem, key, build)
         return _private_copy(cache, key, data)
     finally:
         os.close(cache.fd)
+
+
+#: Names a kernel's files may take: its own, then others where something that is not a file
+#: (a FIFO, a directory) sits in the way.
+SLOTS = 8
+
+
+def _slot(cache: _Cache, key: str) -> str:
+    """The stem of *key*'s files (``k_<key>``, ``.so``/``.sha256``/``.lock`` appended): the
+    first whose three names hold only regular files or nothing. Anything else there is a miss
+    that the kernel is built past, under the next stem, with a :class:`CacheWarning`."""
+    for n in range(SLOTS):
+        stem = f"k_{key}" if n == 0 else f"k_{key}.{n}"
+        names = (f"{stem}.so", f"{stem}.sha256", f"{stem}.lock")
+        foreign = [name for name in names if not _regular_or_absent(cache, name)]
+        if not foreign:
+            return stem
+        if n == 0 and (str(cache.path), key) not in _warned:
+            _warned.add((str(cache.path), key))
+            warnings.warn(f"build: the kernel cache {cache.path} holds {', '.join(foreign)}, which is not a file; "
+                          "the kernel is built under another name (remove it to reclaim the name)", CacheWarning,
+                          stacklevel=4)
+    raise LoweringError(f"build: the kernel cache {cache.path} holds things that are not files under every name of "
+                        f"kernel k_{key} (k_{key}.so, k_{key}.1.so ...); remove them or set TEBOUND_CACHE_DIR")
+
+
+_warned: set[tuple[str, str]] = set()  # the kernels whose names were said to be taken, once each
+
+
+def _regular_or_absent(cache: _Cache, name: str) -> bool:
+    try:
+        info = os.stat(name, dir_fd=cache.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode)
 
 
 def private_library(data: bytes) -> Path:
@@ -209,7 +252,7 @@ def _fallback(folder: Path, err: OSError) -> _Cache:
     return _Cache(temporary, _open_checked(temporary))
 
 
-def _build(cache: _Cache, key: str, build: Callable[[Path], None]) -> bytes:
+def _build(cache: _Cache, stem: str, key: str, build: Callable[[Path], None]) -> bytes:
     """Compile in a private temporary directory (the compiler works by path, and the cache's path
     is not to be trusted twice), then publish the object's bytes and its record in the cache."""
     work = Path(tempfile.mkdtemp(prefix=_COMPILING))
@@ -224,8 +267,8 @@ def _build(cache: _Cache, key: str, build: Callable[[Path], None]) -> bytes:
     try:
         _write(cache, f"{tmp}/object", data, 0o700)
         _write(cache, f"{tmp}/record", f"{key} {digest}\n".encode(), 0o600)
-        os.replace(f"{tmp}/object", f"k_{key}.so", src_dir_fd=cache.fd, dst_dir_fd=cache.fd)
-        os.replace(f"{tmp}/record", f"k_{key}.sha256", src_dir_fd=cache.fd, dst_dir_fd=cache.fd)
+        os.replace(f"{tmp}/object", f"{stem}.so", src_dir_fd=cache.fd, dst_dir_fd=cache.fd)
+        os.replace(f"{tmp}/record", f"{stem}.sha256", src_dir_fd=cache.fd, dst_dir_fd=cache.fd)
     finally:
         _remove_tree(cache, tmp)
     return data
@@ -237,9 +280,10 @@ def _write(cache: _Cache, name: str, data: bytes, mode: int) -> None:
         f.write(data)
 
 
-def _intact(cache: _Cache, key: str) -> bytes | None:
-    """The object of *key* if its bytes are those its record names, else None."""
-    record, data = cache.read(f"k_{key}.sha256"), cache.read(f"k_{key}.so")
+def _intact(cache: _Cache, stem: str, key: str) -> bytes | None:
+    """The object of *key* (its files named *stem*) if its bytes are those its record names,
+    else None."""
+    record, data = cache.read(f"{stem}.sha256"), cache.read(f"{stem}.so")
     if record is None or data is None:
         return None
     return data if record.decode(errors="replace").split() == [key, hashlib.sha256(data).hexdigest()] else None
@@ -254,14 +298,32 @@ def _private_copy(cache: _Cache, key: str, data: bytes) -> Path:
     """A file of this process holding *data* (checked bytes) to load: nobody else writes it
     between the check and the load, and its path goes through a descriptor of this process's
     directory (``/proc/self/fd/N/k_<key>.so``), so that swapping a directory on the way cannot
-    make the loader open another file."""
+    make the loader open another file. The directory is held under a shared lock while the
+    process lives, which is how a sweep in another process (another PID namespace too) knows
+    it is in use; if it is gone all the same, a new one is made."""
+    try:
+        return _copy_into(cache, _loading_dir(cache), key, data)
+    except FileNotFoundError:
+        _loading.pop(str(cache.path), None)
+        return _copy_into(cache, _loading_dir(cache), key, data)
+
+
+def _loading_dir(cache: _Cache) -> tuple[str, int]:
     found = _loading.get(str(cache.path))
     if found is None:
+        # Made under a name of its own and locked before it takes the name a sweep looks at.
+        partial = f"{_PENDING}{secrets.token_hex(8)}"
+        os.mkdir(partial, 0o700, dir_fd=cache.fd)
+        fd = os.open(partial, os.O_RDONLY | os.O_DIRECTORY | _O, dir_fd=cache.fd)
+        fcntl.flock(fd, fcntl.LOCK_SH)
         folder = f"{_LOADING}{os.getpid()}-{secrets.token_hex(4)}"
-        os.mkdir(folder, 0o700, dir_fd=cache.fd)
-        found = _loading[str(cache.path)] = (folder, os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _O,
-                                                             dir_fd=cache.fd))
+        os.rename(partial, folder, src_dir_fd=cache.fd, dst_dir_fd=cache.fd)
+        found = _loading[str(cache.path)] = (folder, fd)
         atexit.register(shutil.rmtree, cache.path / folder, True)
+    return found
+
+
+def _copy_into(cache: _Cache, found: tuple[str, int], key: str, data: bytes) -> Path:
     folder, fd = found
     name = f"k_{key}.so"
     if not _exists(name, fd):  # else loaded before, or by another thread: the same bytes
@@ -303,21 +365,31 @@ def _remove_stale(cache: _Cache) -> None:
             with contextlib.suppress(OSError):
                 if time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS:
                     _remove_tree(cache, entry.name)
-        elif entry.name.startswith(_LOADING) and not _alive(entry.name[len(_LOADING):].split("-")[0]):
+        elif entry.name.startswith(_LOADING) and not _in_use(cache, entry.name):
             _remove_tree(cache, entry.name)
+        elif entry.name.startswith(_PENDING):
+            with contextlib.suppress(OSError):
+                if time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS:
+                    _remove_tree(cache, entry.name)
 
 
 _last_sweep: dict[str, float] = {}
 
 
-def _alive(pid: str) -> bool:
+def _in_use(cache: _Cache, name: str) -> bool:
+    """Whether a process holds the private directory *name* (its shared lock): a PID says
+    nothing across PID namespaces (containers sharing a volume), a lock does."""
     try:
-        os.kill(int(pid), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _O, dir_fd=cache.fd)
+    except OSError:
+        return True  # gone already, or not ours to judge
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
         return True
-    return True
+    finally:
+        os.close(fd)  # releases the lock taken to test it
+    return False
 
 
 def _remove_tree(cache: _Cache, name: str) -> None:
