@@ -2,7 +2,7 @@
 candidates in worker processes. Depends on schedule, bound and lower; nothing depends on it."""
 
 from tune import autotvm
-from tune.dask_executor import DaskExecutor
+from tune.dask_executor import DaskExecutor, NoWorkersError
 from tune.executor import JobResult, LocalExecutor
 
-__all__ = ["DaskExecutor", "JobResult", "LocalExecutor", "autotvm"]
+__all__ = ["DaskExecutor", "JobResult", "LocalExecutor", "NoWorkersError", "autotvm"]

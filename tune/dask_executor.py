@@ -10,12 +10,17 @@ that job, as locally, instead of blocking or killing a Dask worker. Results are 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tune.executor import JobResult, LocalExecutor, check_jobs
 
 _local = threading.local()
+
+
+class NoWorkersError(RuntimeError):
+    """The Dask cluster has no worker to run tuning jobs (none joined, or the last one left)."""
 
 
 def _isolated(fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> JobResult:
@@ -44,16 +49,46 @@ class DaskExecutor:
 
     @property
     def size(self) -> int:
-        return max(1, sum(self.client.nthreads().values()))
+        """The cluster's threads now (0 when it has no worker)."""
+        return sum(self.client.nthreads().values())
 
     def run(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], timeout: float) -> list[JobResult]:
-        """As :meth:`LocalExecutor.run`; a job the cluster loses (its worker gone) is a crash."""
+        """As :meth:`LocalExecutor.run`; a job the cluster loses (its worker gone) is a crash.
+
+        :raises NoWorkersError: when the cluster has no worker, or has had none for *timeout*
+            seconds while jobs wait.
+        """
         from distributed import wait
 
         check_jobs(fn, jobs, timeout)
+        if not jobs:
+            return []
+        if self.size == 0:
+            raise NoWorkersError(f"DaskExecutor: the cluster at {self._where()} has no workers; start some "
+                                 "(dask worker <scheduler address>) or use a LocalExecutor")
         futures = [self.client.submit(_isolated, fn, args, timeout, pure=False) for args in jobs]
         # each job has its own timeout on its worker; the margin covers queueing and start-up
-        wait(futures, timeout=timeout * (1 + len(jobs) / self.size) + 60)
+        deadline = time.monotonic() + timeout * (1 + len(jobs) / max(1, self.size)) + 60
+        alone_since = None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                wait(futures, timeout=min(1.0, left))
+                break
+            except TimeoutError:
+                pass
+            if self.size:
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since > timeout:
+                for f in futures:
+                    f.cancel()
+                raise NoWorkersError(f"DaskExecutor: the cluster at {self._where()} has had no workers for "
+                                     f"{timeout:g} s while {sum(f.status == 'pending' for f in futures)} jobs "
+                                     "waited; start workers or use a LocalExecutor")
         results = []
         for future in futures:
             if future.status == "finished":
@@ -64,6 +99,9 @@ class DaskExecutor:
                 future.cancel()
                 results.append(JobResult("timeout", "the cluster did not run the job in time", 0.0))
         return results
+
+    def _where(self) -> str:
+        return str(getattr(self.client, "scheduler", None) and self.client.scheduler.address or "?")
 
     def close(self) -> None:
         if self._owns:

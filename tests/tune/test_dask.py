@@ -15,7 +15,7 @@ import pytest
 
 from lower import build
 from lower.backend.c.compile import find_compiler
-from tune import DaskExecutor, autotvm
+from tune import DaskExecutor, NoWorkersError, autotvm
 
 from . import templates
 
@@ -67,3 +67,30 @@ def test_a_tuning_on_the_cluster_logs_as_a_local_one(dask, tmp_path):
 def test_one_way_to_reach_the_cluster():
     with pytest.raises(ValueError, match="exactly one"):
         DaskExecutor()
+
+
+def _square(x):
+    return x * x
+
+
+def test_a_cluster_without_workers_says_so_at_once_and_reports_none():
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster, \
+            DaskExecutor(cluster=cluster) as ex:
+        assert ex.size == 0
+        start = time.monotonic()
+        with pytest.raises(NoWorkersError, match="has no workers"):
+            ex.run(_square, [(3,)], timeout=5)
+        assert time.monotonic() - start < 5
+
+
+def test_the_last_worker_leaving_is_a_named_error_within_the_job_timeout():
+    import threading
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, DaskExecutor(cluster=cluster) as ex:
+        assert ex.size == 1
+        threading.Timer(1.0, lambda: cluster.scale(0)).start()  # the last worker goes mid-run
+        start = time.monotonic()
+        with pytest.raises(NoWorkersError, match="no workers for"):
+            ex.run(time.sleep, [(30,)], timeout=3)
+        assert time.monotonic() - start < 30
