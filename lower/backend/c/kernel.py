@@ -12,6 +12,7 @@ import numpy as np
 
 from lower.backend.c.callback import Callbacks
 from lower.backend.c.compile import compile_c
+from lower.backend.c.interrupts import INTERRUPTED, attach, ensure_handler, interrupted
 from lower.backend.c.runtime import PYTHON, CallContext, failure
 from lower.backend.c.stmt import ENTRY, c_source
 from lower.ir.stmt import Buffer, Stmt
@@ -45,6 +46,7 @@ class CKernel:
         self.source = program.source
         # *library*: a shared object export_library wrote from this same source.
         self._lib = ctypes.CDLL(library if library is not None else str(compile_c(self.source, fast_math)))
+        attach(self._lib)
         self._fn = getattr(self._lib, ENTRY)
         self._fn.restype = ctypes.c_int32
         self._scalars = [_scalar_type(v.dtype) for v in params]
@@ -57,8 +59,10 @@ class CKernel:
 
     def direct(self, addresses: list[int], values: list[Any]) -> None:
         """Run on arrays given by their data addresses (C-contiguous, checked by the caller)."""
+        ensure_handler()
         if not self._sites:
-            self._fn(*addresses, *values, None)
+            if self._fn(*addresses, *values, None) == INTERRUPTED:
+                interrupted()
             return
         try:
             ctx, at = self._contexts.pop()
@@ -67,7 +71,8 @@ class CKernel:
             at = ctypes.addressof(ctx)
         ctx.status = 0
         try:
-            self._fn(*addresses, *values, at)
+            if self._fn(*addresses, *values, at) == INTERRUPTED:
+                interrupted()
             if ctx.status:
                 raise failure(ctx, self._sites)
         finally:
@@ -79,9 +84,11 @@ class CKernel:
         raised here."""
         data = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         state = self._callbacks.begin(data, writes)
+        ensure_handler()
         try:
-            self._fn(*(a.ctypes.data for a in data), *(t(v) for t, v in zip(self._scalars, values)),
-                     ctypes.addressof(state.context))
+            if self._fn(*(a.ctypes.data for a in data), *(t(v) for t, v in zip(self._scalars, values)),
+                        ctypes.addressof(state.context)) == INTERRUPTED:
+                interrupted()
             status, error = state.context.status, state.error
             if status:
                 raise error if status == PYTHON and error is not None else failure(state.context, self._sites)

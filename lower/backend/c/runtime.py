@@ -55,6 +55,12 @@ __attribute__((cold, noinline)) static void tb_fail(tb_ctx_t* c, int32_t code, i
 
 static inline int tb_failed(tb_ctx_t* c) { return __atomic_load_n(&c->status, __ATOMIC_RELAXED) != 0; }
 
+/* The process's count of SIGINTs (set by the loader, see lower.backend.c.interrupts): a kernel
+   whose count moved since it started skips the rest of its outer loops. */
+int32_t* tb_interrupt = 0;
+static inline int32_t tb_signals(void) { return tb_interrupt ? __atomic_load_n(tb_interrupt, __ATOMIC_RELAXED) : 0; }
+static inline int tb_stopped(int32_t start) { return __builtin_expect(tb_signals() != start, 0); }
+
 /* A call of a Python function; none after the call's first error. */
 static int32_t tb_call(tb_ctx_t* c, int32_t site, void** p, int64_t* i, double* f, double* fr, int64_t* ir) {
   if (tb_failed(c)) return 1;

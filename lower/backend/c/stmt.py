@@ -68,6 +68,7 @@ _C_WORDS = {
     "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
     "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
     "true", "false", "main", "free", "malloc", "abs", "tb_ctx", "tb_ctx_t", "tb_call", "tb_fail", "tb_failed",
+    "tb_signals_at_start", "tb_stopped", "tb_signals", "tb_interrupt",
     "tb_within", "tb_unwritten", "tb_alloc", "tb_p", "tb_i", "tb_f", "tb_fres", "tb_ires", "tb_callback_t",
     *(f"{n}{s}" for n in (
         "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
@@ -101,15 +102,19 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.indent = 1
         #: The function's array arguments: their data may start anywhere.
         self.arguments: set[Buffer] = set()
+        #: Whether loops emitted now are tb_main's own (see :meth:`stop_check`).
+        self.interruptible = False
         self.init_kernel_state()
 
     def emit(self, text: str) -> None:
         self.lines.append("  " * self.indent + text)
 
-    def block(self, head: str, body: Any, tail: Sequence[str] = ()) -> Steps:
-        """``head { body tail }``; *body* is a statement or a generator the driver runs."""
+    def block(self, head: str, body: Any, tail: Sequence[str] = (), first: Sequence[str] = ()) -> Steps:
+        """``head { first body tail }``; *body* is a statement or a generator the driver runs."""
         self.emit(head + " {")
         self.indent += 1
+        for line in first:
+            self.emit(line)
         yield body
         for line in tail:
             self.emit(line)
@@ -137,6 +142,14 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         yield body
         self.indent -= 1
         self.emit("}")
+
+    def stop_check(self, s: For) -> list[str]:
+        """The test that skips the rest of an outer loop once a SIGINT arrived (see
+        :mod:`lower.backend.c.interrupts`): in ``tb_main``'s own code, at loops holding loops."""
+        if not self.interruptible or s.kind not in (ForKind.SERIAL, ForKind.PARALLEL) or \
+                not any(isinstance(x, For) for x in walk(s.body)):
+            return []
+        return ["if (tb_stopped(tb_signals_at_start)) continue;"]
 
     def loop_head(self, s: For) -> str:
         """``for (...)`` over the iterations of *s*."""
@@ -239,7 +252,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
             self.emit("#pragma GCC unroll 8")
-        yield from self.block(self.loop_head(s), s.body)
+        yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
 
     def vector_groups(self, plan: VectorLoop, count: str) -> None:
         """A loop over *count* (C text) groups of lanes of *plan*, from its loop's start on."""
@@ -286,18 +299,20 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         could keep in registers (gcc keeps the restrict of an inlined function's parameters)."""
         params = self.outlined_parameters(s)
         if params is None:
-            yield from self.block(self.loop_head(s), s.body)
+            yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
             return
         fn = self.names.fresh("tb_parallel_body")
-        saved = self.lines, self.indent
-        self.lines, self.indent = [], 1
+        saved = self.lines, self.indent, self.interruptible
+        self.lines, self.indent, self.interruptible = [], 1, False  # a function of its own: no start count
         yield s.body
-        body, (self.lines, self.indent) = self.lines, saved
+        body, (self.lines, self.indent, self.interruptible) = self.lines, saved
         if any("tb_ctx" in line for line in body):
             params.append(("tb_ctx_t* tb_ctx", "tb_ctx"))
         signature = ", ".join(p for p, _ in params)
         self.expr.helpers[fn] = "\n".join([f"static inline void {fn}({signature}) {{", *body, "}"])
         self.emit(self.loop_head(s) + " {")
+        if self.interruptible:
+            self.emit("  if (tb_stopped(tb_signals_at_start)) continue;")
         self.emit(f"  {fn}({', '.join(a for _, a in params)});")
         self.emit("}")
 
@@ -406,6 +421,7 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     halves = [f"  const _Float16 {names(v, v.name)} = (_Float16){names(v, v.name)}_half;" for v in params
               if v.dtype == "float16"]
     gen = _StmtSource(names, checked)
+    gen.interruptible = True
     gen.expr.params = set(params)
     gen.arguments = set(buffers)
     if not libm:
@@ -414,6 +430,7 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     gen.expr.registers.lanes.update(lanes)
     gen(body)
     helpers = [C_RUNTIME, *gen.expr.helpers.values()]
-    text = "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args)}) {{", *halves, *gen.lines,
-                       "  return 0;", "}", ""])
+    start = "  const int32_t tb_signals_at_start = tb_signals();"
+    text = "\n".join([_HEADER, *helpers, "", f"int32_t {ENTRY}({', '.join(args)}) {{", start, *halves, *gen.lines,
+                       "  return tb_stopped(tb_signals_at_start) ? 2 : 0;", "}", ""])
     return CProgram(text, tuple(gen.expr.calls), tuple(gen.expr.sites))

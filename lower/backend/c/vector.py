@@ -220,15 +220,20 @@ def _select_helper(vt: str, width: int, larger: bool) -> tuple[str, str]:
     nan = f" | ({mask})(a != a)" if floats else ""
     generic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {mask} m = ({mask})(a {sign} b){nan}; "
                f"return ({vt})((({mask})a & m) | (({mask})b & ~m)); }}")
-    if not floats or size not in _X86_VECTORS or size == 64:
+    if not floats or size not in _X86_VECTORS:
         return name, f"{typedef}\n{generic}"
     guard, prefix, native = _X86_VECTORS[size]
     suffix = "ps" if width == 32 else "pd"
     native_type = native + ("" if width == 32 else "d")
-    unordered = (f"{prefix}_cmpunord_{suffix}(x, y)" if size == 16 else f"{prefix}_cmp_{suffix}(x, y, _CMP_UNORD_Q)")
-    intrinsic = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {native_type} x = ({native_type})a, "
-                 f"y = ({native_type})b; "
-                 f"return ({vt}){prefix}_or_{suffix}({prefix}_{op}_{suffix}(x, y), {unordered}); }}")
+    head = (f"static inline {vt} {name}({vt} a, {vt} b) {{ {native_type} x = ({native_type})a, "
+            f"y = ({native_type})b; ")
+    if size == 64:  # AVX-512 compares into a mask: blend all-ones (a NaN) into the unordered lanes
+        ones = f"_mm512_castsi512_{suffix}(_mm512_set1_epi{width}(-1))"
+        intrinsic = (head + f"return ({vt})_mm512_mask_blend_{suffix}(_mm512_cmp_{suffix}_mask(x, y, _CMP_UNORD_Q), "
+                     f"_mm512_{op}_{suffix}(x, y), {ones}); }}")
+    else:
+        unordered = f"{prefix}_cmpunord_{suffix}(x, y)" if size == 16 else f"{prefix}_cmp_{suffix}(x, y, _CMP_UNORD_Q)"
+        intrinsic = head + f"return ({vt}){prefix}_or_{suffix}({prefix}_{op}_{suffix}(x, y), {unordered}); }}"
     return name, "\n".join([typedef, f"#if defined(__x86_64__) && defined({guard})", "#include <immintrin.h>",
                              intrinsic, "#else", generic, "#endif"])
 
