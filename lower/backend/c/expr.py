@@ -48,7 +48,7 @@ from schedule.ir.expr import (
     Var,
 )
 from schedule.ir.extern_calls import EXTERN_CALLS
-from schedule.ir.functor import ExprFunctor, distinct_post_order
+from schedule.ir.functor import ExprFunctor, ExprMutator, distinct_post_order, structural_equal
 from schedule.ir.intrinsics import FLOAT_TESTS
 
 _C_TYPES = {"float32": "float", "float64": "double", "float16": "_Float16", "bool": "bool",
@@ -85,6 +85,10 @@ class CExprSource(ExprFunctor[str]):
         self.names = names
         self.checked = checked  # run-time checks (see lower.backend.c.runtime); allocations always
         self.helpers: dict[str, str] = {}
+        #: Tests of accesses hoisted out of the loop being written, by their texts: the name of
+        #: the flag that holds the test's result (see ``_StmtSource.hoist_guards``).
+        self.hoisted: dict[tuple[str, str, str, str, str], str] = {}
+        self.hoisted_vars: dict[tuple[str, str, str, str, str], Var] = {}
         self.calls: list[PythonCall] = []  # call sites of Python functions, by their index
         self.sites: list[Site] = []  # what each run-time check guards, by its index
         self.discarded: Expr | None = None  # the value of the statement being written, if unused
@@ -140,8 +144,33 @@ class CExprSource(ExprFunctor[str]):
         where dimensions are not known; None for an access that needs none."""
         if not self.checked or not needs_guard(access):
             return None
-        checks = list(access.checks) or [access.index, arith.const(0), access.buffer.size]
         tests = []
+        for key, _ in self.guard_tests(access):
+            kind, where, index, lo, extent = key
+            hoisted = self.hoisted.get(key)
+            tests.append(hoisted or f"tb_within(tb_ctx, {self.site(kind, where)}, {index}, {lo}, {extent})")
+        return " && ".join(tests) or None
+
+    def clamped_index(self, e: Load) -> Expr | None:
+        """*e*'s flat index with each checked index replaced by the variable that holds it (or
+        the region's start where its check failed), when every test of *e* was hoisted; None
+        otherwise."""
+        tests = self.guard_tests(e)
+        if not tests or not all(key in self.hoisted_vars for key, _ in tests):
+            return None
+        index = e.index
+        for key, (i, _, _) in tests:
+            replaced = replace_subexpression(index, i, self.hoisted_vars[key])
+            if replaced is index:
+                return None  # the checked index is not written out in the flat one
+            index = replaced
+        return index
+
+    def guard_tests(self, access: Load | Store) -> list[tuple[tuple[str, str, str, str, str], tuple[Expr, ...]]]:
+        """The tests of :meth:`access_guard` as (kind, buffer, index, start, extent) texts, each
+        with the expressions (index, start, extent) it tests."""
+        checks = list(access.checks) or [access.index, arith.const(0), access.buffer.size]
+        out = []
         saved, self.wide = self.wide, True
         try:
             for d in range(0, len(checks), 3):
@@ -150,11 +179,10 @@ class CExprSource(ExprFunctor[str]):
                     continue
                 kind = "write" if isinstance(access, Store) else "read"
                 where = f"{access.buffer.name}" + (f" (dimension {d // 3})" if access.checks else "")
-                site = self.site(kind, where)
-                tests.append(f"tb_within(tb_ctx, {site}, {self(index)}, {self(lo)}, {self(extent)})")
+                out.append(((kind, where, self(index), self(lo), self(extent)), (index, lo, extent)))
         finally:
             self.wide = saved
-        return " && ".join(tests) or None
+        return out
 
     def visit_int_imm(self, e: IntImm) -> str:
         if is_bool(e.dtype):
@@ -207,7 +235,17 @@ class CExprSource(ExprFunctor[str]):
             index = self.index(e.buffer, e.index)
             unwritten = f"tb_unwritten(tb_ctx, {site}, {index})"
             guard = f"({guard} && ({flags}[{index}] || {unwritten}))" if guard else f"({flags}[{index}] || {unwritten})"
-        if guard is not None:
+        clamped = self.clamped_index(e) if guard is not None and flags is None and e.dtype != "bool" else None
+        if clamped is not None:
+            # Checks made before the loop: the read itself is unconditional, with each checked
+            # index replaced by the region's start where its check failed (the call raises
+            # then), so that the loop vectorizes as an unchecked one would.
+            saved, self.wide = self.wide, False
+            try:
+                text = f"{self.buffer_name(e.buffer)}[{self.index(e.buffer, clamped)}]"
+            finally:
+                self.wide = saved
+        elif guard is not None:
             text = f"({guard} ? {text} : ({c_type(e.dtype)})0)"
         return f"((int64_t){text})" if self.wide and e.dtype in _WIDENED else text
 
@@ -477,6 +515,19 @@ FLOAT_TO_INT = {
                "(uint64_t)tb_f2int64(x) : ((uint64_t)tb_f2int64(x - 9223372036854775808.0) ^ "
                "0x8000000000000000ULL); }"),
 }
+
+
+def replace_subexpression(e: Expr, old: Expr, new: Expr) -> Expr:
+    """*e* with each subexpression structurally equal to *old* replaced by *new* (*e* itself
+    when there is none)."""
+    target = hash(old)
+
+    class _Replace(ExprMutator):
+        def __call__(self, x: Expr) -> Expr:
+            if hash(x) == target and structural_equal(x, old):
+                return new
+            return super().__call__(x)
+    return _Replace()(e)
 
 
 #: Integer types an index computes in 64 bits (see :meth:`CExprSource.index`).

@@ -16,7 +16,7 @@ from bound import simplify
 from lower.backend.c.callback import PythonCall
 from lower.backend.c.expr import CExprSource, c_type
 from lower.backend.c.registers import promote
-from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site
+from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site, needs_guard
 from lower.backend.c.threads import KernelSource
 from lower.backend.c.vector import VectorLoop, plan_vector_loop, vector_statements, vector_type
 from lower.backend.c.vector_math import use_vector_math
@@ -45,8 +45,8 @@ from lower.ir.substitute import substitute_stmt
 from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.ir.dtype import bits
-from schedule.ir.expr import Expr, IntImm, Var
-from schedule.ir.functor import distinct_post_order, free_vars, substitute
+from schedule.ir.expr import And, Call, Expr, IntImm, Or, Select, Var
+from schedule.ir.functor import children, distinct_post_order, free_vars, substitute
 
 #: Allocations of at most this many bytes, of a constant size, go on the stack.
 STACK_BYTES = 64 * 1024
@@ -151,6 +151,54 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             return []
         return ["if (tb_stopped(tb_signals_at_start)) continue;"]
 
+    def hoist_guards(self, s: For) -> list[tuple[str, str, str, str, str]]:
+        """The run-time checks of indices from data that every iteration of *s* makes alike,
+        made once before it: an embedding lookup ``E[Tok[t], d]`` checks ``Tok[t]`` once per
+        row, not once per element. An access qualifies when its statement is one of the loop
+        body's own (not under a condition, a select or another loop) and its checked index uses
+        neither the loop variable nor an array the loop writes. The flag is true for an empty
+        loop (nothing to check); a failing check is recorded once, as the first of its
+        iterations would record it."""
+        if not self.expr.checked:
+            return []
+        body = s.body.seq if isinstance(s.body, SeqStmt) else [s.body]
+        if not all(isinstance(x, Store) for x in body):
+            return []
+        written = {x.buffer for x in body}
+        accesses: list[Load | Store] = []
+        for st in body:
+            accesses.append(st)
+            accesses += _unconditional_loads(st)
+        keys = []
+        extent = self.expr.exact(s.extent)
+        for access in accesses:
+            if not needs_guard(access) or access.checked:
+                continue
+            for test, exprs in self.expr.guard_tests(access):
+                if test in self.expr.hoisted or any(
+                        s.loop_var in free_vars([e]) or any(isinstance(x, Load) and x.buffer in written
+                                                            for x in distinct_post_order(e)) for e in exprs):
+                    continue
+                flag = self.names.fresh("tb_ok")
+                kind, where, index, lo, ext = test
+                self.emit(f"const bool {flag} = ({extent}) <= 0 || "
+                          f"tb_within(tb_ctx, {self.expr.site(kind, where)}, {index}, {lo}, {ext});")
+                # The checked index itself, or the region's start where the check failed: the
+                # loop reads through it unconditionally (and vectorizes as an unchecked loop).
+                i_expr, lo_expr, _ = exprs
+                clamped = Var("tb_i", i_expr.dtype)
+                name = self.names(clamped, clamped.name)
+                saved, self.expr.wide = self.expr.wide, False
+                try:
+                    self.emit(f"const {c_type(i_expr.dtype)} {name} = {flag} ? {self.expr(i_expr)} : "
+                              f"({c_type(i_expr.dtype)})({self.expr(lo_expr)});")
+                finally:
+                    self.expr.wide = saved
+                self.expr.hoisted[test] = flag
+                self.expr.hoisted_vars[test] = clamped
+                keys.append(test)
+        return keys
+
     def loop_head(self, s: For) -> str:
         """``for (...)`` over the iterations of *s*."""
         v, t = self.names(s.loop_var, s.loop_var.name), c_type(s.loop_var.dtype)
@@ -252,7 +300,10 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
             self.emit("#pragma GCC unroll 8")
+        keys = self.hoist_guards(s)
         yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
+        for key in keys:
+            del self.expr.hoisted[key], self.expr.hoisted_vars[key]
 
     def vector_groups(self, plan: VectorLoop, count: str) -> None:
         """A loop over *count* (C text) groups of lanes of *plan*, from its loop's start on."""
@@ -403,6 +454,20 @@ class CProgram:
     source: str
     calls: tuple[PythonCall, ...]
     sites: tuple[Site, ...]
+
+
+def _unconditional_loads(st: Store) -> list[Load]:
+    """The loads a store always makes (not those under a select, a conditional call or a
+    short-circuit operator), its index's included."""
+    out, stack = [], [st.value, st.index, *st.checks]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (Select, And, Or)) or (isinstance(e, Call) and e.name in ("tvm_if_then_else", "likely")):
+            continue
+        if isinstance(e, Load):
+            out.append(e)
+        stack.extend(children(e))
+    return out
 
 
 def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checked: bool = True,
