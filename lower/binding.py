@@ -60,6 +60,11 @@ def bind_shapes(args: Sequence[Tensor | Var], values: Sequence[Any],
                                     f"{type(value).__name__}")
                 env[a] = float(value)  # type: ignore[assignment]
                 continue
+            if a.dtype == "bool":  # a flag: True or False (NumPy's bools too), or 0 or 1
+                if not isinstance(value, (bool, np.bool_, numbers.Integral)) or int(value) not in (0, 1):
+                    raise TypeError(f"argument '{a.name}' is a bool scalar; pass True or False, not {value!r}")
+                env[a], origin[a] = int(bool(value)), f"argument '{a.name}'"
+                continue
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"argument '{a.name}' is a scalar variable; pass an integer, not "
                                 f"{type(value).__name__}")

@@ -90,3 +90,16 @@ def test_a_shift_by_any_count_is_numpys(target):
     b = np.array([-1, 2, 31, 32, 40, 0], "int32")
     assert _run(target, "int32", lambda x, y: x << y, [a, b]).tolist() == np.left_shift(a, b).tolist()
     assert _run(target, "int32", lambda x, y: x >> y, [a, b]).tolist() == np.right_shift(a, b).tolist()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype, value", [
+    ("int8", -100), ("int16", -30000), ("int32", -2**31), ("int64", -2**62 - 3), ("uint8", 250), ("uint16", 65000),
+    ("uint32", 2**32 - 5), ("uint64", 2**63 + 7), ("float16", -3.5), ("float32", 1.25e-3), ("float64", 1e300),
+    ("bool", True),
+])
+def test_a_scalar_argument_of_every_dtype_arrives_whole(target, dtype, value):
+    k = te.var("k", dtype)
+    a = np.zeros(2, dtype)
+    got = _run(target, dtype, lambda x, kk: te.if_then_else(x == x, kk, x), [a], scalars=(value,), scalar_vars=(k,))
+    assert got.tolist() == np.array([value, value], dtype).tolist()
