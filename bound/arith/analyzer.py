@@ -120,6 +120,22 @@ class Analyzer:
         return new
 
     @contextmanager
+    def rebound(self, variables: list[Var]) -> Iterator[Analyzer]:
+        """This analyzer, for a block that binds *variables* anew; their ranges are put back
+        after it. Where one of them had no range, a copy is used instead (what the block binds
+        then stays in the copy); a copy costs as much as the ranges known, this nothing."""
+        old = [(v, self._ranges.get(v)) for v in variables]
+        if any(r is None for _, r in old):
+            yield self.copy()
+            return
+        try:
+            yield self
+        finally:
+            for v, r in old:
+                if self._ranges.get(v) is not r:
+                    self.bind(v, r)
+
+    @contextmanager
     def constraint_scope(self, cond: Any) -> Iterator[None]:
         """Within the block, *cond* holds: its conjuncts ``v OP c`` tighten v's bounds, and
         ``v % c == b`` (floor or truncated) gives v's residue; every conjunct is a known fact."""

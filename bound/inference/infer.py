@@ -408,21 +408,21 @@ def _interval_requests(consumer: Stage, op: Operation, view: LoopView, accesses:
                         else IntervalSet.point(value))
     pass_up_domain(consumer, ret, up_state, analyzer, rules)
     relax_set = {v: IntervalSet.from_range(r) for v, r in view.relaxed_outer.items()}
-    local = analyzer.copy()
-    dom_map: dict = {}
-    for iv in op.root_iter_vars:
-        r = up_state[iv].cover_range(iv.dom) if iv in up_state else iv.dom
-        if relax_set:
-            lo = eval_set(r.min, relax_set, local, rules)
-            hi = eval_set(arith.sub(arith.add(r.min, r.extent), 1), relax_set, local, rules)
-            dom_map[iv.var] = IntervalSet(lo.min_value, hi.max_value)
-        else:
-            dom_map[iv.var] = IntervalSet.from_range(r)
-        local.bind(iv, r)
-    for acc in accesses:
-        for d, (index, extent) in enumerate(zip(acc.indices, acc.tensor.shape)):
-            s = eval_set(index, dom_map, local, rules)
-            requests[d].append(clamp_request(s, extent, local, rules))
+    with analyzer.rebound([iv.var for iv in op.root_iter_vars]) as local:
+        dom_map: dict = {}
+        for iv in op.root_iter_vars:
+            r = up_state[iv].cover_range(iv.dom) if iv in up_state else iv.dom
+            if relax_set:
+                lo = eval_set(r.min, relax_set, local, rules)
+                hi = eval_set(arith.sub(arith.add(r.min, r.extent), 1), relax_set, local, rules)
+                dom_map[iv.var] = IntervalSet(lo.min_value, hi.max_value)
+            else:
+                dom_map[iv.var] = IntervalSet.from_range(r)
+            local.bind(iv, r)
+        for acc in accesses:
+            for d, (index, extent) in enumerate(zip(acc.indices, acc.tensor.shape)):
+                s = eval_set(index, dom_map, local, rules)
+                requests[d].append(clamp_request(s, extent, local, rules))
 
 
 def clamp_request(s: IntervalSet, extent, analyzer: Analyzer, rules: Rules) -> IntervalSet:

@@ -95,7 +95,8 @@ def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]
     seq = _sequence(body)
     if len(seq) < 2 or len(buffers) < 2:
         return {}, _opaque(buffers, body)
-    uses = [_Uses(set(buffers)) for _ in seq]
+    candidates = frozenset(buffers)  # one set for all statements (a copy each was quadratic)
+    uses = [_Uses(candidates) for _ in seq]
     for u, x in zip(uses, seq):
         u(x)
     opaque = set().union(*(u.opaque for u in uses))
@@ -181,7 +182,7 @@ def _in_place(dying: Buffer, born: Buffer, uses: _Uses, threads: frozenset[Var])
 class _Uses(StmtVisitor):
     """The candidate buffers one statement reads and writes, and those it reaches otherwise."""
 
-    def __init__(self, candidates: set[Buffer]) -> None:
+    def __init__(self, candidates: frozenset[Buffer] | set[Buffer]) -> None:
         self.candidates = candidates
         self.reads: set[Buffer] = set()
         self.writes: set[Buffer] = set()
