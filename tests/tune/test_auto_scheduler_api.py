@@ -14,8 +14,10 @@ import pytest
 import schedule as te
 from lower import build, lower
 from tune import auto_scheduler
-from tune.autotvm.measure import MeasureInput, MeasureResult, measure_option
+from tune.autotvm.measure import LocalBuilder, LocalRunner, MeasureInput, MeasureResult, measure_option
 from tune.autotvm.space import InstantiationError
+
+from .busy import BUSY
 
 
 @auto_scheduler.register_workload
@@ -120,7 +122,8 @@ def test_configurations_the_sketch_rejects_cost_no_trial(tmp_path):
     assert rejected > len(sample) // 4
     log = str(tmp_path / "log.json")
     tuner = auto_scheduler.SketchPolicy(task, auto_scheduler.RandomModel(), seed=3).make_tuner()
-    tuner.tune(24, measure_option("local", "local"), callbacks=[auto_scheduler.RecordToFile(log)])
+    tuner.tune(24, measure_option(LocalBuilder(timeout=BUSY), LocalRunner(timeout=BUSY)),
+               callbacks=[auto_scheduler.RecordToFile(log)])
     records = auto_scheduler.load_records(log)
     assert tuner.trials == len(records) == 24  # the budget was spent on built configurations
     assert all(res.error_no == 0 for _, res in records)

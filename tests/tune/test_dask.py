@@ -18,6 +18,7 @@ from lower.backend.c.compile import find_compiler
 from tune import DaskExecutor, NoWorkersError, autotvm
 
 from . import templates
+from .busy import BUSY
 
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
@@ -46,8 +47,9 @@ def test_jobs_end_as_they_do_locally(dask):
 def test_a_tuning_on_the_cluster_logs_as_a_local_one(dask, tmp_path):
     n = 32
     task = autotvm.task.create("tests/columns_matmul", args=(n,))
-    option = autotvm.measure_option(builder=autotvm.LocalBuilder(executor=dask),
-                                    runner=autotvm.LocalRunner(number=2, repeat=2, executor=dask, check_correctness=True))
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(executor=dask, timeout=BUSY),
+                                    runner=autotvm.LocalRunner(number=2, repeat=2, executor=dask,
+                                                                            check_correctness=True, timeout=BUSY))
     log = tmp_path / "dask.log"
     tuner = autotvm.tuner.GridSearchTuner(task)
     tuner.tune(n_trial=5, measure_option=option, callbacks=[autotvm.callback.log_to_file(str(log))])

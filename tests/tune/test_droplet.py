@@ -11,6 +11,8 @@ from tune.autotvm.testing import DummyRunner, get_sample_task
 from tune.autotvm.tuner import DropletTuner
 from tune.autotvm.tuner.droplet import t_test_pvalue
 
+from .busy import BUSY
+
 
 @pytest.mark.parametrize("x, y", [([1, 2, 3], [2, 3, 4.5]), ([1.0, 1.1, 0.9, 1.05], [2.0, 2.1, 1.9]),
                                   ([5, 5.1], [5.05, 5.2, 4.9, 5.0])])
@@ -63,5 +65,5 @@ def test_the_search_walks_down_to_the_minimum_inside_the_filtered_space():
 def test_tune_counts_each_trial_once():
     task, _ = get_sample_task()
     tuner = DropletTuner(task)
-    tuner.tune(n_trial=6, measure_option=autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner()))
+    tuner.tune(n_trial=6, measure_option=autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=BUSY), runner=DummyRunner()))
     assert tuner.trials == 6 and len(tuner._sent) <= 6

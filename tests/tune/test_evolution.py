@@ -13,6 +13,7 @@ from tune import auto_scheduler, autotvm
 from tune.autotvm.tuner.xgb_tuner import CHILDREN
 
 from . import templates
+from .busy import BUSY
 
 
 def _task():
@@ -43,7 +44,8 @@ def test_a_tuning_with_the_evolutionary_search_finds_a_working_schedule(tmp_path
     task = _task()
     log = str(tmp_path / "evo.log")
     tuner = autotvm.tuner.XGBTuner(task, optimizer="evolution", plan_size=4, seed=0)
-    option = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=autotvm.LocalRunner(number=1, repeat=1))
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=BUSY),
+                                    runner=autotvm.LocalRunner(number=1, repeat=1, timeout=BUSY))
     tuner.tune(8, option, callbacks=[autotvm.callback.log_to_file(log)])
     assert tuner.trials == 8 and tuner.best_config is not None and tuner.cost_model.bst is not None
     s, args = auto_scheduler.apply_best(task, log)

@@ -12,11 +12,13 @@ import pytest
 from tune import autotvm
 from tune.autotvm.testing import DummyRunner, get_sample_records, get_sample_task
 
+from .busy import BUSY
+
 
 def tune_every_tuner() -> None:
     assert multiprocessing.get_start_method(False) == "spawn"
     task, _ = get_sample_task()
-    option = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=DummyRunner())
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=BUSY), runner=DummyRunner())
     for tuner_class in (autotvm.tuner.RandomTuner, autotvm.tuner.GridSearchTuner, autotvm.tuner.GATuner):
         tuner = tuner_class(task)
         tuner.tune(n_trial=4, measure_option=option)
