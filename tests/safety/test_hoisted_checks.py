@@ -50,3 +50,18 @@ def test_an_empty_row_checks_nothing(target):
     s, args = _lookup(0)
     f = lower.build(s, args, target)
     f(np.zeros((10, 0), "float32"), np.array([99] * 6, "int32"), np.zeros((6, 0), "float32"))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("kind", ["vectorize", "unroll"])
+def test_a_checked_row_under_a_loop_pragma_builds(target, kind):
+    """The check goes above the pragma, which must stay right above its loop."""
+    s, args = _lookup(8)
+    O = args[-1]
+    getattr(s[O], kind)(O.op.axis[1])
+    f = lower.build(s, args, target)
+    e = np.arange(80, dtype="float32").reshape(10, 8)
+    tok = np.array([1, 2, 3, 4, 5, 6], "int32")
+    o = np.zeros((6, 8), "float32")
+    f(e, tok, o)
+    np.testing.assert_array_equal(o, e[tok] * 2)

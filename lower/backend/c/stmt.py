@@ -296,11 +296,11 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit(f"#pragma omp parallel for schedule({kind})")
             yield from self.parallel_body(s)
             return
+        keys = self.hoist_guards(s)  # before a pragma, which must be right above its loop
         if s.kind == ForKind.VECTORIZED:
             self.emit("#pragma omp simd")
         elif s.kind == ForKind.UNROLLED:
             self.emit("#pragma GCC unroll 8")
-        keys = self.hoist_guards(s)
         yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
         for key in keys:
             del self.expr.hoisted[key], self.expr.hoisted_vars[key]
