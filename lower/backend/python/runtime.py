@@ -73,7 +73,7 @@ def _float_to_int(x: Any, dtype: str) -> int:
 def _to_float32(x: Any) -> float:
     """An integer as float32, rounded once (through float64 it may round twice)."""
     if x.__class__ is int and not -(1 << 24) <= x <= 1 << 24:
-        return float(np.array(x, dtype="int64" if x < 0 or x < 2**63 else "uint64").astype(np.float32))
+        return float(np.array(x, dtype="int64" if x < 2**63 else "uint64").astype(np.float32))
     return float(np.float32(x))
 
 

@@ -32,14 +32,10 @@ from tebound.tvm.arith.canonical_form import (
     mod_impl,
     normalize,
 )
-from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, try_fold
+from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, trunc_mod, try_fold
 from tebound.tvm.arith.const_int_bound import POS_INF
 from tebound.tvm.arith.pattern import build
 from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier, has_effects
-
-
-def _tmod(a: int, b: int) -> int:
-    return a - trunc_div(a, b) * b
 
 
 def product_factors(e: Expr) -> list[Expr]:
@@ -322,7 +318,7 @@ class CanonicalSimplifier(RewriteSimplifier):
                     return temp
                 a = extra
             bound = self.an.const_int_bound(a.normalize())
-            new_base = _tmod(a.base, cval)
+            new_base = trunc_mod(a.base, cval)
             if bound.min_value >= 0 and bound.min_value - a.base + new_base >= 0:
                 s = a.copy()
                 s.base = new_base

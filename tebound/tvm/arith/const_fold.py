@@ -10,6 +10,7 @@ from typing import Any
 
 from schedule.base.errors import ScheduleError
 from schedule.ir.dtype import bits, element, is_bool, is_float, is_int, lanes, type_code
+from schedule.ir.evaluate import trunc_div, trunc_mod  # C's integer division and remainder
 from schedule.ir.expr import (
     EQ,
     GE,
@@ -77,12 +78,6 @@ def _zero_div(b: Expr) -> None:
     raise ScheduleError(f"division by zero: the divisor {b} is zero")
 
 
-def trunc_div(a: int, b: int) -> int:
-    """C's integer division (rounding toward zero)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
 def _fold_arith(op: type, a: Expr, b: Expr) -> Expr | None:
     pa = a.value if isinstance(a, IntImm) else None
     pb = b.value if isinstance(b, IntImm) else None
@@ -146,7 +141,7 @@ def _fold_arith(op: type, a: Expr, b: Expr) -> Expr | None:
         if pb == 0:
             _zero_div(b)
         if pa is not None and pb is not None:
-            return IntImm(t, wrap(pa - trunc_div(pa, pb) * pb if op is Mod else pa % pb, t))
+            return IntImm(t, wrap(trunc_mod(pa, pb) if op is Mod else pa % pb, t))
         if pa == 0:
             return a
         if pb == 1:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schedule.ir.expr import LE, LT, Add, Expr, IntImm
-from tebound.tvm.arith.const_fold import make_const
+from tebound.tvm.arith.const_fold import make_const, trunc_mod  # C's %, as TVM's conditions compute it
 from tebound.tvm.arith.pattern import (
     PExpr,
     broadcast,
@@ -142,12 +142,6 @@ _FALSE = PExpr(IntImm("bool", 0))
 _TRUE = PExpr(IntImm("bool", 1))
 
 
-def _mod_of(a: int, b: int) -> int:
-    """C's ``%`` (truncated), as TVM's conditions compute it."""
-    r = abs(a) % abs(b)
-    return r if a >= 0 else -r
-
-
 AND_ANY = [
     R(x.eq(y) & x.ne(y), _FALSE),
     R(x.ne(y) & x.eq(y), _FALSE),
@@ -168,13 +162,13 @@ AND_ANY = [
     RR([(K(0) <= x + y * c2) & (x + y * c2 < c1), (x + y * c2 < c1) & (K(0) <= x + y * c2)],
        y.eq(floordiv(x, c1)), lambda m, s: m.c2 == -m.c1),
     RR((x < c1) & (floormod(x, c2) < c3), (x < c1 - c2 + c3) & (floormod(x, c2) < c3),
-       lambda m, s: _mod_of(m.c1, m.c2) == 0),
+       lambda m, s: trunc_mod(m.c1, m.c2) == 0),
     RR((x < c1) & (floormod(x, c2) < c3), (x < c1 - floormod(c1, c2) + c3) & (floormod(x, c2) < c3),
-       lambda m, s: _mod_of(_mod_of(m.c1, m.c2) + m.c2, m.c2) > m.c3),
+       lambda m, s: trunc_mod(trunc_mod(m.c1, m.c2) + m.c2, m.c2) > m.c3),
     RR((x <= c1) & (floormod(x, c2) < c3), (x < c1 + 1 - c2 + c3) & (floormod(x, c2) < c3),
-       lambda m, s: _mod_of(m.c1 + 1, m.c2) == 0),
+       lambda m, s: trunc_mod(m.c1 + 1, m.c2) == 0),
     RR((x <= c1) & (floormod(x, c2) < c3), (x < c1 + 1 - floormod(c1, c2) + c3) & (floormod(x, c2) < c3),
-       lambda m, s: _mod_of(_mod_of(m.c1 + 1, m.c2) + m.c2, m.c2) > m.c3),
+       lambda m, s: trunc_mod(trunc_mod(m.c1 + 1, m.c2) + m.c2, m.c2) > m.c3),
     RR([floordiv(x, c2).eq(c1) & (floormod(x, c2) < c3), (floormod(x, c2) < c3) & floordiv(x, c2).eq(c1)],
        (c1 * c2 <= x) & (x < c1 * c2 + c3)),
     RR([floordiv(x, c2).eq(c1) & (floormod(x, c2) <= c3), (floormod(x, c2) <= c3) & floordiv(x, c2).eq(c1)],

@@ -21,36 +21,10 @@ from lower.ir.stmt import Load as BufferLoad
 from lower.ir.stmt import Provide as ProducerStore
 from lower.ir.stmt import Realize as ProducerRealize
 from lower.module import stmt_list
-from schedule import (
-    abs,  # noqa: A004
-    all,  # noqa: A004
-    any,  # noqa: A004
-    call_extern,
-    call_intrin,
-    call_packed,
-    call_pure_extern,
-    const,
-    decl_buffer,
-    div,
-    exp,
-    floordiv,
-    floormod,
-    if_then_else,
-    indexdiv,
-    indexmod,
-    ir_builder,
-    max,
-    max_value,
-    min,
-    min_value,
-    power,
-    sigmoid,
-    sqrt,
-    tanh,
-    truncdiv,
-    truncmod,
-)
-from schedule.ir.expr import (
+from schedule import decl_buffer, ir_builder
+from schedule.ir.extern_calls import CallEffectKind
+from tebound.tvm.tir import buffer, expr, op, stmt, stmt_functor, transform
+from tebound.tvm.tir.expr import (
     EQ,
     GE,
     GT,
@@ -59,6 +33,7 @@ from schedule.ir.expr import (
     NE,
     Add,
     And,
+    Any,
     Broadcast,
     Call,
     Cast,
@@ -74,6 +49,7 @@ from schedule.ir.expr import (
     Mul,
     Not,
     Or,
+    PrimExpr,
     ProducerLoad,
     Ramp,
     Reduce,
@@ -83,38 +59,59 @@ from schedule.ir.expr import (
     Sub,
     Var,
 )
-from schedule.ir.expr import Expr as PrimExpr
-from schedule.ir.extern_calls import CallEffectKind
-from schedule.ir.intrinsics import (
+from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
+from tebound.tvm.tir.op import (
+    abs,  # noqa: A004
     acos,
+    all,  # noqa: A004
+    any,  # noqa: A004
     asin,
     atan,
+    call_extern,
+    call_intrin,
+    call_packed,
+    call_pure_extern,
     ceil,
+    const,
     cos,
     cosh,
+    div,
     erf,
+    exp,
     exp2,
     exp10,
     floor,
+    floordiv,
+    floormod,
+    if_then_else,
+    indexdiv,
+    indexmod,
     isfinite,
     isinf,
     isnan,
     likely,
+    log,
     log1p,
     log2,
     log10,
+    max,
+    max_value,
+    min,
+    min_value,
+    power,
     reinterpret,
     round,  # noqa: A004
     rsqrt,
+    sigmoid,
     sin,
     sinh,
+    sqrt,
     tan,
+    tanh,
     trunc,
+    truncdiv,
+    truncmod,
 )
-from tebound.tvm.tir import buffer, expr, op, stmt, stmt_functor, transform
-from tebound.tvm.tir.expr import Any
-from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
-from tebound.tvm.tir.op import log
 
 __all__ = [
     "Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "BufferLoad", "BufferStore", "Call",
