@@ -13,6 +13,8 @@ from schedule.ir.evaluate import evaluate
 from schedule.ir.functor import structural_equal
 from tebound.tvm import te, tir
 
+from ..safety.isolated import TARGETS
+
 
 def test_vector_types_parse_and_uint1_is_bool():
     assert check_dtype("int32x4") == "int32x4" and lanes("int32x4") == 4 and element("float16x8") == "float16"
@@ -61,13 +63,14 @@ def test_let_any_and_buffer_load_with_indices():
         tir.BufferLoad(buf, [i])
 
 
-def test_a_compute_inlines_lets_and_refuses_vectors():
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_compute_inlines_lets_and_refuses_vectors(target):
     n = 6
     A = te.placeholder((n,), name="A")
     v = te.var("v")
     B = te.compute((n,), lambda i: tir.Let(v, i * 3, A[i] * v.astype("float32") + 1.0), name="B")
     s = te.create_schedule(B.op)
-    f = tvm.build(s, [A, B])
+    f = tvm.build(s, [A, B], target)
     a = tvm.nd.array(np.arange(n, dtype="float32"))
     b = tvm.nd.array(np.zeros(n, dtype="float32"))
     f(a, b)
