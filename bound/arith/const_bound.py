@@ -39,6 +39,7 @@ from schedule.ir.expr import (
     Sub,
     Var,
 )
+from schedule.ir.functor import DEEP, distinct_post_order
 
 Bound = tuple[int | None, int | None]
 EVERYTHING: Bound = (None, None)
@@ -86,9 +87,18 @@ class ConstBounds:
         hit = self._memo.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
+        if e._height > DEEP:
+            # Children first, so that no bound below recurses more than a level.
+            for x in distinct_post_order(e, self._missing):
+                self._memo[id(x)] = (x, self._bound(x))
+            return self._memo[id(e)][1]
         b = self._bound(e)
         self._memo[id(e)] = (e, b)
         return b
+
+    def _missing(self, e: Expr) -> bool:
+        hit = self._memo.get(id(e))
+        return hit is None or hit[0] is not e
 
     def _bound(self, e: Expr) -> Bound:
         if isinstance(e, IntImm):

@@ -309,7 +309,24 @@ class _Evaluator(ExprFunctor[IntervalSet]):
         return combine(a, b, e)
 
     def visit_add(self, e: Add) -> IntervalSet:
-        return self._binary(e, self._add)
+        return self._sum(e)
+
+    def _sum(self, e: Add | Sub) -> IntervalSet:
+        """:meth:`_binary` folded along the chain of sums on the left, without recursing down it
+        (a sum of thousands of terms is that deep)."""
+        spine: list[Add | Sub] = []
+        x: Expr = e
+        while isinstance(x, (Add, Sub)):
+            spine.append(x)
+            x = x.a
+        acc = self(x)
+        for node in reversed(spine):
+            b = self(node.b)
+            if acc.is_single_point() and acc.min_value is node.a and b.is_single_point() and b.min_value is node.b:
+                acc = IntervalSet.point(node)
+            else:
+                acc = (self._add if isinstance(node, Add) else self._sub)(acc, b, node)
+        return acc
 
     def _add(self, a: IntervalSet, b: IntervalSet, e: Expr) -> IntervalSet:
         if a.is_single_point() and b.is_single_point():
@@ -321,7 +338,7 @@ class _Evaluator(ExprFunctor[IntervalSet]):
         return IntervalSet(lo, hi)
 
     def visit_sub(self, e: Sub) -> IntervalSet:
-        return self._binary(e, self._sub)
+        return self._sum(e)
 
     def _sub(self, a: IntervalSet, b: IntervalSet, e: Expr) -> IntervalSet:
         if a.is_single_point() and b.is_single_point():

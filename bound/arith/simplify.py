@@ -53,7 +53,7 @@ from schedule.ir.expr import (
     Sub,
     Var,
 )
-from schedule.ir.functor import ExprMutator, free_vars, node_count
+from schedule.ir.functor import ExprMutator, children, free_vars, node_count
 from schedule.ir.itervar import IterVar, Range
 
 _MAX_PASSES = 4
@@ -81,6 +81,16 @@ def _unchanged(e: Any, a: Expr, b: Expr) -> bool:
     return a is e.a and b is e.b and not (isinstance(a, (IntImm, FloatImm)) and isinstance(b, (IntImm, FloatImm)))
 
 
+def _is_sum(e: Expr) -> bool:
+    return isinstance(e, (Add, Sub)) and is_int(e.dtype)
+
+
+def _is_summand(e: Expr) -> bool:
+    """Whether :meth:`Linear.of` looks through *e* (a sum, or a product with a constant)."""
+    return _is_sum(e) or (isinstance(e, Mul) and is_int(e.dtype)
+                          and (isinstance(e.a, IntImm) or isinstance(e.b, IntImm)))
+
+
 class _Rewriter(ExprMutator):
     """One bottom-up pass; see the module docstring for the rules."""
 
@@ -100,6 +110,17 @@ class _Rewriter(ExprMutator):
                 out = arith.const(lo, out.dtype)
         self._memo[id(e)] = (e, out)
         return out
+
+    def bottom_up_order(self, e: Expr, memo: dict[int, tuple[Expr, Any]]) -> list[Expr]:
+        # A sum's rewrite flattens it and visits only its atoms, so the partial sums inside a
+        # long chain need no visit of their own: visiting each made a sum of d terms cost d^2.
+        order = super().bottom_up_order(e, memo)
+        linear_parents: dict[int, bool] = {}
+        for x in order:
+            summed = _is_sum(x)
+            for c in children(x):
+                linear_parents[id(c)] = linear_parents.get(id(c), True) and summed
+        return [x for x in order if x is e or not (_is_summand(x) and linear_parents.get(id(x), False))]
 
     # -- leaves -----------------------------------------------------------------------------
     def visit_var(self, e: Var) -> Expr:

@@ -137,7 +137,8 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
     "asin": _ieee(math.asin, "arcsin"), "acos": _ieee(math.acos, "arccos"), "atan": math.atan,
     "sigmoid": lambda x: float_div(1.0, 1.0 + _exp(-x)), "erf": math.erf,
     "floor": lambda x: _whole(math.floor, x), "ceil": lambda x: _whole(math.ceil, x),
-    "round": lambda x: math.copysign(float(round(x)), x) if math.isfinite(x) else x, "trunc": lambda x: _whole(math.trunc, x),
+    "round": lambda x: math.copysign(float(round(x)), x) if math.isfinite(x) else x,
+    "trunc": lambda x: _whole(math.trunc, x),
     "fabs": abs, "pow": _ieee(math.pow, "power"), "fast_exp": lambda x: _exp(x), **BIT_OPS,
     "bitwise_not": lambda x: ~x, "isnan": math.isnan, "isinf": math.isinf, "isfinite": math.isfinite,
     # the set bits of the two's complement (32 bits, or 64 for values outside int32)

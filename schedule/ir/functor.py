@@ -49,7 +49,7 @@ class ExprFunctor(Generic[R]):
         saved = self._bu_current
         self._bu_memo = memo
         try:
-            for x in _post_order_above(e, DEEP // 2, memo):
+            for x in self.bottom_up_order(e, memo):
                 self._bu_current = x
                 memo[id(x)] = (x, self(x))
             return memo[id(e)][1]
@@ -57,6 +57,11 @@ class ExprFunctor(Generic[R]):
             self._bu_current = saved
             if outer:
                 del self._bu_memo
+
+    def bottom_up_order(self, e: Expr, memo: dict[int, tuple[Expr, Any]]) -> list[Expr]:
+        """The nodes of *e* visited first, children before parents, ending with *e*; a subclass
+        may leave out nodes whose own results its parents never ask for."""
+        return _post_order_above(e, DEEP // 2, memo)
 
     def visit_default(self, e: Expr) -> R:
         raise InternalError(f"{type(self).__name__} has no visit_{e.visit_name}")

@@ -138,3 +138,23 @@ def test_every_value_lies_in_the_interval(e, xlo, xn, ylo, yn, rules):
     for vx, vy in itertools.product(range(xlo, xlo + xn + 1), range(ylo, ylo + yn + 1)):
         v = evaluate(e, {x: vx, y: vy})
         assert (lo is NEG_INF or lo <= v) and (hi is POS_INF or v <= hi), (str(e), vx, vy, v, lo, hi)
+
+
+def test_a_sum_thousands_of_terms_long_at_the_default_recursion_limit():
+    """Interval and constant bounds fold a long chain of sums without recursing down it."""
+    from bound.arith.const_bound import ConstBounds
+
+    vs = [te.var(f"v{k}") for k in range(3000)]
+    e = vs[0]
+    for k, v in enumerate(vs[1:]):
+        e = e + v * 2 if k % 2 else e - v
+    # v0 + sum over odd k of 2*v - sum over even k of v: each v in [0, 1]
+    plus = 1 + 2 * sum(1 for k in range(2999) if k % 2)
+    minus = sum(1 for k in range(2999) if k % 2 == 0)
+    dom = {v: IntervalSet(te.const(0), te.const(1)) for v in vs}
+    assert over_dom(e, dom) == (-minus, plus)
+    assert ConstBounds({v: (0, 1) for v in vs})(e) == (-minus, plus)
+
+
+def over_dom(e, dom):
+    return ends(eval_set(e, dom, Analyzer(), FAITHFUL))

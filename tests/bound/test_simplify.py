@@ -123,3 +123,30 @@ def test_simplify_never_changes_a_value_on_the_box(e, bounds):
         env = dict(zip(VARS, point))
         assert evaluate(out, env) == evaluate(e, env), f"{e} -> {out} at {env}"
     assert node_count(out) <= node_count(e)
+
+
+def test_a_long_sum_is_flattened_once_not_once_per_partial_sum():
+    """The partial sums inside a chain of additions are not simplified one by one: doing so
+    made a sum of d terms cost d^2 and faithful bounds of deep compute_at nests N^4."""
+    from bound.arith import linear
+
+    vs = [te.var(f"v{k}") for k in range(400)]
+    e = vs[0]
+    for v in vs[1:]:
+        e = e + v * 4
+    calls = []
+    original = linear.Linear.of
+
+    def counted(x):
+        calls.append(x)
+        return original(x)
+
+    linear.Linear.of = staticmethod(counted)
+    try:
+        out = simplify(e - 1, {v: (0, 9) for v in vs})
+    finally:
+        linear.Linear.of = staticmethod(original)
+    flat = original(out)  # too deep for evaluate(): compare the sums term by term
+    assert flat.const == -1 and flat.terms == {v: 4 if k else 1 for k, v in enumerate(vs)}
+    terms = sum(node_count(x) for x in calls)
+    assert terms < 20 * node_count(e), terms
