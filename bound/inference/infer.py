@@ -15,6 +15,7 @@ reads and which axes span its region come from :mod:`bound.operation`.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -333,16 +334,14 @@ def _nonnegative(r: Range, loop_vars: set[Var], analyzer: Analyzer) -> Range:
 
 
 def _expanded(consumer: Stage, ret: dict[IterVar, Range], view: LoopView, symbols: BoundSymbols
-              ) -> tuple[dict[IterVar, Range], LoopView]:
+              ) -> tuple[Mapping[IterVar, Range], LoopView]:
     """The consumer's ranges and *view* with the named bounds that depend on a relaxed loop
     written out: the producer's region spans the values they take over that loop."""
     loops = frozenset(view.all_relaxed)
     if not loops:
         return ret, view
-    cret = dict(ret)
-    for iv in _iter_vars(consumer):
-        if iv in ret:
-            cret[iv] = symbols.expand_range(ret[iv], loops)
+    # Over *ret*, not a copy of it: a copy per consumer made a chain of N stages cost N^2.
+    cret = ChainMap({iv: symbols.expand_range(ret[iv], loops) for iv in _iter_vars(consumer) if iv in ret}, ret)
     view = LoopView({iv: symbols.expand(v, loops) for iv, v in view.leaf_values.items()},
                     *({v: symbols.expand_range(r, loops) for v, r in part.items()}
                       for part in (view.relaxed, view.relaxed_outer, view.fixed)))
@@ -399,7 +398,7 @@ def _require_zero_min(iv: IterVar, vr: Range, consumer: Stage) -> None:
 
 
 def _interval_requests(consumer: Stage, op: Operation, view: LoopView, accesses: list,
-                       ret: dict[IterVar, Range], rules: Rules, analyzer: Analyzer,
+                       ret: Mapping[IterVar, Range], rules: Rules, analyzer: Analyzer,
                        requests: list[list[IntervalSet]]) -> None:
     """Phases 2-3 with interval sets: up to the consumer's roots, relax, evaluate every read."""
     up_state = {}

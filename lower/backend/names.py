@@ -21,6 +21,9 @@ class Names:
         self._by_id: dict[int, str] = {}
         self._keep: list[Any] = []  # the named objects, so that their ids stay theirs
         self._used: set[str] = {*RUNTIME, *keyword.kwlist, *keyword.softkwlist, *dir(builtins)}
+        # The next suffix to try per base: every suffix below it is taken (and stays taken), so
+        # the thousandth loop named "i" does not try i_1 ... i_999 again.
+        self._next: dict[str, int] = {}
 
     def __call__(self, obj: Any, hint: str) -> str:
         name = self._by_id.get(id(obj))
@@ -35,8 +38,10 @@ class Names:
         base = re.sub(r"\W", "_", hint) or "v"
         if base[0].isdigit():
             base = "_" + base
-        name, k = base, 1
-        while name in self._used:
-            name, k = f"{base}_{k}", k + 1
+        name, k = base, self._next.get(base, 1)
+        if name in self._used:
+            while (name := f"{base}_{k}") in self._used:
+                k += 1
+            self._next[base] = k + 1
         self._used.add(name)
         return name

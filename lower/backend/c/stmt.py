@@ -15,6 +15,7 @@ from typing import Any
 from bound import simplify
 from lower.backend.c.callback import PythonCall
 from lower.backend.c.expr import CExprSource, c_type
+from lower.backend.c.outline import needs, own_sequences, parts
 from lower.backend.c.registers import promote
 from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site, needs_guard
 from lower.backend.c.threads import KernelSource
@@ -25,9 +26,7 @@ from lower.errors import LoweringError
 from lower.ir.stmt import (
     Allocate,
     AssertStmt,
-    AttrStmt,
     Buffer,
-    BufferView,
     Evaluate,
     For,
     ForKind,
@@ -104,6 +103,8 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.arguments: set[Buffer] = set()
         #: Whether loops emitted now are tb_main's own (see :meth:`stop_check`).
         self.interruptible = False
+        #: The ids of the sequences of tb_main's own code, which may be cut into parts.
+        self.own_sequences: set[int] = set()
         self.init_kernel_state()
 
     def emit(self, text: str) -> None:
@@ -207,8 +208,31 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         return f"for ({t} {v} = {lo}; {v} < {end}; ++{v})"
 
     def visit_seq_stmt(self, s: SeqStmt) -> Steps:
-        for x in s.seq:
-            yield x
+        groups = parts(s) if id(s) in self.own_sequences else [list(s.seq)]
+        if len(groups) == 1:
+            yield from groups[0]
+            return
+        for group in groups:
+            yield from self.part(group)
+
+    def part(self, body: list[Stmt]) -> Steps:
+        """*body*, statements of ``tb_main``'s own, as a function of its own that it calls
+        (see :mod:`lower.backend.c.outline`); inline when it cannot be one."""
+        params = self.outlined_parameters(body)
+        if params is None:
+            yield from body
+            return
+        fn = self.names.fresh("tb_part")
+        saved = self.lines, self.indent
+        self.lines, self.indent = [], 1
+        yield from body
+        lines, (self.lines, self.indent) = self.lines, saved
+        params.append(("tb_ctx_t* tb_ctx", "tb_ctx"))
+        params.append(("int32_t tb_signals_at_start", "tb_signals_at_start"))
+        signature = ", ".join(p for p, _ in params)
+        # Not inlined: GCC would put a part called once back into tb_main.
+        self.expr.helpers[fn] = "\n".join([f"__attribute__((noinline)) static void {fn}({signature}) {{", *lines, "}"])
+        self.emit(f"{fn}({', '.join(a for _, a in params)});")
 
     def visit_producer_consumer(self, s: ProducerConsumer) -> Steps:
         if s.is_producer:
@@ -348,7 +372,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         struct, where the restrict of our parameters is lost; without it the compiler must
         assume that a store may change any other array, and reloads and stores back what it
         could keep in registers (gcc keeps the restrict of an inlined function's parameters)."""
-        params = self.outlined_parameters(s)
+        params = self.outlined_parameters([s.body], [s.loop_var])
         if params is None:
             yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
             return
@@ -367,34 +391,25 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.emit(f"  {fn}({', '.join(a for _, a in params)});")
         self.emit("}")
 
-    def outlined_parameters(self, s: For) -> list[tuple[str, str]] | None:
-        """The parameters of a parallel loop's body as a function: the loop variable, the
-        scalars defined outside it, the arrays from outside it; None when the body holds what
-        a function cannot take (thread-bound kernels, arrays held in variables)."""
-        inside_buffers: set[Buffer] = set()
-        defined: set[Var] = set()
-        used: dict[Var, None] = {}
-        for x in walk(s.body):
-            if isinstance(x, AttrStmt) and x.key in ("thread_extent", "virtual_thread"):
-                return None
-            if isinstance(x, Allocate):
-                inside_buffers.add(x.buffer)
-            elif isinstance(x, For):
-                defined.add(x.loop_var)
-            elif isinstance(x, LetStmt):
-                defined.add(x.var)
-            used.update(dict.fromkeys(free_vars(stmt_exprs(x))))
-        outside = [b for b in _buffers_used(s.body) if b not in inside_buffers]
-        if any(b in self.expr.registers.lanes for b in outside):
+    def outlined_parameters(self, body: Sequence[Stmt], bound: Sequence[Var] = ()) -> list[tuple[str, str]] | None:
+        """The parameters of *body* as a function, *bound* (loop variables) first: the scalars
+        defined outside it, the arrays from outside it; None when it holds what a function
+        cannot take (thread-bound kernels, arrays held in variables or with written flags)."""
+        found = needs(body, bound)
+        if found is None or any(b in self.expr.registers.lanes or b in self.expr.written for b in found.buffers):
             return None
-        loop_var = self.names(s.loop_var, s.loop_var.name)
-        params = [(f"{c_type(s.loop_var.dtype)} {loop_var}", loop_var)]
-        for v in used:
-            if v not in defined and v is not s.loop_var:
-                name = self.names(v, v.name)
-                params.append((f"{c_type(v.dtype)} {name}", name))
-        for b in outside:
+        params = []
+        for v in (*bound, *found.scalars):
+            name = self.names(v, v.name)
+            params.append((f"{c_type(v.dtype)} {name}", name))
+        arrays: dict[str, str] = {}
+        for b in found.buffers:
             name = self.expr.buffer_name(b)
+            if name in arrays:
+                if arrays[name] != b.dtype:
+                    return None  # one array seen as two types: no restrict parameter says that
+                continue
+            arrays[name] = b.dtype
             params.append((f"{c_type(b.dtype)}* restrict {name}", name))
         return params
 
@@ -433,17 +448,6 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         self.expr.discarded = s.value
         self.emit(f"(void){self.expr(s.value)};")
         self.expr.discarded = None
-
-
-def _buffers_used(s: Stmt) -> list[Buffer]:
-    """The buffers *s* loads, stores or passes to calls, in order of first use."""
-    found: dict[Buffer, None] = {}
-    for x in walk(s):
-        if isinstance(x, Store):
-            found[x.buffer] = None
-        for e in stmt_exprs(x):
-            found.update((y.buffer, None) for y in distinct_post_order(e) if isinstance(y, (Load, BufferView)))
-    return list(found)
 
 
 @dataclass(frozen=True)
@@ -492,6 +496,7 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     if not libm:
         body = use_vector_math(body)
     body, lanes = promote(body)
+    gen.own_sequences = own_sequences(body)
     gen.expr.registers.lanes.update(lanes)
     gen(body)
     helpers = [C_RUNTIME, *gen.expr.helpers.values()]
