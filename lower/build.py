@@ -18,7 +18,7 @@ from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
 from lower.library import read_library, write_library, write_object
-from lower.lower import LoweredFunc, lower_quietly
+from lower.lower import LoweredFunc, collector_paused, lower_quietly
 from lower.passes.intrin_lowering import lower_intrinsics
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
 from lower.timing import time_evaluator
@@ -109,10 +109,11 @@ class BuiltFunc:
         #: The TVM target the build was asked for (None for ours: "c", "python").
         self.tvm_target = tvm_target
         # A TVM target's rules (registered for "llvm", "cuda" ...) first, then our target's.
-        body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
         loaded = {"library": library} if library is not None else {}
-        self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
-                                       fast_math=fast_math, libm=libm, **loaded)
+        with collector_paused():  # code generation allocates as lowering does (see there)
+            body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
+            self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
+                                           fast_math=fast_math, libm=libm, **loaded)
         self.source = self._kernel.source
         self._writes = [not bounds_of(t.op).is_input(t.op) for t in func.tensors]
         self._checks = CallChecks.of(func, self._writes) if checks else CallChecks.none()
