@@ -13,6 +13,7 @@ from bound.operation.registry import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend.c.compile import find_compiler
 from lower.backend.c.realign import Spares, realigned, updated_in_place
+from lower.backend.cuda.module import CudaModule
 from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
@@ -112,6 +113,11 @@ class BuiltFunc:
         loaded = {"library": library} if library is not None else {}
         with collector_paused():  # code generation allocates as lowering does (see there)
             body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
+            #: For target "cuda": the kernels' CUDA source (TVM's imported module), refused
+            #: before anything compiles when CUDA cannot express the schedule.
+            self._device = CudaModule.of(body, name, [func.buffers[t] for t in func.tensors],
+                                         tvm_target.attrs.get("arch")) \
+                if tvm_target is not None and tvm_target.kind.name == "cuda" else None
             self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
                                            fast_math=fast_math, libm=libm, **loaded)
         self.source = self._kernel.source
@@ -187,9 +193,12 @@ class BuiltFunc:
         raise ValueError(f"save: this module saves as {formats}, not {kind!r}; export_library writes a .so")
 
     @property
-    def imported_modules(self) -> list[DeviceModule]:
-        """TVM's device modules: none for a CPU target; for a GPU target, one whose source says
-        that no GPU code exists (the kernel is this module's C)."""
+    def imported_modules(self) -> list[Any]:
+        """TVM's device modules: none for a CPU target; for CUDA, the kernels' CUDA source (see
+        :class:`~lower.backend.cuda.module.CudaModule`); for another GPU target, one whose
+        source says that no GPU code exists (the kernel is this module's C)."""
+        if self._device is not None:
+            return [self._device]
         target = self.tvm_target
         return [DeviceModule(target.kind.name)] if target is not None and target.is_gpu else []
 

@@ -156,6 +156,7 @@ def warn_gpu_semantics(target: Target) -> None:
     """Warn once per GPU kind that it runs on the CPU."""
     if target.is_gpu and target.kind.name not in _WARNED:
         _WARNED.add(target.kind.name)
+        made = ("its CUDA source is in imported_modules[0], and no GPU runs it here" if target.kind.name == "cuda"
+                else "no GPU code is generated")
         warnings.warn(f"target {target.kind.name!r} runs on this CPU with a GPU's semantics (threads, shared "
-                      "memory, warps): no GPU code is generated, and timings are the CPU's", GpuSemanticsWarning,
-                      stacklevel=4)
+                      f"memory, warps): {made}, and timings are the CPU's", GpuSemanticsWarning, stacklevel=4)

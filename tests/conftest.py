@@ -10,6 +10,8 @@ from hypothesis import settings
 
 import schedule as te
 from lower.backend.c.compile import find_compiler
+from lower.backend.cuda import nvrtc
+from lower.backend.cuda.module import CudaModule
 from lower.build import TARGET_VARIABLE
 
 #: Every test module that builds runs on each target: the checked Python reference, and C
@@ -48,6 +50,31 @@ def default_target(request: Any) -> Any:
         del os.environ[TARGET_VARIABLE]
     else:
         os.environ[TARGET_VARIABLE] = saved
+
+
+@pytest.fixture(autouse=True)
+def _cuda_compiles(monkeypatch: Any) -> Any:
+    """Every build for CUDA that a test makes: its source compiles with NVRTC without a
+    warning, to PTX with an entry for each kernel (where NVRTC is installed: the cuda extra)."""
+    if not nvrtc.available():
+        yield
+        return
+    made: list[CudaModule] = []
+    original = CudaModule.of.__func__  # type: ignore[attr-defined]
+
+    def recording(cls: Any, *args: Any, **kwargs: Any) -> CudaModule:
+        module = original(cls, *args, **kwargs)
+        made.append(module)
+        return module
+    monkeypatch.setattr(CudaModule, "of", classmethod(recording))
+    yield
+    for module in made:
+        if module._source is None:
+            continue  # computes on the host: no CUDA program (see CudaModule.of)
+        ptx = module.ptx()
+        assert not ptx.log, f"NVRTC warns on the CUDA of this build:\n{ptx.log}\n{module.get_source()}"
+        for name in module.entry_names:
+            assert f".entry {name}(" in ptx.text, f"no entry {name} in the PTX"
 
 
 def snapshot(s: te.Schedule) -> list[tuple[Any, ...]]:

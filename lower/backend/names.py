@@ -33,6 +33,11 @@ class Names:
             self._keep.append(obj)
         return name
 
+    def fix(self, obj: Any, text: str) -> None:
+        """Write *obj* as *text* (an expression such as ``((int)threadIdx.x)``, not a name)."""
+        self._by_id[id(obj)] = text
+        self._keep.append(obj)
+
     def fresh(self, hint: str) -> str:
         """A new identifier like *hint*, bound to no object."""
         base = re.sub(r"\W", "_", hint) or "v"

@@ -44,17 +44,17 @@ class Needs:
     buffers: list[Buffer]
 
 
-def needs(body: Iterable[Stmt], bound: Sequence[Var] = ()) -> Needs | None:
+def needs(body: Iterable[Stmt], bound: Sequence[Var] = (), kernels: bool = False) -> Needs | None:
     """The scalars that *body* uses but does not define (nor are in *bound*), and the buffers
     it reaches that it does not allocate; None when it holds what a function cannot take
-    (a kernel launch or a virtual thread)."""
+    (a kernel launch or a virtual thread), unless *kernels* (a GPU kernel's own parameters)."""
     inside: set[Buffer] = set()
     defined: set[Var] = set(bound)
     used: dict[Var, None] = {}
     buffers: dict[Buffer, None] = {}
     for stmt in body:
         for x in walk(stmt):
-            if isinstance(x, AttrStmt) and x.key in _THREAD_KEYS[:2]:
+            if isinstance(x, AttrStmt) and x.key in _THREAD_KEYS[:2] and not kernels:
                 return None
             if isinstance(x, Allocate):
                 inside.add(x.buffer)

@@ -1,0 +1,58 @@
+"""CUDA C text of expressions: the C target's, so that a kernel computes what the CPU run of
+the same schedule computes (NaN in max/min, floor division, casts out of range, shifts), with
+the helpers made device functions and what a GPU cannot do refused by name."""
+
+from __future__ import annotations
+
+from lower.backend.c.expr import CExprSource
+from lower.errors import LoweringError
+from lower.ir.stmt import BufferView
+from schedule.ir.expr import Call, Expr, StringImm
+
+#: Types and constants the C target takes from the C library's headers, which NVRTC lacks.
+PRELUDE = """typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#define INT64_C(c) c##LL
+#define UINT64_C(c) c##ULL
+#define INT32_MIN (-2147483647 - 1)
+#define INT64_MIN (-9223372036854775807LL - 1)
+#define NAN __int_as_float(0x7fc00000)
+#define INFINITY __int_as_float(0x7f800000)
+"""
+
+
+class CudaExprSource(CExprSource):
+    """The C target's expression text, unchecked (a kernel has no error context to record a
+    division by zero in), for device code."""
+
+    def __init__(self, names) -> None:  # noqa: ANN001 - lower.backend.names.Names
+        super().__init__(names, checked=False)
+
+    def device_helpers(self) -> list[str]:
+        """The helper functions the expressions call, as device functions."""
+        device = "__device__ __forceinline__ "  # not static: one left unused would warn
+        return [text.replace("static inline ", device, 1) for text in self.helpers.values()]
+
+    def visit_string_imm(self, e: StringImm) -> str:
+        raise LoweringError(f"build: target 'cuda' cannot pass the string {e.value!r} in a kernel")
+
+    def visit_call(self, e: Call) -> str:
+        if e.name == "prefetch":
+            return "0"
+        if e.name == "popcount":
+            wide = e.args[0].dtype.endswith("64")
+            return f"__popcll((uint64_t)({self(e.args[0])}))" if wide else f"__popc((uint32_t)({self(e.args[0])}))"
+        return super().visit_call(e)
+
+    def _python_call(self, kind: str, name: str, call: Call, args: list[Expr]) -> str:
+        raise LoweringError(f"build: target 'cuda': a kernel cannot call the Python function '{name}'; compute that "
+                            "stage outside the kernel's thread-bound loops on a CPU target")
+
+    def visit_buffer_view(self, e: BufferView) -> str:
+        raise LoweringError(f"build: target 'cuda': buffer '{e.name}' is passed to a call inside a kernel")

@@ -1,0 +1,83 @@
+"""CUDA C to PTX with NVRTC, which runs on any machine (no GPU needed).
+
+NVRTC comes from the optional ``cuda`` extra (``pip install 'tebound[cuda]'``: the packages
+``nvidia-cuda-nvrtc`` and ``cuda-bindings``). Without it, CUDA source is still written; only
+compiling it says which extra to install.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from lower.errors import LoweringError
+
+#: The architecture PTX is written for when no GPU is present and the target names none.
+DEFAULT_ARCH = "sm_80"
+_EXTRA = "pip install 'tebound[cuda]' (nvidia-cuda-nvrtc and cuda-bindings)"
+
+
+@dataclass(frozen=True)
+class Ptx:
+    """What NVRTC made of a source: the PTX text, and its log (warnings), empty when clean."""
+
+    text: str
+    log: str
+    arch: str
+
+
+@functools.cache
+def _nvrtc() -> Any | None:
+    try:
+        return importlib.import_module("cuda.bindings.nvrtc")
+    except ImportError:
+        return None
+
+
+def available() -> bool:
+    """Whether NVRTC can be loaded here."""
+    return _nvrtc() is not None
+
+
+def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu") -> Ptx:
+    """The PTX of *source* for *arch* (``sm_80``: compute capability 8.0).
+
+    :raises LoweringError: without NVRTC (naming the extra to install), or quoting NVRTC's log
+        when the source does not compile.
+    """
+    nvrtc = _nvrtc()
+    if nvrtc is None:
+        raise LoweringError(f"build: compiling CUDA needs NVRTC, which is not installed; {_EXTRA}")
+    if not arch.startswith("sm_") or not arch[3:].isdigit():
+        raise ValueError(f"build: arch must be like 'sm_80', not {arch!r}")
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    _check(nvrtc, err, "nvrtcCreateProgram")
+    try:
+        options = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-default-device", b"--std=c++17"]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
+        log = _log(nvrtc, prog)
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise LoweringError(f"build: NVRTC could not compile the CUDA source:\n{log}")
+        err, size = nvrtc.nvrtcGetPTXSize(prog)
+        _check(nvrtc, err, "nvrtcGetPTXSize")
+        buf = b" " * size
+        (err,) = nvrtc.nvrtcGetPTX(prog, buf)
+        _check(nvrtc, err, "nvrtcGetPTX")
+        return Ptx(buf.rstrip(b"\x00").decode(), log, arch)
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _log(nvrtc: Any, prog: Any) -> str:
+    err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    _check(nvrtc, err, "nvrtcGetProgramLogSize")
+    buf = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, buf)
+    return buf.rstrip(b"\x00").decode(errors="replace").strip()
+
+
+def _check(nvrtc: Any, err: Any, what: str) -> None:
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise LoweringError(f"build: NVRTC failed in {what}: {err}")

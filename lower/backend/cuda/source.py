@@ -1,0 +1,317 @@
+"""CUDA C source of the kernels of a lowered function, named and written as TVM's CUDA code is:
+``extern "C" __global__ void __launch_bounds__(64) default_function_kernel(float* __restrict__ A, ...)``,
+thread indices as ``((int)threadIdx.x)``, ``__shared__`` arrays, ``__syncthreads()``.
+
+A tag bound with several extents in one kernel launches with the largest; an attribute with a
+smaller one runs only for the indices below it, as on the CPU. A cross-thread reduction files
+every thread's term in shared memory and each thread combines its group's terms in the order
+of the reduced indices, as the CPU run does, so both give the same bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any
+
+from lower.backend.c.expr import c_type
+from lower.backend.cuda.expr import PRELUDE, CudaExprSource
+from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
+from lower.backend.names import Names
+from lower.errors import LoweringError
+from lower.ir.stmt import (
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    BufferView,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    ProducerConsumer,
+    SeqStmt,
+    Stmt,
+    Store,
+    While,
+)
+from lower.ir.stmt_functor import StmtFunctor
+from lower.passes.thread_sync import is_allreduce, is_barrier
+from schedule import arith
+from schedule.base.storage_scope import per_thread
+from schedule.ir.expr import Call, Expr, IntImm, StringImm, Var
+from schedule.ir.functor import free_vars, structural_equal
+from schedule.ir.reduce import CommReducer
+
+Steps = Generator[Any, Any, None]
+
+#: Identifiers the kernel text may not take.
+_CUDA_WORDS = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "float4", "int4", "min", "max",
+               "__syncthreads", "__shared__", "__global__", "__device__", "new", "delete", "class", "template",
+               "namespace", "this", "operator", "private", "public", "protected", "virtual", "friend"}
+
+
+class CudaSource:
+    """The CUDA translation unit of a lowered function: :attr:`text`, and :attr:`kernels` in
+    the order the host launches them."""
+
+    def __init__(self, body: Stmt, name: str = "default_function", arguments: Sequence[Any] = ()) -> None:
+        self.kernels: list[DeviceKernel] = split_host_device(body, name)
+        order = {id(b): k for k, b in enumerate(arguments)}
+        for k in self.kernels:  # the function's arguments first, in its order
+            k.buffers.sort(key=lambda b: order.get(id(b), len(order)))
+        names = Names()
+        names._used |= _CUDA_WORDS | {k.name for k in self.kernels}
+        parts: list[str] = []
+        helpers: dict[str, None] = {}
+        for k in self.kernels:
+            gen = _KernelSource(names, k)
+            text = gen.function()
+            helpers.update(dict.fromkeys(gen.expr.device_helpers()))
+            parts.append(text)
+        self.text = "\n".join([PRELUDE, *helpers, *parts])
+
+
+class _KernelSource(StmtFunctor[None]):
+    def __init__(self, names: Names, k: DeviceKernel) -> None:
+        self.k = k
+        self.names = names
+        self.expr = CudaExprSource(names)
+        self.lines: list[str] = []
+        self.indent = 1
+        self.reducer: CommReducer | None = None
+        self.varying: set[Var] = set()  # values that differ between the threads of a block
+        self.divergent = 0  # conditions around the code being written that differ between threads
+        for iv in k.kernel.threads:
+            names.fix(iv.var, f"((int){iv.thread_tag})")
+            if not iv.thread_tag.startswith("blockIdx."):
+                self.varying.add(iv.var)
+
+    def function(self) -> str:
+        k = self.k
+        params = [f"{c_type(b.dtype)}* __restrict__ {self.expr.buffer_name(b)}" for b in k.buffers]
+        params += [f"{c_type(v.dtype)} {self.names(v, v.name)}" for v in k.scalars]
+        threads = arith.value_of(_product(k.block()))
+        bounds = f" __launch_bounds__({threads})" if isinstance(threads, int) and threads > 1 else ""
+        if isinstance(threads, int) and threads > 1024:
+            raise LoweringError(f"build: target 'cuda': kernel {k.name} launches {threads} threads per block "
+                                f"({self._launch_text(BLOCK)}); CUDA allows at most 1024")
+        kernel = k.kernel
+        if kernel.per_warp:
+            raise LoweringError(f"build: target 'cuda' does not write warp memory yet "
+                                f"({', '.join(b.name for b in kernel.per_warp)}); use 'shared' or 'local'")
+        for buf in kernel.per_block:
+            self.declare(buf, shared=True)
+        for buf in kernel.per_thread:
+            self.declare(buf, shared=False)
+        self(self._guarded_root())
+        head = f'extern "C" __global__ void{bounds} {k.name}({", ".join(params)}) {{'
+        return "\n".join([head, *self.lines, "}", ""])
+
+    def _guarded_root(self) -> Stmt:
+        """The kernel's body under its root attribute (kept, for its extent's guard)."""
+        root = self.k.kernel.root
+        return AttrStmt(root.node, root.key, root.value, self.k.kernel.body)
+
+    def _launch_text(self, tags: Sequence[str]) -> str:
+        return " x ".join(f"{t} {self.expr(self.k.launch[t])}" for t in tags if t in self.k.launch)
+
+    # -- output ----------------------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        self.lines.append("  " * self.indent + text)
+
+    def nested(self, head: str, body: Any) -> Steps:
+        self.emit(head + " {")
+        self.indent += 1
+        yield body
+        self.indent -= 1
+        self.emit("}")
+
+    def varies(self, e: Expr) -> bool:
+        return any(v in self.varying for v in free_vars([e]))
+
+    def declare(self, buf: Any, shared: bool) -> None:
+        count = arith.value_of(buf.size)
+        if not isinstance(count, int):
+            raise LoweringError(f"build: target 'cuda': '{buf.name}' in {buf.scope} memory has the symbolic size "
+                                f"{buf.size}; give its stage a constant extent (split by a constant factor)")
+        prefix = "__shared__ " if shared else ""
+        self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
+
+    # -- statements ------------------------------------------------------------------------------
+    def visit_seq_stmt(self, s: SeqStmt) -> Steps:
+        yield from s.seq
+
+    def visit_producer_consumer(self, s: ProducerConsumer) -> Steps:
+        yield s.body
+
+    def visit_attr_stmt(self, s: AttrStmt) -> Steps:
+        if s.key == "thread_extent":
+            tag = s.node.thread_tag  # type: ignore[attr-defined]
+            if structural_equal(s.value, self.k.launch[tag]):
+                yield s.body
+                return
+            self.divergent += 1
+            yield from self.nested(f"if ({self.names(s.node.var, '')} < {self.expr(s.value)})", s.body)  # type: ignore[attr-defined]
+            self.divergent -= 1
+        elif s.key == "reduce_scope" and isinstance(s.node, CommReducer):
+            saved, self.reducer = self.reducer, s.node
+            yield s.body
+            self.reducer = saved
+        elif s.key == "virtual_thread":
+            raise LoweringError("build: target 'cuda': a virtual thread is left in the kernel")
+        else:
+            yield s.body
+
+    def visit_allocate(self, s: Allocate) -> Steps:
+        if s.buffer.scope == "warp":
+            raise LoweringError(f"build: target 'cuda' does not write warp memory yet ({s.buffer.name}); use "
+                                "'shared' or 'local'")
+        if not per_thread(s.buffer.scope) and not s.buffer.scope.startswith("shared"):
+            raise LoweringError(f"build: target 'cuda': '{s.buffer.name}' is allocated in {s.buffer.scope} memory "
+                                "inside a kernel; a kernel allocates only 'shared' and 'local' memory")
+        self.declare(s.buffer, shared=not per_thread(s.buffer.scope))
+        yield s.body
+
+    def visit_for(self, s: For) -> Steps:
+        v = self.names(s.loop_var, s.loop_var.name)
+        lo, extent = self.expr(s.min), self.expr(s.extent)
+        if self.varies(s.min) or self.varies(s.extent):
+            self.varying.add(s.loop_var)
+        if s.kind == ForKind.UNROLLED:
+            self.emit("#pragma unroll")
+        end = extent if lo == "0" else f"{lo} + {extent}"
+        yield from self.nested(f"for ({c_type(s.loop_var.dtype)} {v} = {lo}; {v} < {end}; ++{v})", s.body)
+
+    def visit_if_then_else(self, s: IfThenElse) -> Steps:
+        divergent = self.varies(s.condition)
+        self.divergent += divergent
+        yield from self.nested(f"if ({self.expr(s.condition)})", s.then_case)
+        if s.else_case is not None:
+            self.lines[-1] += " else {"
+            self.indent += 1
+            yield s.else_case
+            self.indent -= 1
+            self.emit("}")
+        self.divergent -= divergent
+
+    def visit_let_stmt(self, s: LetStmt) -> Steps:
+        if self.varies(s.value):
+            self.varying.add(s.var)
+        self.emit(f"{c_type(s.var.dtype)} {self.names(s.var, s.var.name)} = {self.expr(s.value)};")
+        yield s.body
+
+    def visit_while(self, s: While) -> Steps:
+        divergent = self.varies(s.condition)
+        self.divergent += divergent
+        yield from self.nested(f"while ({self.expr(s.condition)})", s.body)
+        self.divergent -= divergent
+
+    def visit_store(self, s: Store) -> None:
+        value = self.expr(s.value)
+        if s.value.dtype != s.buffer.dtype:
+            value = f"(({c_type(s.buffer.dtype)}){value})"
+        self.emit(f"{self.expr.buffer_name(s.buffer)}[{self.expr.index(s.buffer, s.index)}] = {value};")
+
+    def visit_assert_stmt(self, s: AssertStmt) -> Steps:
+        yield s.body  # a kernel cannot raise: the CPU run of the same schedule checks it
+
+    def visit_evaluate(self, s: Evaluate) -> None:
+        if is_barrier(s) or is_allreduce(s):
+            if self.divergent:
+                raise LoweringError(f"build: target 'cuda': kernel {self.k.name} has a barrier under a condition "
+                                    "that differs between the threads of a block, where the threads that skip it "
+                                    "never arrive; move the condition inside the stage, or bind every thread")
+        if is_barrier(s):
+            scope = s.value.args[0]  # type: ignore[attr-defined]
+            kind = scope.value if isinstance(scope, StringImm) else ""
+            if kind == "global":
+                raise LoweringError("build: target 'cuda' has no barrier across blocks (a 'global' storage sync)")
+            self.emit("__syncwarp();" if kind == "warp" else "__syncthreads();")
+            return
+        if is_allreduce(s):
+            self.allreduce(s.value)  # type: ignore[arg-type]
+            return
+        if isinstance(s.value, IntImm):
+            return
+        self.emit(f"(void){self.expr(s.value)};")
+
+    def allreduce(self, call: Call) -> None:
+        """Every thread files its term in shared memory; each combines its group's terms (the
+        threads that differ only in the reduced indices) in the order of those indices."""
+        reducer = self.reducer
+        if reducer is None:
+            raise LoweringError("build: tvm_thread_allreduce outside a kernel's reduce_scope")
+        size = int(call.args[0].value)  # type: ignore[attr-defined]
+        values = call.args[1:1 + size]
+        cond = self.expr(call.args[1 + size])
+        temps = [v.buffer for v in call.args[2 + size:2 + 2 * size] if isinstance(v, BufferView)]
+        tags = {iv.var: iv.thread_tag for iv in self.k.kernel.threads}
+        over = list(dict.fromkeys(tags[v] for v in call.args[2 + 2 * size:] if isinstance(v, Var) and v in tags))
+        block = [t for t in BLOCK if t in self.k.launch]
+        extents = {t: arith.value_of(self.k.launch[t]) for t in block}
+        if not all(isinstance(x, int) for x in extents.values()):
+            raise LoweringError(f"build: target 'cuda': the cross-thread reduction of kernel {self.k.name} needs "
+                                f"constant thread extents, not {self._launch_text(block)}")
+        count = _int_product(extents.values())
+        index = {t: f"((int){t})" for t in block}
+        self.emit("{")
+        self.indent += 1
+        bufs = [self.names.fresh("red_buf0") for _ in values]
+        for v, buf in zip(values, bufs):
+            self.emit(f"__shared__ {c_type(v.dtype)} {buf}[{count}];")
+        for v, buf, ident in zip(values, bufs, reducer.identity_element):
+            term = self.expr(v) if cond == "1" else f"({cond} ? {self.expr(v)} : {self.expr(ident)})"
+            self.emit(f"{buf}[{_linear(index, block, extents)}] = {term};")
+        self.emit("__syncthreads();")
+        accs = [self.names.fresh("red_acc") for _ in values]
+        for v, acc, ident in zip(values, accs, reducer.identity_element):
+            self.emit(f"{c_type(v.dtype)} {acc} = {self.expr(ident)};")
+        rank = dict(index)
+        for tag in over:
+            rank[tag] = r = self.names.fresh("red_r")
+            self.emit(f"for (int {r} = 0; {r} < {extents[tag]}; ++{r}) {{")
+            self.indent += 1
+        at = _linear(rank, block, extents)
+        self.emit("{")
+        self.indent += 1
+        for var, acc in zip(reducer.lhs, accs):
+            self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {acc};")
+        for var, buf in zip(reducer.rhs, bufs):
+            self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {buf}[{at}];")
+        new = [self.names.fresh("red_next") for _ in values]
+        for v, n, e in zip(values, new, reducer.result):
+            self.emit(f"const {c_type(v.dtype)} {n} = {self.expr(e)};")
+        for acc, n in zip(accs, new):
+            self.emit(f"{acc} = {n};")
+        self.indent -= 1
+        self.emit("}")
+        for _ in over:
+            self.indent -= 1
+            self.emit("}")
+        for buf, acc in zip(temps, accs):
+            self.emit(f"{self.expr.buffer_name(buf)}[0] = {acc};")
+        self.emit("__syncthreads();")  # before the next reduction writes the terms again
+        self.indent -= 1
+        self.emit("}")
+
+
+def _linear(index: dict[str, str], tags: list[str], extents: dict[str, Any]) -> str:
+    """The linear index of the per-tag indices *index*, threadIdx.x fastest."""
+    text = ""
+    for tag in reversed(tags):
+        text = index[tag] if not text else f"({text}) * {extents[tag]} + {index[tag]}"
+    return text or "0"
+
+
+def _product(xs: Sequence[Expr]) -> Expr:
+    out: Expr = arith.const(1)
+    for x in xs:
+        out = arith.mul(out, x)
+    return out
+
+
+def _int_product(xs: Any) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
