@@ -12,7 +12,11 @@ import schedule as te
 from lower.backend.c.compile import find_compiler
 from lower.backend.cuda import nvrtc
 from lower.backend.cuda.module import CudaModule
-from lower.build import TARGET_VARIABLE
+from lower.build import TARGET_VARIABLE, BuiltFunc
+from lower.errors import LoweringError
+from lower.ir.stmt import AttrStmt
+from lower.ir.stmt_functor import walk
+from lower.passes.intrin_lowering import lower_intrinsics
 
 #: Every test module that builds runs on each target: the checked Python reference, and C
 #: where a compiler is found. Tests that pass a target themselves are left as they are.
@@ -54,20 +58,39 @@ def default_target(request: Any) -> Any:
 
 @pytest.fixture(autouse=True)
 def _cuda_compiles(monkeypatch: Any) -> Any:
-    """Every build for CUDA that a test makes: its source compiles with NVRTC without a
-    warning, to PTX with an entry for each kernel (where NVRTC is installed: the cuda extra)."""
+    """Every GPU-style schedule a test builds (for CUDA, or for the CPU with threads bound):
+    its CUDA source compiles with NVRTC without a warning, to PTX with an entry for each
+    kernel (where NVRTC is installed: the cuda extra). A schedule CUDA cannot express yet is
+    refused by name; ``$TEBOUND_CUDA_REPORT`` names a file that collects those refusals."""
     if not nvrtc.available():
         yield
         return
     made: list[CudaModule] = []
+    refused: list[str] = []
     original = CudaModule.of.__func__  # type: ignore[attr-defined]
+    init = BuiltFunc.__init__
 
     def recording(cls: Any, *args: Any, **kwargs: Any) -> CudaModule:
         module = original(cls, *args, **kwargs)
         made.append(module)
         return module
+
+    def init_and_cuda(self: BuiltFunc, func: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, func, *args, **kwargs)
+        if self._device is None and any(isinstance(x, AttrStmt) and x.key == "thread_extent" for x in walk(func.body)):
+            try:
+                CudaModule.of(lower_intrinsics(func.body, ("cuda", "c")), self.entry_name,
+                              [func.buffers[t] for t in func.tensors], None)
+            except LoweringError as err:
+                refused.append(str(err))
     monkeypatch.setattr(CudaModule, "of", classmethod(recording))
+    monkeypatch.setattr(BuiltFunc, "__init__", init_and_cuda)
     yield
+    report = os.environ.get("TEBOUND_CUDA_REPORT")
+    if report:
+        with open(report, "a") as f:
+            f.write("".join(f"built {m._source is not None}\n" for m in made))
+            f.write("".join(f"refused {line.splitlines()[0]}\n" for line in refused))
     for module in made:
         if module._source is None:
             continue  # computes on the host: no CUDA program (see CudaModule.of)
