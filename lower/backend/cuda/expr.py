@@ -25,6 +25,11 @@ typedef unsigned long long uint64_t;
 #define NAN __int_as_float(0x7fc00000)
 #define INFINITY __int_as_float(0x7f800000)
 """
+#: float16 as CUDA's half (the C target's name for it kept): NVIDIA's header, from the
+#: ``nvidia-cuda-runtime`` package of the cuda extra.
+HALF = """#include <cuda_fp16.h>
+typedef __half _Float16;
+"""
 
 
 class CudaExprSource(CExprSource):

@@ -1,14 +1,15 @@
 """CUDA C to PTX with NVRTC, which runs on any machine (no GPU needed).
 
 NVRTC comes from the optional ``cuda`` extra (``pip install 'tebound[cuda]'``: the packages
-``nvidia-cuda-nvrtc`` and ``cuda-bindings``). Without it, CUDA source is still written; only
-compiling it says which extra to install.
+``nvidia-cuda-nvrtc``, ``cuda-bindings``, and ``nvidia-cuda-runtime`` for the float16 header).
+Without it, CUDA source is still written; only compiling it says which extra to install.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from lower.errors import LoweringError
 
 #: The architecture PTX is written for when no GPU is present and the target names none.
 DEFAULT_ARCH = "sm_80"
-_EXTRA = "pip install 'tebound[cuda]' (nvidia-cuda-nvrtc and cuda-bindings)"
+_EXTRA = "pip install 'tebound[cuda]' (nvidia-cuda-nvrtc, cuda-bindings, nvidia-cuda-runtime)"
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu") 
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     _check(nvrtc, err, "nvrtcCreateProgram")
     try:
-        options = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-default-device", b"--std=c++17"]
+        options = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-default-device", b"--std=c++17",
+                   *(f"-I{d}".encode() for d in header_dirs())]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         log = _log(nvrtc, prog)
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
@@ -68,6 +70,23 @@ def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu") 
         return Ptx(buf.rstrip(b"\x00").decode(), log, arch)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+@functools.cache
+def header_dirs() -> list[str]:
+    """The folders of CUDA's headers from NVIDIA's wheels (``cuda_fp16.h`` comes with
+    ``nvidia-cuda-runtime``, part of the cuda extra); NVRTC itself brings none."""
+    try:
+        nvidia = importlib.import_module("nvidia")
+    except ImportError:
+        return []
+    found = []
+    for root in getattr(nvidia, "__path__", []):
+        for sub in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+            include = os.path.join(root, sub, "include")
+            if os.path.isfile(os.path.join(include, "cuda_fp16.h")):
+                found.append(include)
+    return found
 
 
 def _log(nvrtc: Any, prog: Any) -> str:

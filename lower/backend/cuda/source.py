@@ -14,7 +14,7 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 from lower.backend.c.expr import c_type
-from lower.backend.cuda.expr import PRELUDE, CudaExprSource
+from lower.backend.cuda.expr import HALF, PRELUDE, CudaExprSource
 from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
 from lower.backend.names import Names
 from lower.errors import LoweringError
@@ -68,7 +68,9 @@ class CudaSource:
             text = gen.function()
             helpers.update(dict.fromkeys(gen.expr.device_helpers()))
             parts.append(text)
-        self.text = "\n".join([PRELUDE, *helpers, *parts])
+        body = "\n".join([*helpers, *parts])
+        half = HALF if "_Float16" in body else ""
+        self.text = "\n".join([PRELUDE + half, body])
 
 
 class _KernelSource(StmtFunctor[None]):
@@ -96,13 +98,12 @@ class _KernelSource(StmtFunctor[None]):
             raise LoweringError(f"build: target 'cuda': kernel {k.name} launches {threads} threads per block "
                                 f"({self._launch_text(BLOCK)}); CUDA allows at most 1024")
         kernel = k.kernel
-        if kernel.per_warp:
-            raise LoweringError(f"build: target 'cuda' does not write warp memory yet "
-                                f"({', '.join(b.name for b in kernel.per_warp)}); use 'shared' or 'local'")
         for buf in kernel.per_block:
             self.declare(buf, shared=True)
         for buf in kernel.per_thread:
             self.declare(buf, shared=False)
+        for buf in kernel.per_warp:
+            self.declare_warp(buf)
         self(self._guarded_root())
         head = f'extern "C" __global__ void{bounds} {k.name}({", ".join(params)}) {{'
         return "\n".join([head, *self.lines, "}", ""])
@@ -137,6 +138,19 @@ class _KernelSource(StmtFunctor[None]):
         prefix = "__shared__ " if shared else ""
         self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
 
+    def declare_warp(self, buf: Any) -> None:
+        """Warp memory: one copy per group of ``threadIdx.x`` (the threads that agree on the
+        other thread indices, within one warp), in shared memory; its users see their group's."""
+        groups = {t: arith.value_of(self.k.launch[t]) for t in BLOCK[1:] if t in self.k.launch}
+        count = arith.value_of(buf.size)
+        if not isinstance(count, int) or not all(isinstance(g, int) for g in groups.values()):
+            raise LoweringError(f"build: target 'cuda': warp memory '{buf.name}' needs a constant size and "
+                                f"constant threadIdx.y/z extents, not {buf.size} and {self._launch_text(BLOCK[1:])}")
+        base = self.names.fresh(buf.name)
+        self.emit(f"__shared__ {c_type(buf.dtype)} {base}[{max(count, 1) * _int_product(groups.values())}];")
+        group = _linear({t: f"((int){t})" for t in groups}, list(groups), groups)
+        self.names.fix(buf, base if group == "0" else f"({base} + ({group}) * {max(count, 1)})")
+
     # -- statements ------------------------------------------------------------------------------
     def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         yield from s.seq
@@ -164,8 +178,9 @@ class _KernelSource(StmtFunctor[None]):
 
     def visit_allocate(self, s: Allocate) -> Steps:
         if s.buffer.scope == "warp":
-            raise LoweringError(f"build: target 'cuda' does not write warp memory yet ({s.buffer.name}); use "
-                                "'shared' or 'local'")
+            self.declare_warp(s.buffer)
+            yield s.body
+            return
         if not per_thread(s.buffer.scope) and not s.buffer.scope.startswith("shared"):
             raise LoweringError(f"build: target 'cuda': '{s.buffer.name}' is allocated in {s.buffer.scope} memory "
                                 "inside a kernel; a kernel allocates only 'shared' and 'local' memory")
