@@ -13,7 +13,8 @@ from bound.operation.registry import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend.c.compile import find_compiler
 from lower.backend.c.realign import Spares, realigned, updated_in_place
-from lower.backend.cuda.module import CudaModule
+from lower.backend.cuda.module import CudaModule, cuda_driver, present_arch
+from lower.backend.cuda.runner import GpuRunner
 from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
@@ -78,7 +79,8 @@ def choose_target(target: Any, checks: bool | None) -> tuple[str, Target | None]
         raise ValueError(str(err).replace("build: ", f"build: {where}: ", 1)) from None
     tvm_target = chosen if isinstance(chosen, Target) else None
     if tvm_target is not None:
-        warn_gpu_semantics(tvm_target)
+        if not (tvm_target.kind.name == "cuda" and present_arch()):
+            warn_gpu_semantics(tvm_target)  # with a GPU, a CUDA build runs there
         chosen = "c"
     if chosen == "c" and checks:
         raise ValueError("build: checks=True asks for the checked execution, which target='python' runs; "
@@ -118,6 +120,9 @@ class BuiltFunc:
             self._device = CudaModule.of(body, name, [func.buffers[t] for t in func.tensors],
                                          tvm_target.attrs.get("arch")) \
                 if tvm_target is not None and tvm_target.kind.name == "cuda" else None
+            self._device_body = body
+            #: The GPU run of the CUDA module, made at the first call where a GPU is present.
+            self._gpu: GpuRunner | None = None
             self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
                                            fast_math=fast_math, libm=libm, **loaded)
         self.source = self._kernel.source
@@ -215,6 +220,9 @@ class BuiltFunc:
                 self._spares.give(copy)
 
     def _run(self, arrays: Sequence[Any]) -> None:
+        if self._on_gpu():
+            self._call(arrays)
+            return
         if self._fast is not None:
             try:
                 bound = self._fast(*arrays)
@@ -241,7 +249,19 @@ class BuiltFunc:
         env = bind_shapes(args, arrays, self.lowered.layouts)
         self._checks.check_values(env)
         self._checks.check_overlap(tensors, values, self._writes)
+        if self._gpu is not None:
+            self._gpu(values, env, self._writes)
+            return
         self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
+
+    def _on_gpu(self) -> bool:
+        """Whether calls run on the GPU: a CUDA build with kernels, where a GPU is present."""
+        if self._gpu is None and self._device is not None and present_arch() is not None:
+            source = self._device.source  # raises for a function that computes on the host
+            if source.kernels:
+                self._gpu = GpuRunner(self._device, self._device_body,
+                                      [self.lowered.buffers[t] for t in self.lowered.tensors], cuda_driver())
+        return self._gpu is not None
 
 
 def load_module(path: str) -> BuiltFunc:

@@ -65,7 +65,8 @@ def _cuda_compiles(monkeypatch: Any) -> Any:
     if not nvrtc.available():
         yield
         return
-    made: list[CudaModule] = []
+    made: list[CudaModule] = []  # built for CUDA: compiled to PTX
+    checked: list[CudaModule] = []  # built for the CPU: NVRTC's front end only (its warnings)
     refused: list[str] = []
     original = CudaModule.of.__func__  # type: ignore[attr-defined]
     init = BuiltFunc.__init__
@@ -79,18 +80,24 @@ def _cuda_compiles(monkeypatch: Any) -> Any:
         init(self, func, *args, **kwargs)
         if self._device is None and any(isinstance(x, AttrStmt) and x.key == "thread_extent" for x in walk(func.body)):
             try:
-                CudaModule.of(lower_intrinsics(func.body, ("cuda", "c")), self.entry_name,
-                              [func.buffers[t] for t in func.tensors], None)
+                module = original(CudaModule, lower_intrinsics(func.body, ("cuda", "c")), self.entry_name,
+                                  [func.buffers[t] for t in func.tensors], None)
             except LoweringError as err:
                 refused.append(str(err))
+            else:
+                checked.append(module)
     monkeypatch.setattr(CudaModule, "of", classmethod(recording))
     monkeypatch.setattr(BuiltFunc, "__init__", init_and_cuda)
     yield
     report = os.environ.get("TEBOUND_CUDA_REPORT")
     if report:
         with open(report, "a") as f:
-            f.write("".join(f"built {m._source is not None}\n" for m in made))
+            f.write("".join(f"built {m._source is not None}\n" for m in made + checked))
             f.write("".join(f"refused {line.splitlines()[0]}\n" for line in refused))
+    for module in checked:
+        if module._source is not None:
+            log = nvrtc.compile_ptx(module.source.text, syntax_only=True).log
+            assert not log, f"NVRTC warns on the CUDA of this schedule:\n{log}\n{module.source.text}"
     for module in made:
         if module._source is None:
             continue  # computes on the host: no CUDA program (see CudaModule.of)

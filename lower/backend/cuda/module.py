@@ -76,13 +76,24 @@ def _compiled(text: str, arch: str) -> Ptx:
     return compile_ptx(text, arch)
 
 
+def cuda_driver() -> Any:
+    """The driver API module (``cuda.bindings.driver``).
+
+    :raises LoweringError: without the cuda extra, naming it."""
+    try:
+        return importlib.import_module("cuda.bindings.driver")
+    except ImportError:
+        raise LoweringError("running on the GPU needs NVIDIA's driver bindings, which are not installed; "
+                            "pip install 'tebound[cuda]'") from None
+
+
 @functools.cache
 def present_arch() -> str | None:
     """``sm_XY`` of the first GPU the CUDA driver sees, or None (no driver bindings, no driver,
     or no GPU)."""
     try:
-        driver: Any = importlib.import_module("cuda.bindings.driver")
-    except ImportError:
+        driver: Any = cuda_driver()
+    except LoweringError:
         return None
     ok = driver.CUresult.CUDA_SUCCESS
     try:

@@ -42,8 +42,9 @@ def available() -> bool:
     return _nvrtc() is not None
 
 
-def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu") -> Ptx:
-    """The PTX of *source* for *arch* (``sm_80``: compute capability 8.0).
+def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu", syntax_only: bool = False) -> Ptx:
+    """The PTX of *source* for *arch* (``sm_80``: compute capability 8.0); with *syntax_only*,
+    only NVRTC's front end runs (its errors and warnings, no PTX: a sixth of the time).
 
     :raises LoweringError: without NVRTC (naming the extra to install), or quoting NVRTC's log
         when the source does not compile.
@@ -57,11 +58,13 @@ def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu") 
     _check(nvrtc, err, "nvrtcCreateProgram")
     try:
         options = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-default-device", b"--std=c++17",
-                   *(f"-I{d}".encode() for d in header_dirs())]
+                   *(f"-I{d}".encode() for d in header_dirs()), *([b"--fdevice-syntax-only"] if syntax_only else [])]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         log = _log(nvrtc, prog)
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise LoweringError(f"build: NVRTC could not compile the CUDA source:\n{log}")
+        if syntax_only:
+            return Ptx("", log, arch)
         err, size = nvrtc.nvrtcGetPTXSize(prog)
         _check(nvrtc, err, "nvrtcGetPTXSize")
         buf = b" " * size

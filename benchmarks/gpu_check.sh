@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Everything that needs a GPU, in one go (run where one is at hand; about a minute now):
+# the card and driver, then the GPU tests and the CUDA tests beside them.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv || true
+python -c "from lower.backend.cuda.module import present_arch; print('arch', present_arch())"
+python -m pytest -n 0 -q -p no:cacheprovider tests/gpu tests/lower/test_cuda_source.py tests/lower/test_cuda_runner.py

@@ -1,0 +1,114 @@
+"""The GPU run of a CUDA build, its host part checked without a GPU: a stand-in for the driver
+API keeps device memory in bytes and records every launch, so the test sees the copies, the
+grid and block computed from the call's shapes, the kernels' parameters, and the frees."""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+
+import numpy as np
+import pytest
+
+import lower
+import schedule as te
+from lower.backend.cuda import nvrtc
+from lower.backend.cuda.runner import GpuRunner
+
+pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
+              pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed (pip install '.[cuda]')")]
+
+
+class FakeDriver:
+    """The driver functions GpuRunner calls, each returning ``(CUDA_SUCCESS, value)``."""
+
+    class CUresult:
+        CUDA_SUCCESS = 0
+
+    def __init__(self) -> None:
+        self.memory: dict[int, bytearray] = {}
+        self.launches: list[tuple] = []
+        self.loaded: list[bytes] = []
+        self._next = itertools.count(4096, 4096)
+
+    def cuInit(self, flags): return (0,)
+    def cuDeviceGet(self, k): return 0, k
+    def cuDevicePrimaryCtxRetain(self, device): return 0, "ctx"
+    def cuCtxSetCurrent(self, ctx): return (0,)
+    def cuCtxSynchronize(self): return (0,)
+    def cuModuleGetFunction(self, module, name): return 0, name.decode()
+
+    def cuModuleLoadData(self, image):
+        self.loaded.append(image)
+        return 0, "module"
+
+    def cuMemAlloc(self, nbytes):
+        ptr = next(self._next)
+        self.memory[ptr] = bytearray(nbytes)
+        return 0, ptr
+
+    def cuMemFree(self, ptr):
+        del self.memory[ptr]
+        return (0,)
+
+    def cuMemcpyHtoD(self, ptr, host, nbytes):
+        self.memory[ptr][:nbytes] = ctypes.string_at(host, nbytes)
+        return (0,)
+
+    def cuMemcpyDtoH(self, host, ptr, nbytes):
+        ctypes.memmove(host, bytes(self.memory[ptr][:nbytes]), nbytes)
+        return (0,)
+
+    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        self.launches.append((f, (gx, gy, gz), (bx, by, bz), params))
+        return (0,)
+
+
+def _runner(s, args, driver):
+    f = lower.build(s, args, "cuda")
+    return f, GpuRunner(f.imported_modules[0], f._device_body, [f.lowered.buffers[t] for t in f.lowered.tensors],
+                        driver)
+
+
+def test_a_launch_takes_its_grid_from_the_call_shape_and_its_arrays_by_pointer():
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[0], factor=64)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    driver = FakeDriver()
+    f, run = _runner(s, [A, B, n], driver)
+    assert driver.loaded[0].startswith(b"//") and driver.loaded[0].endswith(b"\0")  # the PTX, terminated
+    a = np.arange(1000, dtype=np.float32)
+    b = np.full(1000, 7.0, np.float32)
+    run([a, b], {n: 1000}, [False, True])
+    ((name, grid, block, (values, types)),) = driver.launches
+    assert name == "default_function_kernel"
+    assert grid == (16, 1, 1) and block == (64, 1, 1)  # ceil(1000 / 64) blocks of 64
+    assert types == (None, None, ctypes.c_int32) and values[2] == 1000
+    # No kernel ran (a stand-in), so B comes back as it went: copied in, and out again.
+    np.testing.assert_array_equal(b, np.full(1000, 7.0, np.float32))
+    assert driver.memory == {}  # every allocation freed
+
+
+def test_kernels_launch_in_order_with_a_global_array_between_them():
+    A = te.placeholder((256,), name="A")
+    B = te.compute((256,), lambda i: A[i] * 2, name="B")
+    C = te.compute((256,), lambda i: B[255 - i] + 1, name="C")
+    s = te.create_schedule(C.op)
+    for t in (B, C):
+        bx, tx = s[t].split(t.op.axis[0], factor=32)
+        s[t].bind(bx, te.thread_axis("blockIdx.x"))
+        s[t].bind(tx, te.thread_axis("threadIdx.x"))
+    driver = FakeDriver()
+    _, run = _runner(s, [A, C], driver)
+    a, c = np.zeros(256, np.float32), np.zeros(256, np.float32)
+    run([a, c], {}, [False, True])
+    names = [launch[0] for launch in driver.launches]
+    assert names == ["default_function_kernel", "default_function_kernel_1"]
+    first, second = (launch[3][0] for launch in driver.launches)  # (A, B) and (C, B): arguments first
+    assert first[1] == second[1], "the second kernel reads the intermediate the first writes"
+    assert len({first[0], first[1], second[0]}) == 3
+    assert driver.memory == {}
