@@ -28,18 +28,19 @@ from lower.ir.stmt import (
     ForKind,
     IfThenElse,
     LetStmt,
+    Load,
     ProducerConsumer,
     SeqStmt,
     Stmt,
     Store,
     While,
 )
-from lower.ir.stmt_functor import StmtFunctor
+from lower.ir.stmt_functor import StmtFunctor, stmt_exprs, walk
 from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.base.storage_scope import per_thread
 from schedule.ir.expr import Call, Expr, IntImm, StringImm, Var
-from schedule.ir.functor import free_vars, structural_equal
+from schedule.ir.functor import distinct_post_order, free_vars, structural_equal
 from schedule.ir.reduce import CommReducer
 
 Steps = Generator[Any, Any, None]
@@ -83,6 +84,9 @@ class _KernelSource(StmtFunctor[None]):
         self.reducer: CommReducer | None = None
         self.varying: set[Var] = set()  # values that differ between the threads of a block
         self.divergent = 0  # conditions around the code being written that differ between threads
+        #: The arrays the kernel reads.
+        self.read = {x.buffer for st in walk(k.kernel.root) for e in stmt_exprs(st)
+                     for x in distinct_post_order(e) if isinstance(x, Load)}
         for iv in k.kernel.threads:
             names.fix(iv.var, f"((int){iv.thread_tag})")
             if not iv.thread_tag.startswith("blockIdx."):
@@ -135,7 +139,8 @@ class _KernelSource(StmtFunctor[None]):
         if not isinstance(count, int):
             raise LoweringError(f"build: target 'cuda': '{buf.name}' in {buf.scope} memory has the symbolic size "
                                 f"{buf.size}; give its stage a constant extent (split by a constant factor)")
-        prefix = "__shared__ " if shared else ""
+        # An array written and never read (a value the outputs do not need) would warn.
+        prefix = ("" if buf in self.read else "[[maybe_unused]] ") + ("__shared__ " if shared else "")
         self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
 
     def declare_warp(self, buf: Any) -> None:
