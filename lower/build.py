@@ -13,7 +13,7 @@ from bound.operation.registry import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend.c.compile import find_compiler
 from lower.backend.c.realign import Spares, realigned, updated_in_place
-from lower.backend.cuda.module import CudaModule, cuda_driver, present_arch
+from lower.backend.cuda.module import CudaModule, cuda_driver, cuda_limits, present_arch
 from lower.backend.cuda.runner import GpuRunner
 from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
@@ -118,7 +118,7 @@ class BuiltFunc:
             #: For target "cuda": the kernels' CUDA source (TVM's imported module), refused
             #: before anything compiles when CUDA cannot express the schedule.
             self._device = CudaModule.of(body, name, [func.buffers[t] for t in func.tensors],
-                                         tvm_target.attrs.get("arch")) \
+                                         tvm_target.attrs.get("arch"), cuda_limits(tvm_target)) \
                 if tvm_target is not None and tvm_target.kind.name == "cuda" else None
             self._device_body = body
             #: The GPU run of the CUDA module, made at the first call where a GPU is present.

@@ -16,6 +16,7 @@ from lower.backend.cuda import module as cuda_module
 from lower.backend.cuda import nvrtc
 from lower.backend.cuda.split import HostAccessError
 from lower.errors import LoweringError
+from lower.target import Target
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed (pip install '.[cuda]')")
@@ -137,6 +138,46 @@ def test_more_than_1024_threads_per_block_is_refused_by_name():
     s, args = _vector_add(n=4096, factor=2048)
     with pytest.raises(LoweringError, match=r"2048 threads per block .*at most 1024"):
         lower.build(s, args, "cuda")
+
+
+def test_the_targets_thread_limit_is_the_one_checked():
+    s, args = _vector_add(factor=512)
+    assert "__launch_bounds__(512)" in lower.build(s, args, "cuda").imported_modules[0].get_source()
+    with pytest.raises(LoweringError, match=r"512 threads per block .*at most 256"):
+        lower.build(s, args, Target("cuda -max_num_threads=256"))
+
+
+def _shared_tile(floats: int):
+    """Each block copies *floats* elements of A into shared memory and writes them back doubled."""
+    A = te.placeholder((4 * floats,), name="A")
+    B = te.compute((4 * floats,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=floats)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[AS].compute_at(s[B], bx)
+    xo, xi = s[AS].split(AS.op.axis[0], nparts=128)
+    s[AS].bind(xo, te.thread_axis("threadIdx.x"))
+    txo, txi = s[B].split(tx, nparts=128)
+    s[B].bind(txo, te.thread_axis("threadIdx.x"))
+    return s, [A, B]
+
+
+def test_shared_memory_over_the_limit_is_refused_naming_the_arrays():
+    s, args = _shared_tile(12 * 1024)  # 48 KiB: the limit itself
+    f = lower.build(s, args, "cuda")
+    assert "__shared__ float A_shared[12288];" in f.imported_modules[0].get_source()
+    a = np.arange(4 * 12 * 1024, dtype=np.float32)
+    b = np.zeros_like(a)
+    f(a, b)
+    np.testing.assert_array_equal(b, a * 2)
+    s, args = _shared_tile(12 * 1024 + 128)
+    with pytest.raises(LoweringError, match=r"needs 49664 bytes of shared memory per block \(A.shared 49664 B\); "
+                                            r"the target allows 49152"):
+        lower.build(s, args, "cuda")
+    s, args = _shared_tile(4 * 1024)
+    with pytest.raises(LoweringError, match="the target allows 8192"):
+        lower.build(s, args, Target("cuda -max_shared_memory_per_block=8192"))
 
 
 def test_a_barrier_under_a_condition_on_the_thread_is_refused():

@@ -8,7 +8,7 @@ import importlib
 from typing import Any
 
 from lower.backend.cuda.nvrtc import DEFAULT_ARCH, Ptx, compile_ptx
-from lower.backend.cuda.source import CudaSource
+from lower.backend.cuda.source import CudaSource, Limits
 from lower.backend.cuda.split import HostAccessError
 from lower.errors import LoweringError
 from lower.ir.stmt import Stmt
@@ -27,7 +27,8 @@ class CudaModule:
         self.arch = arch or present_arch() or DEFAULT_ARCH
 
     @classmethod
-    def of(cls, body: Stmt, name: str, arguments: list[Any], arch: str | None) -> CudaModule:
+    def of(cls, body: Stmt, name: str, arguments: list[Any], arch: str | None, limits: Limits | None = None
+           ) -> CudaModule:
         """The module of a lowered *body*. A function that computes a stage on the host (no
         loop of it bound to a thread) has no CUDA program: TVM refuses to build it; here it
         still runs on the CPU with a GPU's semantics, and asking for its source raises.
@@ -35,7 +36,7 @@ class CudaModule:
         :raises LoweringError: for a kernel CUDA cannot express (naming the limit).
         """
         try:
-            return cls(CudaSource(body, name, arguments), arch)
+            return cls(CudaSource(body, name, arguments, limits or Limits()), arch)
         except HostAccessError as err:
             return cls(None, arch, err)
 
@@ -74,6 +75,13 @@ class CudaModule:
 @functools.lru_cache(maxsize=64)
 def _compiled(text: str, arch: str) -> Ptx:
     return compile_ptx(text, arch)
+
+
+def cuda_limits(target: Any) -> Limits:
+    """The per-block limits a CUDA target states (TVM's attributes), else CUDA's."""
+    default = Limits()
+    return Limits(int(target.attrs.get("max_num_threads", default.threads)),
+                  int(target.attrs.get("max_shared_memory_per_block", default.shared_bytes)))
 
 
 def cuda_driver() -> Any:

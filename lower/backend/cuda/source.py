@@ -11,6 +11,7 @@ of the reduced indices, as the CPU run does, so both give the same bits.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lower.backend.c.expr import c_type
@@ -39,6 +40,7 @@ from lower.ir.stmt_functor import StmtFunctor, stmt_exprs, walk
 from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.base.storage_scope import per_thread
+from schedule.ir.dtype import bits
 from schedule.ir.expr import Call, Expr, IntImm, StringImm, Var
 from schedule.ir.functor import distinct_post_order, free_vars, structural_equal
 from schedule.ir.reduce import CommReducer
@@ -51,11 +53,21 @@ _CUDA_WORDS = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half
                "namespace", "this", "operator", "private", "public", "protected", "virtual", "friend"}
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one block may use: TVM's target attributes ``max_num_threads`` and
+    ``max_shared_memory_per_block`` (static shared memory: 48 KiB on every architecture)."""
+
+    threads: int = 1024
+    shared_bytes: int = 48 * 1024
+
+
 class CudaSource:
     """The CUDA translation unit of a lowered function: :attr:`text`, and :attr:`kernels` in
     the order the host launches them."""
 
-    def __init__(self, body: Stmt, name: str = "default_function", arguments: Sequence[Any] = ()) -> None:
+    def __init__(self, body: Stmt, name: str = "default_function", arguments: Sequence[Any] = (),
+                 limits: Limits | None = None) -> None:
         self.kernels: list[DeviceKernel] = split_host_device(body, name)
         order = {id(b): k for k, b in enumerate(arguments)}
         for k in self.kernels:  # the function's arguments first, in its order
@@ -65,7 +77,7 @@ class CudaSource:
         parts: list[str] = []
         helpers: dict[str, None] = {}
         for k in self.kernels:
-            gen = _KernelSource(names, k)
+            gen = _KernelSource(names, k, limits or Limits())
             text = gen.function()
             helpers.update(dict.fromkeys(gen.expr.device_helpers()))
             parts.append(text)
@@ -75,8 +87,10 @@ class CudaSource:
 
 
 class _KernelSource(StmtFunctor[None]):
-    def __init__(self, names: Names, k: DeviceKernel) -> None:
+    def __init__(self, names: Names, k: DeviceKernel, limits: Limits) -> None:
         self.k = k
+        self.limits = limits
+        self.shared: list[tuple[str, int]] = []  # the kernel's shared arrays and their bytes
         self.names = names
         self.expr = CudaExprSource(names)
         self.lines: list[str] = []
@@ -98,9 +112,9 @@ class _KernelSource(StmtFunctor[None]):
         params += [f"{c_type(v.dtype)} {self.names(v, v.name)}" for v in k.scalars]
         threads = arith.value_of(_product(k.block()))
         bounds = f" __launch_bounds__({threads})" if isinstance(threads, int) and threads > 1 else ""
-        if isinstance(threads, int) and threads > 1024:
+        if isinstance(threads, int) and threads > self.limits.threads:
             raise LoweringError(f"build: target 'cuda': kernel {k.name} launches {threads} threads per block "
-                                f"({self._launch_text(BLOCK)}); CUDA allows at most 1024")
+                                f"({self._launch_text(BLOCK)}); the target allows at most {self.limits.threads}")
         kernel = k.kernel
         for buf in kernel.per_block:
             self.declare(buf, shared=True)
@@ -109,6 +123,12 @@ class _KernelSource(StmtFunctor[None]):
         for buf in kernel.per_warp:
             self.declare_warp(buf)
         self(self._guarded_root())
+        used = sum(n for _, n in self.shared)
+        if used > self.limits.shared_bytes:
+            arrays = ", ".join(f"{name} {n} B" for name, n in self.shared)
+            raise LoweringError(f"build: target 'cuda': kernel {k.name} needs {used} bytes of shared memory per "
+                                f"block ({arrays}); the target allows {self.limits.shared_bytes}: split the stages "
+                                "that fill them by smaller factors")
         head = f'extern "C" __global__ void{bounds} {k.name}({", ".join(params)}) {{'
         return "\n".join([head, *self.lines, "}", ""])
 
@@ -142,6 +162,8 @@ class _KernelSource(StmtFunctor[None]):
         # An array written and never read (a value the outputs do not need) would warn.
         prefix = ("" if buf in self.read else "[[maybe_unused]] ") + ("__shared__ " if shared else "")
         self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
+        if shared:
+            self.shared.append((buf.name, max(count, 1) * _bytes(buf.dtype)))
 
     def declare_warp(self, buf: Any) -> None:
         """Warp memory: one copy per group of ``threadIdx.x`` (the threads that agree on the
@@ -152,7 +174,9 @@ class _KernelSource(StmtFunctor[None]):
             raise LoweringError(f"build: target 'cuda': warp memory '{buf.name}' needs a constant size and "
                                 f"constant threadIdx.y/z extents, not {buf.size} and {self._launch_text(BLOCK[1:])}")
         base = self.names.fresh(buf.name)
-        self.emit(f"__shared__ {c_type(buf.dtype)} {base}[{max(count, 1) * _int_product(groups.values())}];")
+        total = max(count, 1) * _int_product(groups.values())
+        self.emit(f"__shared__ {c_type(buf.dtype)} {base}[{total}];")
+        self.shared.append((buf.name, total * _bytes(buf.dtype)))
         group = _linear({t: f"((int){t})" for t in groups}, list(groups), groups)
         self.names.fix(buf, base if group == "0" else f"({base} + ({group}) * {max(count, 1)})")
 
@@ -279,6 +303,7 @@ class _KernelSource(StmtFunctor[None]):
         bufs = [self.names.fresh("red_buf0") for _ in values]
         for v, buf in zip(values, bufs):
             self.emit(f"__shared__ {c_type(v.dtype)} {buf}[{count}];")
+            self.shared.append((buf, count * _bytes(v.dtype)))
         for v, buf, ident in zip(values, bufs, reducer.identity_element):
             term = self.expr(v) if cond == "1" else f"({cond} ? {self.expr(v)} : {self.expr(ident)})"
             self.emit(f"{buf}[{_linear(index, block, extents)}] = {term};")
@@ -321,6 +346,10 @@ def _linear(index: dict[str, str], tags: list[str], extents: dict[str, Any]) -> 
     for tag in reversed(tags):
         text = index[tag] if not text else f"({text}) * {extents[tag]} + {index[tag]}"
     return text or "0"
+
+
+def _bytes(dtype: str) -> int:
+    return max(bits(dtype) // 8, 1)
 
 
 def _product(xs: Sequence[Expr]) -> Expr:
