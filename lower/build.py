@@ -146,7 +146,23 @@ class BuiltFunc:
         """
         if func_name is not None and func_name != self.entry_name:
             raise ValueError(f"time_evaluator: this function is '{self.entry_name}', not {func_name!r}")
+        if self._on_gpu():
+            return self._gpu_time_evaluator(number, repeat, min_repeat_ms, cooldown_interval_ms)
         return time_evaluator(self, number, repeat, min_repeat_ms, cooldown_interval_ms)
+
+    def _gpu_time_evaluator(self, *counts: Any) -> Any:
+        """The kernels timed on the GPU, as TVM times them: the arrays copied there once, and
+        each batch of calls waited for at its end; the outputs come back after the timing."""
+        gpu = self._gpu
+        assert gpu is not None
+
+        def timed(*arrays: Any) -> Any:
+            values, env = self._bind(arrays)
+            with gpu.resident(values, env) as run:
+                result = time_evaluator(run, *counts, sync=gpu.sync)()
+                gpu.download(run.pointers, values, self._writes)
+            return result
+        return timed
 
     def get_source(self, fmt: str = "") -> str:
         """The generated source: C for target ``"c"``, Python for ``"python"``."""
@@ -238,6 +254,14 @@ class BuiltFunc:
 
     def _call(self, arrays: Sequence[Any]) -> None:
         """Check a call in full, naming what is wrong, and run it."""
+        values, env = self._bind(arrays)
+        if self._gpu is not None:
+            self._gpu(values, env, self._writes)
+            return
+        self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
+
+    def _bind(self, arrays: Sequence[Any]) -> tuple[list[Any], dict[Var, Any]]:
+        """The arrays of a call and the values of its variables, checked in full."""
         args = self.lowered.args
         if len(arrays) != len(args):
             raise TypeError(f"expected {len(args)} arguments ({', '.join(a.name for a in args)}), "
@@ -249,10 +273,7 @@ class BuiltFunc:
         env = bind_shapes(args, arrays, self.lowered.layouts)
         self._checks.check_values(env)
         self._checks.check_overlap(tensors, values, self._writes)
-        if self._gpu is not None:
-            self._gpu(values, env, self._writes)
-            return
-        self._kernel(values, [env[v] for v in self.lowered.params], self._writes)
+        return values, env
 
     def _on_gpu(self) -> bool:
         """Whether calls run on the GPU: a CUDA build with kernels, where a GPU is present."""

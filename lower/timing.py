@@ -45,8 +45,11 @@ class BenchmarkResult:
 
 
 def time_evaluator(fn: Callable[..., Any], number: int = 10, repeat: int = 1, min_repeat_ms: float = 0,
-                   cooldown_interval_ms: float = 0) -> Callable[..., BenchmarkResult]:
+                   cooldown_interval_ms: float = 0, sync: Callable[[], Any] | None = None
+                   ) -> Callable[..., BenchmarkResult]:
     """A function that calls *fn* with its arguments as described above and returns the times.
+    *sync* (a GPU's) waits for the work *fn* queued: after the warm-up and at the end of each
+    batch of calls, inside its time, as TVM's ``dev.sync()``.
 
     :raises ValueError: for a count below 1 or a negative duration.
     """
@@ -59,13 +62,15 @@ def time_evaluator(fn: Callable[..., Any], number: int = 10, repeat: int = 1, mi
 
     def evaluate(*args: Any) -> BenchmarkResult:
         fn(*args)  # warm-up, not timed
+        if sync is not None:
+            sync()
         results = []
         count = number
         for k in range(repeat):
             if k and cooldown_interval_ms:
                 time.sleep(cooldown_interval_ms / 1e3)
             while True:
-                elapsed = _run(fn, args, count)
+                elapsed = _run(fn, args, count, sync)
                 if elapsed * 1e3 >= min_repeat_ms or not min_repeat_ms:
                     break
                 # as TVM grows it: enough calls for the minimum, and at least 1.618 times more
@@ -77,8 +82,10 @@ def time_evaluator(fn: Callable[..., Any], number: int = 10, repeat: int = 1, mi
     return evaluate
 
 
-def _run(fn: Callable[..., Any], args: Sequence[Any], count: int) -> float:
+def _run(fn: Callable[..., Any], args: Sequence[Any], count: int, sync: Callable[[], Any] | None = None) -> float:
     start = time.perf_counter()
     for _ in range(count):
         fn(*args)
+    if sync is not None:
+        sync()
     return time.perf_counter() - start

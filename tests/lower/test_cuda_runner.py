@@ -5,6 +5,7 @@ grid and block computed from the call's shapes, the kernels' parameters, and the
 from __future__ import annotations
 
 import ctypes
+import importlib
 import itertools
 
 import numpy as np
@@ -15,6 +16,7 @@ import schedule as te
 from lower.backend.cuda import nvrtc
 from lower.backend.cuda.runner import GpuRunner
 
+build_module = importlib.import_module("lower.build")  # the module: lower.build is the function
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed (pip install '.[cuda]')")]
 
@@ -29,13 +31,17 @@ class FakeDriver:
         self.memory: dict[int, bytearray] = {}
         self.launches: list[tuple] = []
         self.loaded: list[bytes] = []
+        self.copies_in = 0
+        self.syncs = 0
         self._next = itertools.count(4096, 4096)
 
     def cuInit(self, flags): return (0,)
     def cuDeviceGet(self, k): return 0, k
     def cuDevicePrimaryCtxRetain(self, device): return 0, "ctx"
     def cuCtxSetCurrent(self, ctx): return (0,)
-    def cuCtxSynchronize(self): return (0,)
+    def cuCtxSynchronize(self):
+        self.syncs += 1
+        return (0,)
     def cuModuleGetFunction(self, module, name): return 0, name.decode()
 
     def cuModuleLoadData(self, image):
@@ -53,6 +59,7 @@ class FakeDriver:
 
     def cuMemcpyHtoD(self, ptr, host, nbytes):
         self.memory[ptr][:nbytes] = ctypes.string_at(host, nbytes)
+        self.copies_in += 1
         return (0,)
 
     def cuMemcpyDtoH(self, host, ptr, nbytes):
@@ -112,3 +119,31 @@ def test_kernels_launch_in_order_with_a_global_array_between_them():
     assert first[1] == second[1], "the second kernel reads the intermediate the first writes"
     assert len({first[0], first[1], second[0]}) == 3
     assert driver.memory == {}
+
+
+def test_calls_and_their_timing_go_to_the_gpu_where_one_is_present(monkeypatch):
+    """A build for "cuda" with a GPU present (here a stand-in) runs its calls there, and
+    time_evaluator copies the arrays once and waits for each batch of launches at its end."""
+    driver = FakeDriver()
+    monkeypatch.setattr(build_module, "present_arch", lambda: "sm_80")
+    monkeypatch.setattr(build_module, "cuda_driver", lambda: driver)
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] + 1, name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[0], factor=128)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    f = lower.build(s, [A, B, n], "cuda")
+    a, b = np.arange(300, dtype=np.float32), np.full(300, 5.0, np.float32)
+    f(a, b, 300)
+    assert f._gpu is not None and [launch[1] for launch in driver.launches] == [(3, 1, 1)]
+    assert driver.copies_in == 2 and driver.syncs == 1
+    result = f.time_evaluator(f.entry_name, number=5, repeat=2)(a, b, 300)
+    assert len(result.results) == 2 and all(t >= 0 for t in result.results)
+    assert len(driver.launches) == 1 + 1 + 2 * 5  # the call, the warm-up, two batches of five
+    assert driver.copies_in == 4, "the timing copies the arrays in once"
+    assert driver.syncs == 1 + 1 + 2
+    assert driver.memory == {}
+    with pytest.raises(TypeError, match="expected 3 arguments"):
+        f(a, b)

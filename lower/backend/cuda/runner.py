@@ -9,7 +9,7 @@ back after the last. *driver* is the driver module, or a stand-in with the same 
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,27 +50,41 @@ class GpuRunner:
     def __call__(self, arrays: Sequence[np.ndarray], env: Mapping[Var, Any], writes: Sequence[bool]) -> None:
         """Copy *arrays* in, run the host part with the shape and scalar values *env*, and copy
         back the arrays *writes* marks."""
+        with self.resident(arrays, env) as run:
+            run()
+            self.sync()
+            self.download(run.pointers, arrays, writes)
+
+    def resident(self, arrays: Sequence[np.ndarray], env: Mapping[Var, Any]) -> Resident:
+        """*arrays* copied to the GPU, and a function running the host part over them (its
+        launches queued, not waited for); freed when the ``with`` block ends."""
         self._check(self.d.cuCtxSetCurrent(self.context))
-        pointers: dict[Buffer, Any] = {}
-        owned: list[Any] = []
+        resident = Resident(self, dict(env))
         try:
             for buf, a in zip(self.buffers, arrays):
-                pointers[buf] = ptr = self._alloc(a.nbytes)
-                owned.append(ptr)
+                resident.pointers[buf] = ptr = resident.alloc(a.nbytes)
                 self._check(self.d.cuMemcpyHtoD(ptr, np.ascontiguousarray(a).ctypes.data, a.nbytes))
-            self._host(self.body, dict(env), pointers, owned)
-            self._check(self.d.cuCtxSynchronize())
-            for buf, a, written in zip(self.buffers, arrays, writes):
-                if written:
-                    out = np.empty_like(a, order="C")
-                    self._check(self.d.cuMemcpyDtoH(out.ctypes.data, pointers[buf], a.nbytes))
-                    a[...] = out
-        finally:
-            for ptr in owned:
-                self.d.cuMemFree(ptr)
+        except BaseException:
+            resident.free()
+            raise
+        return resident
+
+    def sync(self) -> None:
+        """Wait for every launch queued."""
+        self._check(self.d.cuCtxSynchronize())
+
+    def download(self, pointers: Mapping[Buffer, Any], arrays: Sequence[np.ndarray], writes: Sequence[bool]) -> None:
+        for buf, a, written in zip(self.buffers, arrays, writes):
+            if written:
+                out = np.empty_like(a, order="C")
+                self._check(self.d.cuMemcpyDtoH(out.ctypes.data, pointers[buf], a.nbytes))
+                a[...] = out
 
     # -- the host part ---------------------------------------------------------------------------
-    def _host(self, s: Stmt, env: dict[Var, Any], pointers: dict[Buffer, Any], owned: list[Any]) -> None:
+    def host(self, s: Stmt, env: dict[Var, Any], pointers: dict[Buffer, Any], scratch: Callable[[Buffer, int], Any]
+             ) -> None:
+        """Run the host part *s* over the arrays at *pointers*; *scratch* gives the memory of an
+        array the host part allocates (its buffer, its bytes)."""
         stack: list[tuple[Stmt, dict[Var, Any]]] = [(s, env)]
         while stack:
             x, scope = stack.pop()
@@ -88,8 +102,7 @@ class GpuRunner:
                     stack.append((taken, scope))
             elif isinstance(x, Allocate):
                 count = int(evaluate(x.buffer.size, scope))
-                pointers[x.buffer] = ptr = self._alloc(max(count, 1) * np.dtype(x.buffer.dtype).itemsize)
-                owned.append(ptr)
+                pointers[x.buffer] = scratch(x.buffer, max(count, 1) * np.dtype(x.buffer.dtype).itemsize)
                 stack.append((x.body, scope))
             elif isinstance(x, (SeqStmt, AttrStmt, AssertStmt)) or stmt_children(x):
                 stack.extend((c, scope) for c in reversed(stmt_children(x)))
@@ -124,3 +137,41 @@ def _scalar_type(dtype: str) -> Any:
     if found is None:
         raise LoweringError(f"build: target 'cuda' cannot pass a {dtype} scalar to a kernel")
     return found
+
+
+class Resident:
+    """Arrays on the GPU for a run of a :class:`GpuRunner`: calling it runs the host part
+    (its intermediate arrays allocated anew each time, freed with the rest)."""
+
+    def __init__(self, runner: GpuRunner, env: dict[Var, Any]) -> None:
+        self.runner = runner
+        self.env = env
+        self.pointers: dict[Buffer, Any] = {}
+        self.owned: list[Any] = []
+        self._scratch: dict[tuple[int, int], Any] = {}  # (buffer id, bytes) -> memory, reused by every run
+
+    def alloc(self, nbytes: int) -> Any:
+        ptr = self.runner._alloc(nbytes)
+        self.owned.append(ptr)
+        return ptr
+
+    def __call__(self) -> None:
+        self.runner.host(self.runner.body, dict(self.env), dict(self.pointers), self.scratch)
+
+    def scratch(self, buf: Buffer, nbytes: int) -> Any:
+        key = (id(buf), nbytes)
+        if key not in self._scratch:
+            self._scratch[key] = self.alloc(nbytes)
+        return self._scratch[key]
+
+    def free(self) -> None:
+        for ptr in self.owned:
+            self.runner.d.cuMemFree(ptr)
+        self.owned.clear()
+        self._scratch.clear()
+
+    def __enter__(self) -> Resident:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.free()
