@@ -4,5 +4,5 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv || true
-python -c "from lower.backend.cuda.module import present_arch; print('arch', present_arch())"
+python -c "from lower.backend.cuda.driver import present_arch; print('arch', present_arch())"
 python -m pytest -n 0 -q -p no:cacheprovider tests/gpu tests/lower/test_cuda_source.py tests/lower/test_cuda_runner.py

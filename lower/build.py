@@ -13,7 +13,8 @@ from bound.operation.registry import bounds_of
 from lower.arguments import check_bound_vars
 from lower.backend.c.compile import find_compiler
 from lower.backend.c.realign import Spares, realigned, updated_in_place
-from lower.backend.cuda.module import CudaModule, cuda_driver, cuda_limits, present_arch
+from lower.backend.cuda.driver import cuda_driver, present_arch
+from lower.backend.cuda.module import CudaModule, cuda_limits
 from lower.backend.cuda.runner import GpuRunner
 from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array

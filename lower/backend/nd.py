@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from lower.backend.cuda.driver import present_arch
+
 #: The alignment of the data of the arrays made here, in bytes (TVM's kAllocAlignment).
 ALIGNMENT = 64
 #: The size of a memory page, in bytes.
@@ -44,8 +46,9 @@ class Device:
 
     @property
     def exist(self) -> bool:
-        """Whether such a device is here: the CPU is; no GPU is (its programs run on the CPU)."""
-        return self.device_type == "cpu"
+        """Whether such a device is here: the CPU is; a CUDA GPU is where the driver finds one
+        (and the cuda extra is installed); no other is (its programs run on the CPU)."""
+        return self.device_type == "cpu" or (self.device_type == "cuda" and present_arch() is not None)
 
     def sync(self) -> None:
         """Nothing to wait for: every call has finished when it returns."""
@@ -68,8 +71,8 @@ def cpu(dev_id: int = 0) -> Device:
 
 
 def cuda(dev_id: int = 0) -> Device:
-    """TVM's ``tvm.cuda()``: host memory, for programs run with a GPU's semantics (``exist`` is
-    False)."""
+    """TVM's ``tvm.cuda()``: its arrays are host arrays; a CUDA build's calls copy them to the
+    GPU where one is present (``exist``), else run with a GPU's semantics on the CPU."""
     return Device("cuda", _dev_id("cuda", dev_id))
 
 

@@ -9,7 +9,7 @@ import pytest
 import lower
 import schedule as te
 import topi
-from lower.backend.cuda.module import present_arch
+from lower.backend.cuda.driver import present_arch
 from lower.target import Target
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
