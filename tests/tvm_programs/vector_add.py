@@ -54,4 +54,4 @@ fadd(a, b, c)
 tvm.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
 dev_module = fadd.imported_modules[0]
 assert "__global__ void __launch_bounds__(64) myadd_kernel(" in dev_module.get_source()
-assert not tvm.cuda(0).exist and tvm.cpu(0).exist
+assert tvm.cpu(0).exist  # and tvm.cuda(0).exist where a GPU is present
