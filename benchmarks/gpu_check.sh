@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Everything that needs a GPU, in one go (run where one is at hand; about a minute now):
-# the card and driver, then the GPU tests and the CUDA tests beside them.
+# Everything that needs a GPU, in one go (run where one is at hand; a few minutes):
+# the card and driver, the GPU tests and the CUDA tests beside them, then bench_cuda.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv || true
 python -c "from lower.backend.cuda.driver import present_arch; print('arch', present_arch())"
 python -m pytest -n 0 -q -p no:cacheprovider tests/gpu tests/lower/test_cuda_source.py tests/lower/test_cuda_runner.py
+python benchmarks/bench_cuda.py
