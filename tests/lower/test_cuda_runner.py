@@ -32,6 +32,7 @@ class FakeDriver:
         self.launches: list[tuple] = []
         self.loaded: list[bytes] = []
         self.copies_in = 0
+        self.shared_bytes: list[int] = []
         self.syncs = 0
         self._next = itertools.count(4096, 4096)
 
@@ -68,6 +69,7 @@ class FakeDriver:
 
     def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         self.launches.append((f, (gx, gy, gz), (bx, by, bz), params))
+        self.shared_bytes.append(shared)
         return (0,)
 
 
@@ -147,3 +149,38 @@ def test_calls_and_their_timing_go_to_the_gpu_where_one_is_present(monkeypatch):
     assert driver.memory == {}
     with pytest.raises(TypeError, match="expected 3 arguments"):
         f(a, b)
+
+
+def _reversed_through_shared(n):
+    """One block of 32 threads copies all of A (n elements: a symbolic size) into shared
+    memory, then writes it back reversed and doubled."""
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[n - 1 - i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    bo, rest = s[B].split(B.op.axis[0], nparts=1)
+    to, _ = s[B].split(rest, nparts=32)
+    s[B].bind(bo, te.thread_axis("blockIdx.x"))
+    s[B].bind(to, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], bo)
+    ao, _ = s[AS].split(AS.op.axis[0], nparts=32)
+    s[AS].bind(ao, te.thread_axis("threadIdx.x"))
+    return s, [A, B, n]
+
+
+def test_shared_memory_of_a_symbolic_size_is_the_launchs_dynamic_shared_memory():
+    n = te.var("n")
+    s, args = _reversed_through_shared(n)
+    driver = FakeDriver()
+    f, run = _runner(s, args, driver)
+    source = f.imported_modules[0].get_source()
+    assert "extern __shared__ __align__(16) unsigned char tb_dynamic_shared[];" in source
+    assert "float* A_shared = (float*)(tb_dynamic_shared + 0);" in source
+    a = np.arange(100, dtype=np.float32)
+    b = np.zeros(100, np.float32)
+    f(a, b, 100)  # the CPU run with a GPU's semantics
+    np.testing.assert_array_equal(b, a[::-1] * 2)
+    run([a, b], {n: 100}, [False, True])
+    assert driver.shared_bytes == [400]  # 100 floats, a multiple of 16 bytes
+    run([a[:3], b[:3]], {n: 3}, [False, True])
+    assert driver.shared_bytes[-1] == 16  # 12 bytes, rounded up to 16

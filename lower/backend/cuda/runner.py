@@ -114,7 +114,8 @@ class GpuRunner:
             return  # an empty launch: no thread runs
         values = [pointers[b] for b in k.buffers] + [env[v] for v in k.scalars]
         types = [None] * len(k.buffers) + [_scalar_type(v.dtype) for v in k.scalars]
-        self._check(self.d.cuLaunchKernel(self.functions[k.name], *grid, *block, 0, 0,
+        shared = int(evaluate(k.dynamic_shared, env))
+        self._check(self.d.cuLaunchKernel(self.functions[k.name], *grid, *block, shared, 0,
                                           (tuple(values), tuple(types)), 0))
 
     # -- driver calls ----------------------------------------------------------------------------

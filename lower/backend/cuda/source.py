@@ -91,6 +91,7 @@ class _KernelSource(StmtFunctor[None]):
         self.k = k
         self.limits = limits
         self.shared: list[tuple[str, int]] = []  # the kernel's shared arrays and their bytes
+        self.dynamic: list[str] = []  # the shared arrays of symbolic size
         self.names = names
         self.expr = CudaExprSource(names)
         self.lines: list[str] = []
@@ -156,6 +157,9 @@ class _KernelSource(StmtFunctor[None]):
 
     def declare(self, buf: Any, shared: bool) -> None:
         count = arith.value_of(buf.size)
+        if not isinstance(count, int) and shared:
+            self.declare_dynamic(buf)
+            return
         if not isinstance(count, int):
             raise LoweringError(f"build: target 'cuda': '{buf.name}' in {buf.scope} memory has the symbolic size "
                                 f"{buf.size}; give its stage a constant extent (split by a constant factor)")
@@ -164,6 +168,26 @@ class _KernelSource(StmtFunctor[None]):
         self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
         if shared:
             self.shared.append((buf.name, max(count, 1) * _bytes(buf.dtype)))
+
+    def declare_dynamic(self, buf: Any) -> None:
+        """A shared array of symbolic size: a slice of the launch's dynamic shared memory, whose
+        bytes the host computes from the same scalars (each slice starts 16-byte aligned)."""
+        k = self.k
+        outside = [v for v in free_vars([buf.size]) if v not in k.scalars]
+        if outside:
+            raise LoweringError(f"build: target 'cuda': shared array '{buf.name}' has a size ({buf.size}) that "
+                                f"depends on {', '.join(v.name for v in outside)}, which the host does not know "
+                                "at launch; give it a size in the kernel's shapes")
+        if not self.dynamic:
+            self.emit("extern __shared__ __align__(16) unsigned char tb_dynamic_shared[];")
+        offset = k.dynamic_shared
+        nbytes = arith.mul(arith.max_expr(buf.size, arith.const(1, buf.size.dtype)), _bytes(buf.dtype))
+        aligned = arith.mul(arith.floordiv(arith.add(nbytes, 15), 16), 16)
+        k.dynamic_shared = arith.add(offset, aligned)
+        t = c_type(buf.dtype)
+        name = self.expr.buffer_name(buf)
+        self.emit(f"{t}* {name} = ({t}*)(tb_dynamic_shared + {self.expr(offset)});")
+        self.dynamic.append(buf.name)
 
     def declare_warp(self, buf: Any) -> None:
         """Warp memory: one copy per group of ``threadIdx.x`` (the threads that agree on the

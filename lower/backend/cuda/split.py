@@ -8,7 +8,7 @@ to run on (TVM refuses it too, asking whether a bind was forgotten).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lower.backend.c.outline import needs
 from lower.backend.gpu_kernel import Kernel, analyze_kernel
@@ -34,6 +34,8 @@ class DeviceKernel:
     buffers: list[Buffer]
     scalars: list[Var]
     launch: dict[str, Expr]
+    #: Bytes of dynamic shared memory a launch asks for (shared arrays of symbolic size).
+    dynamic_shared: Expr = field(default_factory=lambda: arith.const(0))
 
     def grid(self) -> list[Expr]:
         return [self.launch.get(t, arith.const(1)) for t in GRID]
