@@ -119,7 +119,7 @@ class BuiltFunc:
             #: For target "cuda": the kernels' CUDA source (TVM's imported module), refused
             #: before anything compiles when CUDA cannot express the schedule.
             self._device = CudaModule.of(body, name, [func.buffers[t] for t in func.tensors],
-                                         tvm_target.attrs.get("arch"), cuda_limits(tvm_target)) \
+                                         tvm_target.attrs.get("arch"), cuda_limits(tvm_target), fast_math) \
                 if tvm_target is not None and tvm_target.kind.name == "cuda" else None
             self._device_body = body
             #: The GPU run of the CUDA module, made at the first call where a GPU is present.

@@ -242,3 +242,16 @@ def test_an_unknown_source_format_is_refused():
     s, args = _vector_add()
     with pytest.raises(ValueError, match="'cu' and 'ptx'"):
         lower.build(s, args, "cuda").imported_modules[0].get_source("llvm")
+
+
+def test_fast_intrinsics_only_when_asked():
+    A = te.placeholder((256,), name="A")
+    B = te.compute((256,), lambda i: te.exp(A[i]) + te.log(A[i] + 2), name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[0], factor=64)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    plain = lower.build(s, [A, B], "cuda").imported_modules[0].get_source()
+    fast = lower.build(s, [A, B], "cuda", fast_math=True).imported_modules[0].get_source()
+    assert "expf(" in plain and "__expf" not in plain and "logf(" in plain
+    assert "__expf(" in fast and "__logf(" in fast

@@ -32,12 +32,25 @@ typedef __half _Float16;
 """
 
 
+#: CUDA's fast single-precision intrinsics, used for ``build(..., fast_math=True)`` only (as
+#: TVM's CUDA code calls ``__expf`` only when asked): a few ulp, and subnormals flushed.
+FAST_MATH = {"exp": "__expf", "exp10": "__exp10f", "log": "__logf", "log2": "__log2f", "log10": "__log10f",
+             "sin": "__sinf", "cos": "__cosf", "tan": "__tanf", "pow": "__powf"}
+
+
 class CudaExprSource(CExprSource):
     """The C target's expression text, unchecked (a kernel has no error context to record a
     division by zero in), for device code."""
 
-    def __init__(self, names) -> None:  # noqa: ANN001 - lower.backend.names.Names
+    def __init__(self, names, fast_math: bool = False) -> None:  # noqa: ANN001 - lower.backend.names.Names
         super().__init__(names, checked=False)
+        self.fast_math = fast_math
+
+    def _math(self, name: str, dtype: str, args: list[Expr]) -> str:
+        fast = FAST_MATH.get(name) if self.fast_math and dtype == "float32" else None
+        if fast is None:
+            return super()._math(name, dtype, args)
+        return f"{fast}({', '.join(self(a) for a in args)})"
 
     def device_helpers(self) -> list[str]:
         """The helper functions the expressions call, as device functions."""

@@ -27,8 +27,8 @@ class CudaModule:
         self.arch = arch or present_arch() or DEFAULT_ARCH
 
     @classmethod
-    def of(cls, body: Stmt, name: str, arguments: list[Any], arch: str | None, limits: Limits | None = None
-           ) -> CudaModule:
+    def of(cls, body: Stmt, name: str, arguments: list[Any], arch: str | None, limits: Limits | None = None,
+           fast_math: bool = False) -> CudaModule:
         """The module of a lowered *body*. A function that computes a stage on the host (no
         loop of it bound to a thread) has no CUDA program: TVM refuses to build it; here it
         still runs on the CPU with a GPU's semantics, and asking for its source raises.
@@ -36,7 +36,7 @@ class CudaModule:
         :raises LoweringError: for a kernel CUDA cannot express (naming the limit).
         """
         try:
-            return cls(CudaSource(body, name, arguments, limits or Limits()), arch)
+            return cls(CudaSource(body, name, arguments, limits or Limits(), fast_math), arch)
         except HostAccessError as err:
             return cls(None, arch, err)
 

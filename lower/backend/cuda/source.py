@@ -67,7 +67,7 @@ class CudaSource:
     the order the host launches them."""
 
     def __init__(self, body: Stmt, name: str = "default_function", arguments: Sequence[Any] = (),
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, fast_math: bool = False) -> None:
         self.kernels: list[DeviceKernel] = split_host_device(body, name)
         order = {id(b): k for k, b in enumerate(arguments)}
         for k in self.kernels:  # the function's arguments first, in its order
@@ -77,7 +77,7 @@ class CudaSource:
         parts: list[str] = []
         helpers: dict[str, None] = {}
         for k in self.kernels:
-            gen = _KernelSource(names, k, limits or Limits())
+            gen = _KernelSource(names, k, limits or Limits(), fast_math)
             text = gen.function()
             helpers.update(dict.fromkeys(gen.expr.device_helpers()))
             parts.append(text)
@@ -87,13 +87,13 @@ class CudaSource:
 
 
 class _KernelSource(StmtFunctor[None]):
-    def __init__(self, names: Names, k: DeviceKernel, limits: Limits) -> None:
+    def __init__(self, names: Names, k: DeviceKernel, limits: Limits, fast_math: bool) -> None:
         self.k = k
         self.limits = limits
         self.shared: list[tuple[str, int]] = []  # the kernel's shared arrays and their bytes
         self.dynamic: list[str] = []  # the shared arrays of symbolic size
         self.names = names
-        self.expr = CudaExprSource(names)
+        self.expr = CudaExprSource(names, fast_math)
         self.lines: list[str] = []
         self.indent = 1
         self.reducer: CommReducer | None = None
