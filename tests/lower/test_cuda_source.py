@@ -255,3 +255,48 @@ def test_fast_intrinsics_only_when_asked():
     fast = lower.build(s, [A, B], "cuda", fast_math=True).imported_modules[0].get_source()
     assert "expf(" in plain and "__expf" not in plain and "logf(" in plain
     assert "__expf(" in fast and "__logf(" in fast
+
+
+def _vectorized(lanes: int, shift: int = 0):
+    """C[i] = A[i + shift] * 2 + B[i], each thread computing *lanes* neighbours in a vectorized loop."""
+    n = 1024
+    A = te.placeholder((n + shift,), name="A")
+    B = te.placeholder((n,), name="B")
+    C = te.compute((n,), lambda i: A[i + shift] * 2 + B[i], name="C")
+    s = te.create_schedule(C.op)
+    bx, rest = s[C].split(C.op.axis[0], factor=64 * lanes)
+    tx, v = s[C].split(rest, factor=lanes)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[C].vectorize(v)
+    return s, [A, B, C]
+
+
+@pytest.mark.parametrize(("lanes", "vtype"), [(2, "float2"), (4, "float4")])
+def test_a_vectorized_loop_is_one_vector_store_of_vector_loads(lanes, vtype):
+    s, args = _vectorized(lanes)
+    f = lower.build(s, args, "cuda")
+    source = f.imported_modules[0].get_source()
+    assert source.count(f"const {vtype} tb_vec") == 2 and f"*({vtype}*)(C + " in source
+    assert "for (" not in source.split('extern "C"')[1]
+    if nvrtc.available():
+        ptx = f.imported_modules[0].get_source("ptx")
+        assert f"ld.global.nc.v{lanes}.f32" in ptx and f"st.global.v{lanes}.f32" in ptx
+    a, b = np.random.default_rng(3).random((2, 1024), dtype=np.float32)
+    c = np.zeros(1024, np.float32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a * 2 + b)
+
+
+def test_a_read_off_the_lane_boundary_stays_scalar():
+    """A[i + 1] does not start on a multiple of 4: it is read element by element, while B and
+    the store still go as vectors."""
+    s, args = _vectorized(4, shift=1)
+    f = lower.build(s, args, "cuda")
+    source = f.imported_modules[0].get_source()
+    assert source.count("const float4 tb_vec") == 1 and "*(float4*)(C + " in source
+    a = np.random.default_rng(4).random(1025, dtype=np.float32)
+    b = np.random.default_rng(5).random(1024, dtype=np.float32)
+    c = np.zeros(1024, np.float32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a[1:] * 2 + b)

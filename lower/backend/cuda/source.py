@@ -17,6 +17,7 @@ from typing import Any
 from lower.backend.c.expr import c_type
 from lower.backend.cuda.expr import HALF, PRELUDE, CudaExprSource
 from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
+from lower.backend.cuda.vector import COMPONENTS, VectorPlan, plan_vector, vector_buffers
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.ir.stmt import (
@@ -99,6 +100,10 @@ class _KernelSource(StmtFunctor[None]):
         self.reducer: CommReducer | None = None
         self.varying: set[Var] = set()  # values that differ between the threads of a block
         self.divergent = 0  # conditions around the code being written that differ between threads
+        #: The arrays vectorized loops touch (declared 16-byte aligned), and those that start
+        #: aligned (the arguments, from cuMemAlloc, and those declarations).
+        self.vector_buffers = vector_buffers(k.kernel.root)
+        self.vectorizable = set(k.buffers)
         #: The arrays the kernel reads.
         self.read = {x.buffer for st in walk(k.kernel.root) for e in stmt_exprs(st)
                      for x in distinct_post_order(e) if isinstance(x, Load)}
@@ -165,6 +170,9 @@ class _KernelSource(StmtFunctor[None]):
                                 f"{buf.size}; give its stage a constant extent (split by a constant factor)")
         # An array written and never read (a value the outputs do not need) would warn.
         prefix = ("" if buf in self.read else "[[maybe_unused]] ") + ("__shared__ " if shared else "")
+        if buf in self.vector_buffers:
+            prefix += "__align__(16) "
+            self.vectorizable.add(buf)
         self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
         if shared:
             self.shared.append((buf.name, max(count, 1) * _bytes(buf.dtype)))
@@ -241,6 +249,10 @@ class _KernelSource(StmtFunctor[None]):
         yield s.body
 
     def visit_for(self, s: For) -> Steps:
+        plan = plan_vector(s, self.vectorizable) if s.kind == ForKind.VECTORIZED else None
+        if plan is not None:
+            self.vector_store(plan)
+            return
         v = self.names(s.loop_var, s.loop_var.name)
         lo, extent = self.expr(s.min), self.expr(s.extent)
         if self.varies(s.min) or self.varies(s.extent):
@@ -249,6 +261,33 @@ class _KernelSource(StmtFunctor[None]):
             self.emit("#pragma unroll")
         end = extent if lo == "0" else f"{lo} + {extent}"
         yield from self.nested(f"for ({c_type(s.loop_var.dtype)} {v} = {lo}; {v} < {end}; ++{v})", s.body)
+
+    def vector_store(self, plan: VectorPlan) -> None:
+        """The loop *plan* describes as one vector store of lanes computed from vector loads."""
+        t = plan.vtype
+        self.emit("{")
+        self.indent += 1
+        components: list[list[Var]] = []
+        for load, base in plan.loads:
+            name = self.names.fresh("tb_vec")
+            address = f"{self.expr.buffer_name(load.buffer)} + {self.expr.index(load.buffer, base)}"
+            self.emit(f"const {t} {name} = *(const {t}*)({address});")
+            lanes = []
+            for lane in range(plan.lanes):
+                var = Var(f"{name}_{lane}", load.dtype)
+                self.names.fix(var, f"{name}.{COMPONENTS[lane]}")
+                lanes.append(var)
+            components.append(lanes)
+        out = self.names.fresh("tb_vec")
+        self.emit(f"{t} {out};")
+        for lane in range(plan.lanes):
+            value = plan.lane_value(lane, [c[lane] for c in components])
+            self.emit(f"{out}.{COMPONENTS[lane]} = {self.expr(value)};")
+        store = plan.store
+        self.emit(f"*({t}*)({self.expr.buffer_name(store.buffer)} + {self.expr.index(store.buffer, plan.base)}) "
+                  f"= {out};")
+        self.indent -= 1
+        self.emit("}")
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
         divergent = self.varies(s.condition)
