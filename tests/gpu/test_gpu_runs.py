@@ -56,12 +56,13 @@ def _matmul():
     return s, [A, B, C], [a, b, np.zeros((n, n), np.float32)], 2, a @ b
 
 
-def _row_sum():
+def _row_sum(threads=64):
+    """Over more than a warp (shared memory), or within one (shuffles)."""
     A = te.placeholder((64, 256), name="A")
     k = te.reduce_axis((0, 256), name="k")
     B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
     s = te.create_schedule(B.op)
-    _, ki = s[B].split(k, factor=64)
+    _, ki = s[B].split(k, factor=threads)
     s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
     s[B].bind(ki, te.thread_axis("threadIdx.x"))
     a = RNG.random((64, 256), dtype=np.float32)
@@ -78,7 +79,11 @@ def _topi_conv2d():
     return s, [A, W, out], [a, w, np.zeros(want.shape, np.float32)], 2, want
 
 
-@pytest.mark.parametrize("make", [_vector_add, _matmul, _row_sum, _topi_conv2d])
+def _row_sum_in_a_warp():
+    return _row_sum(threads=32)
+
+
+@pytest.mark.parametrize("make", [_vector_add, _matmul, _row_sum, _row_sum_in_a_warp, _topi_conv2d])
 def test_the_gpu_computes_what_numpy_and_the_cpu_run_compute(make):
     s, args, arrays, out, want = make()
     on_gpu = lower.build(s, args, "cuda")

@@ -3,9 +3,10 @@
 thread indices as ``((int)threadIdx.x)``, ``__shared__`` arrays, ``__syncthreads()``.
 
 A tag bound with several extents in one kernel launches with the largest; an attribute with a
-smaller one runs only for the indices below it, as on the CPU. A cross-thread reduction files
-every thread's term in shared memory and each thread combines its group's terms in the order
-of the reduced indices, as the CPU run does, so both give the same bits.
+smaller one runs only for the indices below it, as on the CPU. A cross-thread reduction within
+a warp goes through shuffles (:mod:`lower.backend.cuda.reduce`); a wider one files every
+thread's term in shared memory and each thread combines its group's terms in the order of the
+reduced indices, as the CPU run does, so both give the same bits.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from lower.backend.c.expr import c_type
 from lower.backend.cuda.expr import HALF, PRELUDE, CudaExprSource
+from lower.backend.cuda.reduce import fits_warp, warp_allreduce
 from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
 from lower.backend.cuda.vector import COMPONENTS, VectorPlan, plan_vector, vector_buffers
 from lower.backend.names import Names
@@ -343,7 +345,8 @@ class _KernelSource(StmtFunctor[None]):
         self.emit(f"(void){self.expr(s.value)};")
 
     def allreduce(self, call: Call) -> None:
-        """Every thread files its term in shared memory; each combines its group's terms (the
+        """Within a warp, through shuffles (:mod:`lower.backend.cuda.reduce`). Else every
+        thread files its term in shared memory, and each combines its group's terms (the
         threads that differ only in the reduced indices) in the order of those indices."""
         reducer = self.reducer
         if reducer is None:
@@ -363,6 +366,11 @@ class _KernelSource(StmtFunctor[None]):
         index = {t: f"((int){t})" for t in block}
         self.emit("{")
         self.indent += 1
+        if fits_warp(over, extents, list(values)):
+            warp_allreduce(self, reducer, list(values), cond, temps, extents["threadIdx.x"])
+            self.indent -= 1
+            self.emit("}")
+            return
         bufs = [self.names.fresh("red_buf0") for _ in values]
         for v, buf in zip(values, bufs):
             self.emit(f"__shared__ {c_type(v.dtype)} {buf}[{count}];")
