@@ -184,3 +184,21 @@ def test_shared_memory_of_a_symbolic_size_is_the_launchs_dynamic_shared_memory()
     assert driver.shared_bytes == [400]  # 100 floats, a multiple of 16 bytes
     run([a[:3], b[:3]], {n: 3}, [False, True])
     assert driver.shared_bytes[-1] == 16  # 12 bytes, rounded up to 16
+
+
+def test_indices_are_32_bit_and_the_gpu_run_refuses_arrays_they_cannot_reach():
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[0], factor=64)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    driver = FakeDriver()
+    f, run = _runner(s, [A, B, n], driver)
+    source = f.imported_modules[0].get_source()
+    assert "int64_t" not in source.split('extern "C"')[1] and "B[((((int)blockIdx.x) * 64)" in source
+    huge = np.broadcast_to(np.zeros(1, np.float32), (2**31,))  # 2^31 elements, no memory behind them
+    with pytest.raises(lower.LoweringError, match=r"'A' has 2147483648 elements; .*fewer than 2\^31"):
+        run([huge, huge], {n: 2**31}, [False, True])
+    assert driver.memory == {} and driver.launches == []

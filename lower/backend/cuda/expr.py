@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lower.backend.c.expr import CExprSource
 from lower.errors import LoweringError
-from lower.ir.stmt import BufferView
+from lower.ir.stmt import Buffer, BufferView
 from schedule.ir.expr import Call, Expr, StringImm
 
 #: Types and constants the C target takes from the C library's headers, which NVRTC lacks.
@@ -51,6 +51,14 @@ class CudaExprSource(CExprSource):
         if fast is None:
             return super()._math(name, dtype, args)
         return f"{fast}({', '.join(self(a) for a in args)})"
+
+    def index(self, buf: Buffer, e: Expr) -> str:
+        """An index in 32 bits, as TVM's CUDA code writes it (``int``): a GPU computes 64-bit
+        integers in two steps. The GPU run refuses arrays of 2^31 elements or more."""
+        return self(e)
+
+    def needs_wide(self, e: Expr) -> bool:
+        return False
 
     def device_helpers(self) -> list[str]:
         """The helper functions the expressions call, as device functions."""

@@ -59,6 +59,8 @@ class GpuRunner:
         """*arrays* copied to the GPU, and a function running the host part over them (its
         launches queued, not waited for); freed when the ``with`` block ends."""
         self._check(self.d.cuCtxSetCurrent(self.context))
+        for buf, a in zip(self.buffers, arrays):
+            _check_size(buf, a.size)
         resident = Resident(self, dict(env))
         try:
             for buf, a in zip(self.buffers, arrays):
@@ -102,6 +104,7 @@ class GpuRunner:
                     stack.append((taken, scope))
             elif isinstance(x, Allocate):
                 count = int(evaluate(x.buffer.size, scope))
+                _check_size(x.buffer, count)
                 pointers[x.buffer] = scratch(x.buffer, max(count, 1) * np.dtype(x.buffer.dtype).itemsize)
                 stack.append((x.body, scope))
             elif isinstance(x, (SeqStmt, AttrStmt, AssertStmt)) or stmt_children(x):
@@ -131,6 +134,13 @@ class GpuRunner:
         err = result[0] if isinstance(result, tuple) else result
         if err != self.d.CUresult.CUDA_SUCCESS:
             raise LoweringError(f"CUDA driver: {err}")
+
+
+def _check_size(buf: Buffer, count: int) -> None:
+    """Kernels index in 32 bits (see :meth:`CudaExprSource.index`)."""
+    if count >= 2**31:
+        raise LoweringError(f"target 'cuda': array '{buf.name}' has {count} elements; kernels index arrays of "
+                            "fewer than 2^31 elements (32-bit indices, as TVM's CUDA code)")
 
 
 def _scalar_type(dtype: str) -> Any:
