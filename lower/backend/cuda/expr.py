@@ -4,9 +4,11 @@ the helpers made device functions and what a GPU cannot do refused by name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from lower.backend.c.expr import CExprSource
 from lower.errors import LoweringError
-from lower.ir.stmt import Buffer, BufferView
+from lower.ir.stmt import Buffer, BufferView, Load
 from schedule.ir.expr import Call, Expr, StringImm
 
 #: Types and constants the C target takes from the C library's headers, which NVRTC lacks.
@@ -45,6 +47,15 @@ class CudaExprSource(CExprSource):
     def __init__(self, names, fast_math: bool = False) -> None:  # noqa: ANN001 - lower.backend.names.Names
         super().__init__(names, checked=False)
         self.fast_math = fast_math
+        #: Warp buffers held in registers (see lower.backend.cuda.warp): their reads shuffle.
+        self.shuffled: dict[Buffer, Any] = {}
+
+    def visit_load(self, e: Load) -> str:
+        layout = self.shuffled.get(e.buffer)
+        if layout is None:
+            return super().visit_load(e)
+        lane, local = layout.place(e.index)
+        return f"__shfl_sync(__activemask(), {self.buffer_name(e.buffer)}[{self(local)}], {self(lane)}, {layout.width})"
 
     def _math(self, name: str, dtype: str, args: list[Expr]) -> str:
         fast = FAST_MATH.get(name) if self.fast_math and dtype == "float32" else None

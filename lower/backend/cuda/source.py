@@ -20,6 +20,7 @@ from lower.backend.cuda.expr import HALF, PRELUDE, CudaExprSource
 from lower.backend.cuda.reduce import fits_warp, warp_allreduce
 from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
 from lower.backend.cuda.vector import COMPONENTS, VectorPlan, plan_vector, vector_buffers
+from lower.backend.cuda.warp import shuffle_layout
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.ir.stmt import (
@@ -200,8 +201,15 @@ class _KernelSource(StmtFunctor[None]):
         self.dynamic.append(buf.name)
 
     def declare_warp(self, buf: Any) -> None:
-        """Warp memory: one copy per group of ``threadIdx.x`` (the threads that agree on the
-        other thread indices, within one warp), in shared memory; its users see their group's."""
+        """Warp memory: in registers where its accesses allow (:mod:`lower.backend.cuda.warp`);
+        else one copy per group of ``threadIdx.x`` (the threads that agree on the other thread
+        indices, within one warp) in shared memory, its users seeing their group's."""
+        layout = shuffle_layout(self.k.kernel, buf, self.k.launch)
+        if layout is not None:
+            name = self.expr.buffer_name(buf)
+            self.emit(f"{c_type(buf.dtype)} {name}[{layout.per_lane}];")
+            self.expr.shuffled[buf] = layout
+            return
         groups = {t: arith.value_of(self.k.launch[t]) for t in BLOCK[1:] if t in self.k.launch}
         count = arith.value_of(buf.size)
         if not isinstance(count, int) or not all(isinstance(g, int) for g in groups.values()):
@@ -319,7 +327,9 @@ class _KernelSource(StmtFunctor[None]):
         value = self.expr(s.value)
         if s.value.dtype != s.buffer.dtype:
             value = f"(({c_type(s.buffer.dtype)}){value})"
-        self.emit(f"{self.expr.buffer_name(s.buffer)}[{self.expr.index(s.buffer, s.index)}] = {value};")
+        layout = self.expr.shuffled.get(s.buffer)
+        index = s.index if layout is None else layout.place(s.index)[1]
+        self.emit(f"{self.expr.buffer_name(s.buffer)}[{self.expr.index(s.buffer, index)}] = {value};")
 
     def visit_assert_stmt(self, s: AssertStmt) -> Steps:
         yield s.body  # a kernel cannot raise: the CPU run of the same schedule checks it
