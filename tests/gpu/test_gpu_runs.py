@@ -56,17 +56,25 @@ def _matmul():
     return s, [A, B, C], [a, b, np.zeros((n, n), np.float32)], 2, a @ b
 
 
-def _row_sum(threads=64):
-    """Over more than a warp (shared memory), or within one (shuffles)."""
-    A = te.placeholder((64, 256), name="A")
-    k = te.reduce_axis((0, 256), name="k")
+def _row_sum(threads=64, cols=256):
+    """Two levels of shuffles (64 threads), one (32), or shared memory (48: not a power of two)."""
+    A = te.placeholder((64, cols), name="A")
+    k = te.reduce_axis((0, cols), name="k")
     B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
     s = te.create_schedule(B.op)
     _, ki = s[B].split(k, factor=threads)
     s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
     s[B].bind(ki, te.thread_axis("threadIdx.x"))
-    a = RNG.random((64, 256), dtype=np.float32)
+    a = RNG.random((64, cols), dtype=np.float32)
     return s, [A, B], [a, np.zeros(64, np.float32)], 1, a.sum(axis=1)
+
+
+def _row_sum_in_a_warp():
+    return _row_sum(threads=32)
+
+
+def _row_sum_in_shared_memory():
+    return _row_sum(threads=48, cols=240)
 
 
 def _topi_conv2d():
@@ -79,11 +87,8 @@ def _topi_conv2d():
     return s, [A, W, out], [a, w, np.zeros(want.shape, np.float32)], 2, want
 
 
-def _row_sum_in_a_warp():
-    return _row_sum(threads=32)
-
-
-@pytest.mark.parametrize("make", [_vector_add, _matmul, _row_sum, _row_sum_in_a_warp, _topi_conv2d])
+@pytest.mark.parametrize("make", [_vector_add, _matmul, _row_sum, _row_sum_in_a_warp, _row_sum_in_shared_memory,
+                                  _topi_conv2d])
 def test_the_gpu_computes_what_numpy_and_the_cpu_run_compute(make):
     s, args, arrays, out, want = make()
     on_gpu = lower.build(s, args, "cuda")

@@ -94,16 +94,22 @@ def test_shared_memory_barriers_and_a_local_accumulator():
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
 
 
-@pytest.mark.parametrize(("threads", "shuffles"), [(32, True), (16, True), (64, False), (24, False)])
-def test_a_cross_thread_reduction_within_a_warp_shuffles_and_else_goes_through_shared_memory(threads, shuffles):
+@pytest.mark.parametrize(("threads", "shuffles"), [(32, True), (16, True), (128, True), (24, False)])
+def test_a_cross_thread_reduction_of_a_power_of_two_of_lanes_shuffles_and_else_goes_through_shared_memory(
+        threads, shuffles):
     s, args = _row_sum(cols=threads * 4, threads=threads)
     f = lower.build(s, args, "cuda")
     source = f.imported_modules[0].get_source()
     assert ("__shfl_down_sync(" in source) == shuffles
     assert bool(re.search(rf"__shared__ float red_buf0\w*\[{threads}\];", source)) == (not shuffles)
-    if shuffles:  # halving the distance: 16, 8, 4, 2, 1 for a warp
-        steps = [int(x) for x in re.findall(rf"__shfl_down_sync\(mask, red_buf0, (\d+), {threads}\)", source)]
-        assert steps == [threads >> k for k in range(1, threads.bit_length())]
+    width = min(threads, 32)
+    if shuffles:  # halving the distance: 16, 8, 4, 2, 1 within a warp
+        steps = [int(x) for x in re.findall(rf"__shfl_down_sync\(mask, red_buf0, (\d+), {width}\)", source)]
+        assert steps == [width >> k for k in range(1, width.bit_length())]
+    if threads > 32:  # then the warps' results, through shared memory: 4 warps, steps 2 and 1
+        assert f"__shared__ float red_buf1[{threads // 32}];" in source
+        steps = [int(x) for x in re.findall(rf"__shfl_down_sync\(mask, red_buf0, (\d+), {threads // 32}\)", source)]
+        assert steps == [2, 1]
     a = np.random.default_rng(2).random((16, threads * 4), dtype=np.float32)
     b = np.zeros(16, np.float32)
     f(a, b)

@@ -377,7 +377,10 @@ class _KernelSource(StmtFunctor[None]):
         self.emit("{")
         self.indent += 1
         if fits_warp(over, extents, list(values)):
-            warp_allreduce(self, reducer, list(values), cond, temps, extents["threadIdx.x"])
+            others = [t for t in block if t != "threadIdx.x"]
+            groups = _linear(index, others, extents)
+            warp_allreduce(self, reducer, list(values), cond, temps, extents["threadIdx.x"], groups,
+                           _int_product(extents[t] for t in others))
             self.indent -= 1
             self.emit("}")
             return
