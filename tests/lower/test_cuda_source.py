@@ -268,11 +268,11 @@ def test_fast_intrinsics_only_when_asked():
     assert "__expf(" in fast and "__logf(" in fast
 
 
-def _vectorized(lanes: int, shift: int = 0):
+def _vectorized(lanes: int, shift: int = 0, dtype: str = "float32"):
     """C[i] = A[i + shift] * 2 + B[i], each thread computing *lanes* neighbours in a vectorized loop."""
     n = 1024
-    A = te.placeholder((n + shift,), name="A")
-    B = te.placeholder((n,), name="B")
+    A = te.placeholder((n + shift,), name="A", dtype=dtype)
+    B = te.placeholder((n,), name="B", dtype=dtype)
     C = te.compute((n,), lambda i: A[i + shift] * 2 + B[i], name="C")
     s = te.create_schedule(C.op)
     bx, rest = s[C].split(C.op.axis[0], factor=64 * lanes)
@@ -283,20 +283,21 @@ def _vectorized(lanes: int, shift: int = 0):
     return s, [A, B, C]
 
 
-@pytest.mark.parametrize(("lanes", "vtype"), [(2, "float2"), (4, "float4")])
-def test_a_vectorized_loop_is_one_vector_store_of_vector_loads(lanes, vtype):
-    s, args = _vectorized(lanes)
+@pytest.mark.parametrize(("lanes", "dtype", "vtype", "ptx_load"), [
+    (2, "float32", "float2", "ld.global.nc.v2.f32"), (4, "float32", "float4", "ld.global.nc.v4.f32"),
+    (2, "float16", "half2", "ld.global.nc.v2.u16")])
+def test_a_vectorized_loop_is_one_vector_store_of_vector_loads(lanes, dtype, vtype, ptx_load):
+    s, args = _vectorized(lanes, dtype=dtype)
     f = lower.build(s, args, "cuda")
     source = f.imported_modules[0].get_source()
     assert source.count(f"const {vtype} tb_vec") == 2 and f"*({vtype}*)(C + " in source
     assert "for (" not in source.split('extern "C"')[1]
     if nvrtc.available():
-        ptx = f.imported_modules[0].get_source("ptx")
-        assert f"ld.global.nc.v{lanes}.f32" in ptx and f"st.global.v{lanes}.f32" in ptx
-    a, b = np.random.default_rng(3).random((2, 1024), dtype=np.float32)
-    c = np.zeros(1024, np.float32)
+        assert ptx_load in f.imported_modules[0].get_source("ptx")
+    a, b = np.random.default_rng(3).random((2, 1024)).astype(dtype)
+    c = np.zeros(1024, dtype)
     f(a, b, c)
-    np.testing.assert_array_equal(c, a * 2 + b)
+    np.testing.assert_array_equal(c, a * np.array(2, dtype) + b)
 
 
 def test_a_read_off_the_lane_boundary_stays_scalar():

@@ -1,6 +1,6 @@
 """Vectorized loops as CUDA vector types (``float4``, ``int2`` ...), as TVM's CUDA code writes them.
 
-A vectorized loop of 2 or 4 lanes whose body stores one element of 32-bit type at
+A vectorized loop of 2 or 4 lanes (2 for float16, as ``half2``) whose body stores one element at
 ``base + v`` (``v`` the loop variable, ``base`` a multiple of the lane count) becomes one vector
 store; each read at ``base' + v`` of the same kind becomes one vector load, and the lanes of
 the value are computed from the loaded vectors' components. Anything else stays a loop, which
@@ -22,7 +22,7 @@ from schedule.ir.functor import distinct_post_order, free_vars, substitute
 
 #: The CUDA vector type of a scalar dtype, by lane count.
 VECTOR_TYPES = {("float32", 2): "float2", ("float32", 4): "float4", ("int32", 2): "int2", ("int32", 4): "int4",
-                ("uint32", 2): "uint2", ("uint32", 4): "uint4"}
+                ("uint32", 2): "uint2", ("uint32", 4): "uint4", ("float16", 2): "half2"}
 #: The components of a CUDA vector, by lane.
 COMPONENTS = ("x", "y", "z", "w")
 
