@@ -81,6 +81,26 @@ def test_vector_add_reads_as_tvms_cuda_code():
     np.testing.assert_array_equal(c, a + b)
 
 
+def test_the_tutorials_vector_add_with_a_symbolic_length_is_the_readmes_listing():
+    n = te.var("n")
+    A, B = te.placeholder((n,), name="A"), te.placeholder((n,), name="B")
+    C = te.compute(A.shape, lambda i: A[i] + B[i], name="C")
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=64)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    f = lower.build(s, [A, B, C], "cuda", name="myadd")
+    source = f.imported_modules[0].get_source()
+    kernel = source[source.index('extern "C"'):]
+    with open(__file__.rsplit("/tests/", 1)[0] + "/README.md") as readme:
+        listing = readme.read().split("```c\n", 1)[1].split("```", 1)[0]
+    assert kernel.strip() == listing.strip()
+    a, b = np.random.default_rng(6).random((2, 100), dtype=np.float32)
+    c = np.zeros(100, np.float32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+
+
 def test_shared_memory_barriers_and_a_local_accumulator():
     s, args = _tiled_matmul()
     f = lower.build(s, args, "cuda")

@@ -302,7 +302,7 @@ class _KernelSource(StmtFunctor[None]):
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
         divergent = self.varies(s.condition)
         self.divergent += divergent
-        yield from self.nested(f"if ({self.expr(s.condition)})", s.then_case)
+        yield from self.nested(f"if ({_bare(self.expr(s.condition))})", s.then_case)
         if s.else_case is not None:
             self.lines[-1] += " else {"
             self.indent += 1
@@ -320,7 +320,7 @@ class _KernelSource(StmtFunctor[None]):
     def visit_while(self, s: While) -> Steps:
         divergent = self.varies(s.condition)
         self.divergent += divergent
-        yield from self.nested(f"while ({self.expr(s.condition)})", s.body)
+        yield from self.nested(f"while ({_bare(self.expr(s.condition))})", s.body)
         self.divergent -= divergent
 
     def visit_store(self, s: Store) -> None:
@@ -430,6 +430,19 @@ def _linear(index: dict[str, str], tags: list[str], extents: dict[str, Any]) -> 
     for tag in reversed(tags):
         text = index[tag] if not text else f"({text}) * {extents[tag]} + {index[tag]}"
     return text or "0"
+
+
+def _bare(text: str) -> str:
+    """*text* without the parentheses around all of it, if it has them (``if ((a < b))``)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and k < len(text) - 1:
+            return text  # the first parenthesis closes before the end: (a) < (b)
+    return text[1:-1]
 
 
 def _bytes(dtype: str) -> int:
