@@ -202,3 +202,23 @@ def test_indices_are_32_bit_and_the_gpu_run_refuses_arrays_they_cannot_reach():
     with pytest.raises(lower.LoweringError, match=r"'A' has 2147483648 elements; .*fewer than 2\^31"):
         run([huge, huge], {n: 2**31}, [False, True])
     assert driver.memory == {} and driver.launches == []
+
+
+def test_a_loop_left_on_the_host_launches_its_kernel_once_per_iteration():
+    """Rows unbound (a host loop), columns bound: each row's kernel takes the row as a scalar."""
+    A = te.placeholder((4, 256), name="A")
+    B = te.compute((4, 256), lambda i, j: A[i, j] + 1, name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[1], factor=64)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    driver = FakeDriver()
+    f, run = _runner(s, [A, B], driver)
+    source = f.imported_modules[0].get_source()
+    assert "int32_t i)" in source  # the host loop's variable, a kernel parameter
+    a, b = np.zeros((4, 256), np.float32), np.zeros((4, 256), np.float32)
+    run([a, b], {}, [False, True])
+    assert [launch[3][0][2] for launch in driver.launches] == [0, 1, 2, 3]
+    assert {launch[1] for launch in driver.launches} == {(4, 1, 1)}
+    f(a, b)  # and the CPU run of the same build
+    np.testing.assert_array_equal(b, a + 1)
