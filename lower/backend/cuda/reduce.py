@@ -1,11 +1,15 @@
-"""A cross-thread reduction through shuffles: within a warp, ``__shfl_down_sync`` halving the
-distance each step, then the first lane's result passed to every lane of the group (TVM's
-LowerThreadAllreduce does the same where the reduced threads are a power of two of
-``threadIdx.x``). Over more than a warp, each warp's result goes to shared memory, and every
-warp reduces those the same way (two levels, as TVM).
+"""Cross-thread reductions (``tvm_thread_allreduce``) in CUDA.
 
+Over a power of two of ``threadIdx.x`` lanes, through shuffles: within a warp,
+``__shfl_down_sync`` halving the distance each step, then the first lane's result passed to
+every lane of the group (TVM's LowerThreadAllreduce does the same). Over more than a warp, each
+warp's result goes to shared memory, and every warp reduces those the same way (two levels).
 The terms combine as a tree, not in the order of the threads: a float sum may differ from the
 CPU run's in its last bits (max and min never do).
+
+Other reductions file every thread's term in shared memory, and each thread combines its
+group's terms (the threads that differ only in the reduced indices) in the order of those
+indices, as the CPU run does: both give the same bits.
 """
 
 from __future__ import annotations
@@ -43,13 +47,13 @@ def warp_allreduce(gen: Any, reducer: CommReducer, values: list[Expr], cond: str
         gen.emit(f"{t} {r} = {term};")
     mask = gen.names.fresh("mask")
     gen.emit(f"uint32_t {mask} = __activemask();")
-    _shuffle_steps(gen, reducer, red, types, mask, min(width, WARP))
+    _shuffle_steps(gen, reducer, red, mask, min(width, WARP))
     if width > WARP:
         warps = width // WARP
         partial = [gen.names.fresh("red_buf1") for _ in values]
         for t, p, v in zip(types, partial, values):
             gen.emit(f"__shared__ {t} {p}[{warps * group_count}];")
-            gen.shared.append((p, warps * group_count * max(bits(v.dtype) // 8, 1)))
+            gen.shared.append((p, warps * group_count * element_bytes(v.dtype)))
         base = "" if groups == "0" else f"({groups}) * {warps} + "
         gen.emit("if ((((int)threadIdx.x) % 32) == 0) {")
         for p, r in zip(partial, red):
@@ -59,29 +63,84 @@ def warp_allreduce(gen: Any, reducer: CommReducer, values: list[Expr], cond: str
         for r, p, ident in zip(red, partial, reducer.identity_element):
             gen.emit(f"{r} = ((((int)threadIdx.x) % 32) < {warps}) ? {p}[{base}(((int)threadIdx.x) % 32)] : "
                      f"{gen.expr(ident)};")
-        _shuffle_steps(gen, reducer, red, types, mask, warps)
+        _shuffle_steps(gen, reducer, red, mask, warps)
     for r, temp in zip(red, temps):
         gen.emit(f"{gen.expr.buffer_name(temp)}[0] = __shfl_sync({mask}, {r}, 0, {min(width, WARP)});")
     if width > WARP:
         gen.emit("__syncthreads();")  # before the next reduction writes the partial results again
 
 
-def _shuffle_steps(gen: Any, reducer: CommReducer, red: list[str], types: list[str], mask: str, width: int) -> None:
+def _shuffle_steps(gen: Any, reducer: CommReducer, red: list[str], mask: str, width: int) -> None:
     """Combine *red* over groups of *width* lanes into each group's first lane."""
     offset = width // 2
     while offset:
-        gen.emit("{")
+        shuffled = [f"__shfl_down_sync({mask}, {r}, {offset}, {width})" for r in red]
+        _combine(gen, reducer, red, shuffled, red)
+        offset //= 2
+
+
+def shared_allreduce(gen: Any, reducer: CommReducer, values: list[Expr], cond: str, temps: list[Any],
+                     over: list[str], block: list[str], extents: dict[str, int]) -> None:
+    """The reduction over the tags *over* through shared memory, in the CPU run's order."""
+    count = int_product(extents.values())
+    index = {t: f"((int){t})" for t in block}
+    bufs = [gen.names.fresh("red_buf0") for _ in values]
+    for v, buf in zip(values, bufs):
+        gen.emit(f"__shared__ {c_type(v.dtype)} {buf}[{count}];")
+        gen.shared.append((buf, count * element_bytes(v.dtype)))
+    for v, buf, ident in zip(values, bufs, reducer.identity_element):
+        term = gen.expr(v) if cond == "1" else f"({cond} ? {gen.expr(v)} : {gen.expr(ident)})"
+        gen.emit(f"{buf}[{linear_index(index, block, extents)}] = {term};")
+    gen.emit("__syncthreads();")
+    accs = [gen.names.fresh("red_acc") for _ in values]
+    for v, acc, ident in zip(values, accs, reducer.identity_element):
+        gen.emit(f"{c_type(v.dtype)} {acc} = {gen.expr(ident)};")
+    rank = dict(index)
+    for tag in over:
+        rank[tag] = r = gen.names.fresh("red_r")
+        gen.emit(f"for (int {r} = 0; {r} < {extents[tag]}; ++{r}) {{")
         gen.indent += 1
-        for var, r in zip(reducer.lhs, red):
-            gen.emit(f"const {c_type(var.dtype)} {gen.names(var, var.name)} = {r};")
-        for var, r in zip(reducer.rhs, red):
-            gen.emit(f"const {c_type(var.dtype)} {gen.names(var, var.name)} = "
-                     f"__shfl_down_sync({mask}, {r}, {offset}, {width});")
-        new = [gen.names.fresh("red_next") for _ in red]
-        for t, n, e in zip(types, new, reducer.result):
-            gen.emit(f"const {t} {n} = {gen.expr(e)};")
-        for r, n in zip(red, new):
-            gen.emit(f"{r} = {n};")
+    at = linear_index(rank, block, extents)
+    _combine(gen, reducer, accs, [f"{buf}[{at}]" for buf in bufs], accs)
+    for _ in over:
         gen.indent -= 1
         gen.emit("}")
-        offset //= 2
+    for temp, acc in zip(temps, accs):
+        gen.emit(f"{gen.expr.buffer_name(temp)}[0] = {acc};")
+    gen.emit("__syncthreads();")  # before the next reduction writes the terms again
+
+
+def _combine(gen: Any, reducer: CommReducer, lhs: list[str], rhs: list[str], out: list[str]) -> None:
+    """``out = combine(lhs, rhs)`` (C texts), in a scope of its own for the reducer's names."""
+    gen.emit("{")
+    gen.indent += 1
+    for var, text in zip(reducer.lhs, lhs):
+        gen.emit(f"const {c_type(var.dtype)} {gen.names(var, var.name)} = {text};")
+    for var, text in zip(reducer.rhs, rhs):
+        gen.emit(f"const {c_type(var.dtype)} {gen.names(var, var.name)} = {text};")
+    new = [gen.names.fresh("red_next") for _ in out]
+    for n, e in zip(new, reducer.result):
+        gen.emit(f"const {c_type(e.dtype)} {n} = {gen.expr(e)};")
+    for o, n in zip(out, new):
+        gen.emit(f"{o} = {n};")
+    gen.indent -= 1
+    gen.emit("}")
+
+
+def linear_index(index: dict[str, str], tags: list[str], extents: dict[str, Any]) -> str:
+    """The linear index of the per-tag indices *index*, threadIdx.x fastest."""
+    text = ""
+    for tag in reversed(tags):
+        text = index[tag] if not text else f"({text}) * {extents[tag]} + {index[tag]}"
+    return text or "0"
+
+
+def element_bytes(dtype: str) -> int:
+    return max(bits(dtype) // 8, 1)
+
+
+def int_product(xs: Any) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out

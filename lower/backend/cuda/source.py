@@ -17,7 +17,14 @@ from typing import Any
 
 from lower.backend.c.expr import c_type
 from lower.backend.cuda.expr import HALF, PRELUDE, CudaExprSource
-from lower.backend.cuda.reduce import fits_warp, warp_allreduce
+from lower.backend.cuda.reduce import (
+    element_bytes,
+    fits_warp,
+    int_product,
+    linear_index,
+    shared_allreduce,
+    warp_allreduce,
+)
 from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
 from lower.backend.cuda.vector import COMPONENTS, VectorPlan, plan_vector, vector_buffers
 from lower.backend.cuda.warp import shuffle_layout
@@ -44,7 +51,6 @@ from lower.ir.stmt_functor import StmtFunctor, stmt_exprs, walk
 from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.base.storage_scope import per_thread
-from schedule.ir.dtype import bits
 from schedule.ir.expr import Call, Expr, IntImm, StringImm, Var
 from schedule.ir.functor import distinct_post_order, free_vars, structural_equal
 from schedule.ir.reduce import CommReducer
@@ -178,7 +184,7 @@ class _KernelSource(StmtFunctor[None]):
             self.vectorizable.add(buf)
         self.emit(f"{prefix}{c_type(buf.dtype)} {self.expr.buffer_name(buf)}[{max(count, 1)}];")
         if shared:
-            self.shared.append((buf.name, max(count, 1) * _bytes(buf.dtype)))
+            self.shared.append((buf.name, max(count, 1) * element_bytes(buf.dtype)))
 
     def declare_dynamic(self, buf: Any) -> None:
         """A shared array of symbolic size: a slice of the launch's dynamic shared memory, whose
@@ -192,7 +198,7 @@ class _KernelSource(StmtFunctor[None]):
         if not self.dynamic:
             self.emit("extern __shared__ __align__(16) unsigned char tb_dynamic_shared[];")
         offset = k.dynamic_shared
-        nbytes = arith.mul(arith.max_expr(buf.size, arith.const(1, buf.size.dtype)), _bytes(buf.dtype))
+        nbytes = arith.mul(arith.max_expr(buf.size, arith.const(1, buf.size.dtype)), element_bytes(buf.dtype))
         aligned = arith.mul(arith.floordiv(arith.add(nbytes, 15), 16), 16)
         k.dynamic_shared = arith.add(offset, aligned)
         t = c_type(buf.dtype)
@@ -216,10 +222,10 @@ class _KernelSource(StmtFunctor[None]):
             raise LoweringError(f"build: target 'cuda': warp memory '{buf.name}' needs a constant size and "
                                 f"constant threadIdx.y/z extents, not {buf.size} and {self._launch_text(BLOCK[1:])}")
         base = self.names.fresh(buf.name)
-        total = max(count, 1) * _int_product(groups.values())
+        total = max(count, 1) * int_product(groups.values())
         self.emit(f"__shared__ {c_type(buf.dtype)} {base}[{total}];")
-        self.shared.append((buf.name, total * _bytes(buf.dtype)))
-        group = _linear({t: f"((int){t})" for t in groups}, list(groups), groups)
+        self.shared.append((buf.name, total * element_bytes(buf.dtype)))
+        group = linear_index({t: f"((int){t})" for t in groups}, list(groups), groups)
         self.names.fix(buf, base if group == "0" else f"({base} + ({group}) * {max(count, 1)})")
 
     # -- statements ------------------------------------------------------------------------------
@@ -355,9 +361,7 @@ class _KernelSource(StmtFunctor[None]):
         self.emit(f"(void){self.expr(s.value)};")
 
     def allreduce(self, call: Call) -> None:
-        """Within a warp, through shuffles (:mod:`lower.backend.cuda.reduce`). Else every
-        thread files its term in shared memory, and each combines its group's terms (the
-        threads that differ only in the reduced indices) in the order of those indices."""
+        """A cross-thread reduction (see :mod:`lower.backend.cuda.reduce`)."""
         reducer = self.reducer
         if reducer is None:
             raise LoweringError("build: tvm_thread_allreduce outside a kernel's reduce_scope")
@@ -372,64 +376,17 @@ class _KernelSource(StmtFunctor[None]):
         if not all(isinstance(x, int) for x in extents.values()):
             raise LoweringError(f"build: target 'cuda': the cross-thread reduction of kernel {self.k.name} needs "
                                 f"constant thread extents, not {self._launch_text(block)}")
-        count = _int_product(extents.values())
-        index = {t: f"((int){t})" for t in block}
         self.emit("{")
         self.indent += 1
         if fits_warp(over, extents, list(values)):
             others = [t for t in block if t != "threadIdx.x"]
-            groups = _linear(index, others, extents)
+            groups = linear_index({t: f"((int){t})" for t in others}, others, extents)
             warp_allreduce(self, reducer, list(values), cond, temps, extents["threadIdx.x"], groups,
-                           _int_product(extents[t] for t in others))
-            self.indent -= 1
-            self.emit("}")
-            return
-        bufs = [self.names.fresh("red_buf0") for _ in values]
-        for v, buf in zip(values, bufs):
-            self.emit(f"__shared__ {c_type(v.dtype)} {buf}[{count}];")
-            self.shared.append((buf, count * _bytes(v.dtype)))
-        for v, buf, ident in zip(values, bufs, reducer.identity_element):
-            term = self.expr(v) if cond == "1" else f"({cond} ? {self.expr(v)} : {self.expr(ident)})"
-            self.emit(f"{buf}[{_linear(index, block, extents)}] = {term};")
-        self.emit("__syncthreads();")
-        accs = [self.names.fresh("red_acc") for _ in values]
-        for v, acc, ident in zip(values, accs, reducer.identity_element):
-            self.emit(f"{c_type(v.dtype)} {acc} = {self.expr(ident)};")
-        rank = dict(index)
-        for tag in over:
-            rank[tag] = r = self.names.fresh("red_r")
-            self.emit(f"for (int {r} = 0; {r} < {extents[tag]}; ++{r}) {{")
-            self.indent += 1
-        at = _linear(rank, block, extents)
-        self.emit("{")
-        self.indent += 1
-        for var, acc in zip(reducer.lhs, accs):
-            self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {acc};")
-        for var, buf in zip(reducer.rhs, bufs):
-            self.emit(f"const {c_type(var.dtype)} {self.names(var, var.name)} = {buf}[{at}];")
-        new = [self.names.fresh("red_next") for _ in values]
-        for v, n, e in zip(values, new, reducer.result):
-            self.emit(f"const {c_type(v.dtype)} {n} = {self.expr(e)};")
-        for acc, n in zip(accs, new):
-            self.emit(f"{acc} = {n};")
+                           int_product(extents[t] for t in others))
+        else:
+            shared_allreduce(self, reducer, list(values), cond, temps, over, block, extents)
         self.indent -= 1
         self.emit("}")
-        for _ in over:
-            self.indent -= 1
-            self.emit("}")
-        for buf, acc in zip(temps, accs):
-            self.emit(f"{self.expr.buffer_name(buf)}[0] = {acc};")
-        self.emit("__syncthreads();")  # before the next reduction writes the terms again
-        self.indent -= 1
-        self.emit("}")
-
-
-def _linear(index: dict[str, str], tags: list[str], extents: dict[str, Any]) -> str:
-    """The linear index of the per-tag indices *index*, threadIdx.x fastest."""
-    text = ""
-    for tag in reversed(tags):
-        text = index[tag] if not text else f"({text}) * {extents[tag]} + {index[tag]}"
-    return text or "0"
 
 
 def _bare(text: str) -> str:
@@ -445,19 +402,8 @@ def _bare(text: str) -> str:
     return text[1:-1]
 
 
-def _bytes(dtype: str) -> int:
-    return max(bits(dtype) // 8, 1)
-
-
 def _product(xs: Sequence[Expr]) -> Expr:
     out: Expr = arith.const(1)
     for x in xs:
         out = arith.mul(out, x)
-    return out
-
-
-def _int_product(xs: Any) -> int:
-    out = 1
-    for x in xs:
-        out *= x
     return out
