@@ -65,7 +65,8 @@ class GpuRunner:
         try:
             for buf, a in zip(self.buffers, arrays):
                 resident.pointers[buf] = ptr = resident.alloc(a.nbytes)
-                self._check(self.d.cuMemcpyHtoD(ptr, np.ascontiguousarray(a).ctypes.data, a.nbytes))
+                host = np.ascontiguousarray(a)  # kept alive until the copy is done
+                self._check(self.d.cuMemcpyHtoD(ptr, host.ctypes.data, a.nbytes))
         except BaseException:
             resident.free()
             raise
