@@ -33,6 +33,7 @@ class FakeDriver:
         self.loaded: list[bytes] = []
         self.copies_in = 0
         self.shared_bytes: list[int] = []
+        self.sent: list[bytes] = []
         self.syncs = 0
         self._next = itertools.count(4096, 4096)
 
@@ -61,6 +62,7 @@ class FakeDriver:
     def cuMemcpyHtoD(self, ptr, host, nbytes):
         self.memory[ptr][:nbytes] = ctypes.string_at(host, nbytes)
         self.copies_in += 1
+        self.sent.append(bytes(self.memory[ptr][:nbytes]))
         return (0,)
 
     def cuMemcpyDtoH(self, host, ptr, nbytes):
@@ -222,3 +224,17 @@ def test_a_loop_left_on_the_host_launches_its_kernel_once_per_iteration():
     assert {launch[1] for launch in driver.launches} == {(4, 1, 1)}
     f(a, b)  # and the CPU run of the same build
     np.testing.assert_array_equal(b, a + 1)
+
+
+def test_a_strided_array_goes_to_the_gpu_as_its_elements_in_order():
+    A = te.placeholder((256,), name="A")
+    B = te.compute((256,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    bx, tx = s[B].split(B.op.axis[0], factor=64)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    driver = FakeDriver()
+    _, run = _runner(s, [A, B], driver)
+    every_other = np.arange(512, dtype=np.float32)[::2]  # not contiguous
+    run([every_other, np.zeros(256, np.float32)], {}, [False, True])
+    assert driver.sent[0] == np.ascontiguousarray(every_other).tobytes()
