@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Wheels the GPU machine lacks (it has Python 3.12, NumPy, CuPy and the CUDA packages, and no
+# package registry): download them here into .gpu_wheels/ (ignored by git), then send that
+# folder with the working tree; benchmarks/gpu_check.sh installs them from it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip download -q --only-binary=:all: --python-version 3.12 \
+    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+    islpy networkx pytest pytest-xdist hypothesis -d .gpu_wheels
+ls .gpu_wheels
