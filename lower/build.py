@@ -166,7 +166,11 @@ class BuiltFunc:
         return timed
 
     def get_source(self, fmt: str = "") -> str:
-        """The generated source: C for target ``"c"``, Python for ``"python"``."""
+        """The generated source: C for target ``"c"``, Python for ``"python"``. For ``"cuda"``,
+        the kernels' CUDA as ``imported_modules[0]`` gives it (``fmt="ptx"``: the PTX), and with
+        ``fmt="c"`` the C of the CPU run."""
+        if self._device is not None and fmt != "c":
+            return self._device.get_source(fmt)
         return self.source
 
     def get_function(self, name: str, query_imports: bool = False) -> BuiltFunc:

@@ -75,6 +75,7 @@ def test_vector_add_reads_as_tvms_cuda_code():
     assert 'extern "C" __global__ void __launch_bounds__(64) myadd_kernel(float* __restrict__ A, ' \
            'float* __restrict__ B, float* __restrict__ C) {' in source
     assert "C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[" in source
+    assert f.get_source() == source and "int32_t tb_main(" in f.get_source("c")
     a, b = np.random.default_rng(0).random((2, 1024), dtype=np.float32)
     c = np.zeros(1024, np.float32)
     f(a, b, c)
