@@ -16,6 +16,8 @@ import schedule as te
 from lower.backend.cuda import nvrtc
 from lower.backend.cuda.runner import GpuRunner
 
+from ..cuda_cases import Case, bind_blocks, two_kernels, vector_add
+
 build_module = importlib.import_module("lower.build")  # the module: lower.build is the function
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed (pip install '.[cuda]')")]
@@ -75,48 +77,40 @@ class FakeDriver:
         return (0,)
 
 
-def _runner(s, args, driver):
-    f = lower.build(s, args, "cuda")
+def _runner(case: Case, driver: FakeDriver):
+    """The build of *case* for "cuda" (its CPU run checked against NumPy) and a GpuRunner of it."""
+    f = lower.build(case.schedule, case.args, "cuda")
+    case.check(f)
     return f, GpuRunner(f.imported_modules[0], f._device_body, [f.lowered.buffers[t] for t in f.lowered.tensors],
                         driver)
 
 
+def _arrays(case: Case) -> list[np.ndarray]:
+    return [a for a in case.fresh() if isinstance(a, np.ndarray)]
+
+
 def test_a_launch_takes_its_grid_from_the_call_shape_and_its_arrays_by_pointer():
-    n = te.var("n")
-    A = te.placeholder((n,), name="A")
-    B = te.compute((n,), lambda i: A[i] * 2, name="B")
-    s = te.create_schedule(B.op)
-    bx, tx = s[B].split(B.op.axis[0], factor=64)
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    case = vector_add(n=1000, symbolic=True)
     driver = FakeDriver()
-    f, run = _runner(s, [A, B, n], driver)
+    f, run = _runner(case, driver)
     assert driver.loaded[0].startswith(b"//") and driver.loaded[0].endswith(b"\0")  # the PTX, terminated
-    a = np.arange(1000, dtype=np.float32)
-    b = np.full(1000, 7.0, np.float32)
-    run([a, b], {n: 1000}, [False, True])
+    arrays = _arrays(case)
+    sent = arrays[2].copy()
+    run(arrays, {case.args[3]: 1000}, [False, False, True])
     ((name, grid, block, (values, types)),) = driver.launches
     assert name == "default_function_kernel"
     assert grid == (16, 1, 1) and block == (64, 1, 1)  # ceil(1000 / 64) blocks of 64
-    assert types == (None, None, ctypes.c_int32) and values[2] == 1000
-    # No kernel ran (a stand-in), so B comes back as it went: copied in, and out again.
-    np.testing.assert_array_equal(b, np.full(1000, 7.0, np.float32))
+    assert types == (None, None, None, ctypes.c_int32) and values[3] == 1000
+    # No kernel ran (a stand-in), so C comes back as it went: copied in, and out again.
+    np.testing.assert_array_equal(arrays[2], sent)
     assert driver.memory == {}  # every allocation freed
 
 
 def test_kernels_launch_in_order_with_a_global_array_between_them():
-    A = te.placeholder((256,), name="A")
-    B = te.compute((256,), lambda i: A[i] * 2, name="B")
-    C = te.compute((256,), lambda i: B[255 - i] + 1, name="C")
-    s = te.create_schedule(C.op)
-    for t in (B, C):
-        bx, tx = s[t].split(t.op.axis[0], factor=32)
-        s[t].bind(bx, te.thread_axis("blockIdx.x"))
-        s[t].bind(tx, te.thread_axis("threadIdx.x"))
+    case = two_kernels()
     driver = FakeDriver()
-    _, run = _runner(s, [A, C], driver)
-    a, c = np.zeros(256, np.float32), np.zeros(256, np.float32)
-    run([a, c], {}, [False, True])
+    _, run = _runner(case, driver)
+    run(_arrays(case), {}, [False, True])
     names = [launch[0] for launch in driver.launches]
     assert names == ["default_function_kernel", "default_function_kernel_1"]
     first, second = (launch[3][0] for launch in driver.launches)  # (A, B) and (C, B): arguments first
@@ -128,36 +122,32 @@ def test_kernels_launch_in_order_with_a_global_array_between_them():
 def test_calls_and_their_timing_go_to_the_gpu_where_one_is_present(monkeypatch):
     """A build for "cuda" with a GPU present (here a stand-in) runs its calls there, and
     time_evaluator copies the arrays once and waits for each batch of launches at its end."""
+    case = vector_add(n=300, factor=128, symbolic=True)
+    case.check(lower.build(case.schedule, case.args, "cuda"))  # without a GPU: the CPU run
     driver = FakeDriver()
     monkeypatch.setattr(build_module, "present_arch", lambda: "sm_80")
     monkeypatch.setattr(build_module, "cuda_driver", lambda: driver)
-    n = te.var("n")
-    A = te.placeholder((n,), name="A")
-    B = te.compute((n,), lambda i: A[i] + 1, name="B")
-    s = te.create_schedule(B.op)
-    bx, tx = s[B].split(B.op.axis[0], factor=128)
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    s[B].bind(tx, te.thread_axis("threadIdx.x"))
-    f = lower.build(s, [A, B, n], "cuda")
-    a, b = np.arange(300, dtype=np.float32), np.full(300, 5.0, np.float32)
-    f(a, b, 300)
+    f = lower.build(case.schedule, case.args, "cuda")
+    arrays = case.fresh()
+    f(*arrays)
     assert f._gpu is not None and [launch[1] for launch in driver.launches] == [(3, 1, 1)]
-    assert driver.copies_in == 2 and driver.syncs == 1
-    result = f.time_evaluator(f.entry_name, number=5, repeat=2)(a, b, 300)
+    assert driver.copies_in == 3 and driver.syncs == 1
+    result = f.time_evaluator(f.entry_name, number=5, repeat=2)(*arrays)
     assert len(result.results) == 2 and all(t >= 0 for t in result.results)
     assert len(driver.launches) == 1 + 1 + 2 * 5  # the call, the warm-up, two batches of five
-    assert driver.copies_in == 4, "the timing copies the arrays in once"
+    assert driver.copies_in == 6, "the timing copies the arrays in once"
     assert driver.syncs == 1 + 1 + 2
     assert driver.memory == {}
-    with pytest.raises(TypeError, match="expected 3 arguments"):
-        f(a, b)
+    with pytest.raises(TypeError, match="expected 4 arguments"):
+        f(*arrays[:3])
 
 
-def _reversed_through_shared(n):
-    """One block of 32 threads copies all of A (n elements: a symbolic size) into shared
-    memory, then writes it back reversed and doubled."""
-    A = te.placeholder((n,), name="A")
-    B = te.compute((n,), lambda i: A[n - 1 - i] * 2, name="B")
+def _reversed_through_shared(n: int) -> Case:
+    """One block of 32 threads copies all of A (a symbolic size) into shared memory, then
+    writes it back reversed and doubled."""
+    length = te.var("n")
+    A = te.placeholder((length,), name="A")
+    B = te.compute((length,), lambda i: A[length - 1 - i] * 2, name="B")
     s = te.create_schedule(B.op)
     AS = s.cache_read(A, "shared", [B])
     bo, rest = s[B].split(B.op.axis[0], nparts=1)
@@ -167,21 +157,19 @@ def _reversed_through_shared(n):
     s[AS].compute_at(s[B], bo)
     ao, _ = s[AS].split(AS.op.axis[0], nparts=32)
     s[AS].bind(ao, te.thread_axis("threadIdx.x"))
-    return s, [A, B, n]
+    a = np.arange(n, dtype=np.float32)
+    return Case(s, [A, B, length], [a, np.zeros(n, np.float32), n], 1, a[::-1] * 2)
 
 
 def test_shared_memory_of_a_symbolic_size_is_the_launchs_dynamic_shared_memory():
-    n = te.var("n")
-    s, args = _reversed_through_shared(n)
+    case = _reversed_through_shared(100)
     driver = FakeDriver()
-    f, run = _runner(s, args, driver)
+    f, run = _runner(case, driver)
     source = f.imported_modules[0].get_source()
     assert "extern __shared__ __align__(16) unsigned char tb_dynamic_shared[];" in source
     assert "float* A_shared = (float*)(tb_dynamic_shared + 0);" in source
-    a = np.arange(100, dtype=np.float32)
-    b = np.zeros(100, np.float32)
-    f(a, b, 100)  # the CPU run with a GPU's semantics
-    np.testing.assert_array_equal(b, a[::-1] * 2)
+    n = case.args[2]
+    a, b = _arrays(case)
     run([a, b], {n: 100}, [False, True])
     assert driver.shared_bytes == [400]  # 100 floats, a multiple of 16 bytes
     run([a[:3], b[:3]], {n: 3}, [False, True])
@@ -189,20 +177,14 @@ def test_shared_memory_of_a_symbolic_size_is_the_launchs_dynamic_shared_memory()
 
 
 def test_indices_are_32_bit_and_the_gpu_run_refuses_arrays_they_cannot_reach():
-    n = te.var("n")
-    A = te.placeholder((n,), name="A")
-    B = te.compute((n,), lambda i: A[i] * 2, name="B")
-    s = te.create_schedule(B.op)
-    bx, tx = s[B].split(B.op.axis[0], factor=64)
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    case = vector_add(symbolic=True)
     driver = FakeDriver()
-    f, run = _runner(s, [A, B, n], driver)
+    f, run = _runner(case, driver)
     source = f.imported_modules[0].get_source()
-    assert "int64_t" not in source.split('extern "C"')[1] and "B[((((int)blockIdx.x) * 64)" in source
+    assert "int64_t" not in source.split('extern "C"')[1] and "C[((((int)blockIdx.x) * 64)" in source
     huge = np.broadcast_to(np.zeros(1, np.float32), (2**31,))  # 2^31 elements, no memory behind them
     with pytest.raises(lower.LoweringError, match=r"'A' has 2147483648 elements; .*fewer than 2\^31"):
-        run([huge, huge], {n: 2**31}, [False, True])
+        run([huge, huge, huge], {case.args[3]: 2**31}, [False, False, True])
     assert driver.memory == {} and driver.launches == []
 
 
@@ -211,30 +193,21 @@ def test_a_loop_left_on_the_host_launches_its_kernel_once_per_iteration():
     A = te.placeholder((4, 256), name="A")
     B = te.compute((4, 256), lambda i, j: A[i, j] + 1, name="B")
     s = te.create_schedule(B.op)
-    bx, tx = s[B].split(B.op.axis[1], factor=64)
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    bind_blocks(s, B.op.axis[1], B, 64)
+    a = np.random.default_rng(8).random((4, 256), dtype=np.float32)
+    case = Case(s, [A, B], [a, np.zeros((4, 256), np.float32)], 1, a + 1)
     driver = FakeDriver()
-    f, run = _runner(s, [A, B], driver)
-    source = f.imported_modules[0].get_source()
-    assert "int32_t i)" in source  # the host loop's variable, a kernel parameter
-    a, b = np.zeros((4, 256), np.float32), np.zeros((4, 256), np.float32)
-    run([a, b], {}, [False, True])
+    f, run = _runner(case, driver)
+    assert "int32_t i)" in f.imported_modules[0].get_source()  # the host loop's variable, a kernel parameter
+    run(_arrays(case), {}, [False, True])
     assert [launch[3][0][2] for launch in driver.launches] == [0, 1, 2, 3]
     assert {launch[1] for launch in driver.launches} == {(4, 1, 1)}
-    f(a, b)  # and the CPU run of the same build
-    np.testing.assert_array_equal(b, a + 1)
 
 
 def test_a_strided_array_goes_to_the_gpu_as_its_elements_in_order():
-    A = te.placeholder((256,), name="A")
-    B = te.compute((256,), lambda i: A[i] * 2, name="B")
-    s = te.create_schedule(B.op)
-    bx, tx = s[B].split(B.op.axis[0], factor=64)
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    case = vector_add(n=256)
     driver = FakeDriver()
-    _, run = _runner(s, [A, B], driver)
+    _, run = _runner(case, driver)
     every_other = np.arange(512, dtype=np.float32)[::2]  # not contiguous
-    run([every_other, np.zeros(256, np.float32)], {}, [False, True])
+    run([every_other, every_other, np.zeros(256, np.float32)], {}, [False, False, True])
     assert driver.sent[0] == np.ascontiguousarray(every_other).tobytes()

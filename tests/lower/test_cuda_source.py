@@ -18,108 +18,49 @@ from lower.backend.cuda.split import HostAccessError
 from lower.errors import LoweringError
 from lower.target import Target
 
+from ..cuda_cases import bind_blocks, row_sum, tiled_matmul, two_kernels, vector_add
+
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed (pip install '.[cuda]')")
 
 
-def _vector_add(n=1024, factor=64):
-    A = te.placeholder((n,), name="A")
-    B = te.placeholder((n,), name="B")
-    C = te.compute((n,), lambda i: A[i] + B[i], name="C")
-    s = te.create_schedule(C.op)
-    bx, tx = s[C].split(C.op.axis[0], factor=factor)
-    s[C].bind(bx, te.thread_axis("blockIdx.x"))
-    s[C].bind(tx, te.thread_axis("threadIdx.x"))
-    return s, [A, B, C]
-
-
-def _row_sum(rows=16, cols=128, threads=32):
-    """A cross-thread reduction: each block sums a row, its threads splitting the columns."""
-    A = te.placeholder((rows, cols), name="A")
-    k = te.reduce_axis((0, cols), name="k")
-    B = te.compute((rows,), lambda i: te.sum(A[i, k], axis=k), name="B")
-    s = te.create_schedule(B.op)
-    _, ki = s[B].split(k, factor=threads)
-    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
-    s[B].bind(ki, te.thread_axis("threadIdx.x"))
-    return s, [A, B]
-
-
-def _tiled_matmul(n=64, tile=8):
-    """Shared-memory tiles of A loaded by the block's threads, a local accumulator."""
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    AA = s.cache_read(A, "shared", [C])
-    CL = s.cache_write(C, "local")
-    bi, ti = s[C].split(C.op.axis[0], factor=tile)
-    bj, tj = s[C].split(C.op.axis[1], factor=tile)
-    s[C].reorder(bi, bj, ti, tj)
-    for axis, tag in ((bi, "blockIdx.y"), (bj, "blockIdx.x"), (ti, "threadIdx.y"), (tj, "threadIdx.x")):
-        s[C].bind(axis, te.thread_axis(tag))
-    s[CL].compute_at(s[C], tj)
-    ko, _ = s[CL].split(CL.op.reduce_axis[0], factor=tile)
-    s[AA].compute_at(s[CL], ko)
-    ty, tx = s[AA].split(s[AA].fuse(*AA.op.axis), factor=tile)
-    s[AA].bind(ty, te.thread_axis("threadIdx.y"))
-    s[AA].bind(tx, te.thread_axis("threadIdx.x"))
-    return s, [A, B, C]
-
-
 def test_vector_add_reads_as_tvms_cuda_code():
-    s, args = _vector_add()
-    f = lower.build(s, args, "cuda", name="myadd")
+    case = vector_add()
+    f = lower.build(case.schedule, case.args, "cuda", name="myadd")
     source = f.imported_modules[0].get_source()
     assert 'extern "C" __global__ void __launch_bounds__(64) myadd_kernel(float* __restrict__ A, ' \
            'float* __restrict__ B, float* __restrict__ C) {' in source
     assert "C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[" in source
     assert f.get_source() == source and "int32_t tb_main(" in f.get_source("c")
-    a, b = np.random.default_rng(0).random((2, 1024), dtype=np.float32)
-    c = np.zeros(1024, np.float32)
-    f(a, b, c)
-    np.testing.assert_array_equal(c, a + b)
+    case.check(f)
 
 
 def test_the_tutorials_vector_add_with_a_symbolic_length_is_the_readmes_listing():
-    n = te.var("n")
-    A, B = te.placeholder((n,), name="A"), te.placeholder((n,), name="B")
-    C = te.compute(A.shape, lambda i: A[i] + B[i], name="C")
-    s = te.create_schedule(C.op)
-    bx, tx = s[C].split(C.op.axis[0], factor=64)
-    s[C].bind(bx, te.thread_axis("blockIdx.x"))
-    s[C].bind(tx, te.thread_axis("threadIdx.x"))
-    f = lower.build(s, [A, B, C], "cuda", name="myadd")
+    case = vector_add(n=100, symbolic=True)
+    f = lower.build(case.schedule, case.args, "cuda", name="myadd")
     source = f.imported_modules[0].get_source()
     kernel = source[source.index('extern "C"'):]
     with open(__file__.rsplit("/tests/", 1)[0] + "/README.md") as readme:
         listing = readme.read().split("```c\n", 1)[1].split("```", 1)[0]
     assert kernel.strip() == listing.strip()
-    a, b = np.random.default_rng(6).random((2, 100), dtype=np.float32)
-    c = np.zeros(100, np.float32)
-    f(a, b, c)
-    np.testing.assert_array_equal(c, a + b)
+    case.check(f)
 
 
 def test_shared_memory_barriers_and_a_local_accumulator():
-    s, args = _tiled_matmul()
-    f = lower.build(s, args, "cuda")
+    case = tiled_matmul()
+    f = lower.build(case.schedule, case.args, "cuda")
     source = f.imported_modules[0].get_source()
     assert "__shared__ float A_shared[64];" in source and "float C_local[1];" in source
     assert source.count("__syncthreads();") == 2  # before the tile is overwritten, and after it is loaded
     assert "__launch_bounds__(64)" in source
-    a, b = np.random.default_rng(1).random((2, 64, 64), dtype=np.float32)
-    c = np.zeros((64, 64), np.float32)
-    f(a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+    case.check(f)
 
 
 @pytest.mark.parametrize(("threads", "shuffles"), [(32, True), (16, True), (128, True), (24, False)])
 def test_a_cross_thread_reduction_of_a_power_of_two_of_lanes_shuffles_and_else_goes_through_shared_memory(
         threads, shuffles):
-    s, args = _row_sum(cols=threads * 4, threads=threads)
-    f = lower.build(s, args, "cuda")
+    case = row_sum(cols=threads * 4, threads=threads)
+    f = lower.build(case.schedule, case.args, "cuda")
     source = f.imported_modules[0].get_source()
     assert ("__shfl_down_sync(" in source) == shuffles
     assert bool(re.search(rf"__shared__ float red_buf0\w*\[{threads}\];", source)) == (not shuffles)
@@ -131,52 +72,43 @@ def test_a_cross_thread_reduction_of_a_power_of_two_of_lanes_shuffles_and_else_g
         assert f"__shared__ float red_buf1[{threads // 32}];" in source
         steps = [int(x) for x in re.findall(rf"__shfl_down_sync\(mask, red_buf0, (\d+), {threads // 32}\)", source)]
         assert steps == [2, 1]
-    a = np.random.default_rng(2).random((16, threads * 4), dtype=np.float32)
-    b = np.zeros(16, np.float32)
-    f(a, b)
-    np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-5)
+    case.check(f)
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("make", [_vector_add, _row_sum, _tiled_matmul])
+@pytest.mark.parametrize("make", [vector_add, row_sum, tiled_matmul])
 def test_the_ptx_has_an_entry_per_kernel_and_nvrtc_no_warning(make):
-    s, args = make()
-    module = lower.build(s, args, "cuda").imported_modules[0]
+    case = make()
+    f = lower.build(case.schedule, case.args, "cuda")
+    module = f.imported_modules[0]
     ptx = module.get_source("ptx")
     assert ".target sm_80" in ptx
     assert module.entry_names == ["default_function_kernel"]
     assert ".visible .entry default_function_kernel(" in ptx
     assert module.ptx().log == ""
+    case.check(f)
 
 
 def test_two_kernels_are_named_in_launch_order():
-    A = te.placeholder((256,), name="A")
-    B = te.compute((256,), lambda i: A[i] * 2, name="B")
-    C = te.compute((256,), lambda i: B[255 - i] + 1, name="C")
-    s = te.create_schedule(C.op)
-    for t in (B, C):
-        bx, tx = s[t].split(t.op.axis[0], factor=32)
-        s[t].bind(bx, te.thread_axis("blockIdx.x"))
-        s[t].bind(tx, te.thread_axis("threadIdx.x"))
-    f = lower.build(s, [A, C], "cuda")
+    case = two_kernels()
+    f = lower.build(case.schedule, case.args, "cuda")
     assert f.imported_modules[0].entry_names == ["default_function_kernel", "default_function_kernel_1"]
-    a = np.arange(256, dtype=np.float32)
-    c = np.zeros(256, np.float32)
-    f(a, c)
-    np.testing.assert_array_equal(c, a[::-1] * 2 + 1)
+    case.check(f)
 
 
 def test_more_than_1024_threads_per_block_is_refused_by_name():
-    s, args = _vector_add(n=4096, factor=2048)
+    case = vector_add(n=4096, factor=2048)
     with pytest.raises(LoweringError, match=r"2048 threads per block .*at most 1024"):
-        lower.build(s, args, "cuda")
+        lower.build(case.schedule, case.args, "cuda")
 
 
 def test_the_targets_thread_limit_is_the_one_checked():
-    s, args = _vector_add(factor=512)
-    assert "__launch_bounds__(512)" in lower.build(s, args, "cuda").imported_modules[0].get_source()
+    case = vector_add(factor=512)
+    f = lower.build(case.schedule, case.args, "cuda")
+    assert "__launch_bounds__(512)" in f.imported_modules[0].get_source()
+    case.check(f)
     with pytest.raises(LoweringError, match=r"512 threads per block .*at most 256"):
-        lower.build(s, args, Target("cuda -max_num_threads=256"))
+        lower.build(case.schedule, case.args, Target("cuda -max_num_threads=256"))
 
 
 def _shared_tile(floats: int):
@@ -215,25 +147,9 @@ def test_shared_memory_over_the_limit_is_refused_naming_the_arrays():
 def test_a_barrier_under_a_condition_on_the_thread_is_refused():
     """The shared tile is loaded by 64 threads of threadIdx.x while the block launches them
     for it, but the consumer runs under threadIdx.x < 8, around the loop with the barrier."""
-    n = 64
-    A = te.placeholder((n, n), name="A")
-    B = te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    AA = s.cache_read(A, "shared", [C])
-    CL = s.cache_write(C, "local")
-    bi, ti = s[C].split(C.op.axis[0], factor=8)
-    bj, tj = s[C].split(C.op.axis[1], factor=8)
-    s[C].reorder(bi, bj, ti, tj)
-    for axis, tag in ((bi, "blockIdx.y"), (bj, "blockIdx.x"), (ti, "threadIdx.y"), (tj, "threadIdx.x")):
-        s[C].bind(axis, te.thread_axis(tag))
-    s[CL].compute_at(s[C], tj)
-    ko, _ = s[CL].split(CL.op.reduce_axis[0], factor=8)
-    s[AA].compute_at(s[CL], ko)
-    s[AA].bind(s[AA].fuse(*AA.op.axis), te.thread_axis("threadIdx.x"))
+    case = tiled_matmul(loader_on_x=True)
     with pytest.raises(LoweringError, match="barrier under a condition that differs between the threads"):
-        lower.build(s, [A, B, C], "cuda")
+        lower.build(case.schedule, case.args, "cuda")
 
 
 def test_a_stage_left_on_the_host_has_no_cuda_source_but_runs_on_the_cpu():
@@ -249,44 +165,51 @@ def test_a_stage_left_on_the_host_has_no_cuda_source_but_runs_on_the_cpu():
 
 
 def test_without_nvrtc_the_source_is_written_and_compiling_names_the_extra(monkeypatch):
-    s, args = _vector_add()
+    case = vector_add()
     with monkeypatch.context() as patch:  # undone before conftest compiles the build
         patch.setattr(nvrtc, "_nvrtc", lambda: None)
         cuda_module._compiled.cache_clear()
-        module = lower.build(s, args, "cuda").imported_modules[0]
-        assert "__global__" in module.get_source()
+        f = lower.build(case.schedule, case.args, "cuda")
+        assert "__global__" in f.imported_modules[0].get_source()
         with pytest.raises(LoweringError, match=r"needs NVRTC.*tebound\[cuda\]"):
-            module.get_source("ptx")
+            f.imported_modules[0].get_source("ptx")
+        case.check(f)
 
 
 def test_the_gpu_semantics_warning_points_at_the_cuda_source():
     from lower import target as target_module
 
     target_module._WARNED.discard("cuda")
-    s, args = _vector_add()
+    case = vector_add()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        lower.build(s, args, "cuda")
+        f = lower.build(case.schedule, case.args, "cuda")
     assert any("CUDA source is in imported_modules[0]" in str(w.message) for w in caught)
+    case.check(f)
 
 
 def test_an_unknown_source_format_is_refused():
-    s, args = _vector_add()
+    case = vector_add()
+    f = lower.build(case.schedule, case.args, "cuda")
     with pytest.raises(ValueError, match="'cu' and 'ptx'"):
-        lower.build(s, args, "cuda").imported_modules[0].get_source("llvm")
+        f.imported_modules[0].get_source("llvm")
+    case.check(f)
 
 
 def test_fast_intrinsics_only_when_asked():
     A = te.placeholder((256,), name="A")
     B = te.compute((256,), lambda i: te.exp(A[i]) + te.log(A[i] + 2), name="B")
     s = te.create_schedule(B.op)
-    bx, tx = s[B].split(B.op.axis[0], factor=64)
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    s[B].bind(tx, te.thread_axis("threadIdx.x"))
-    plain = lower.build(s, [A, B], "cuda").imported_modules[0].get_source()
-    fast = lower.build(s, [A, B], "cuda", fast_math=True).imported_modules[0].get_source()
-    assert "expf(" in plain and "__expf" not in plain and "logf(" in plain
-    assert "__expf(" in fast and "__logf(" in fast
+    bind_blocks(s, B.op.axis[0], B, 64)
+    plain = lower.build(s, [A, B], "cuda")
+    fast = lower.build(s, [A, B], "cuda", fast_math=True)
+    assert "expf(" in plain.get_source() and "__expf" not in plain.get_source() and "logf(" in plain.get_source()
+    assert "__expf(" in fast.get_source() and "__logf(" in fast.get_source()
+    a = np.random.default_rng(7).random(256, dtype=np.float32)
+    for f in (plain, fast):  # the CPU run of each (fast math: to a few ulp)
+        b = np.full(256, np.nan, np.float32)
+        f(a, b)
+        np.testing.assert_allclose(b, np.exp(a) + np.log(a + 2), rtol=1e-5)
 
 
 def _vectorized(lanes: int, shift: int = 0, dtype: str = "float32"):
