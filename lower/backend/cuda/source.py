@@ -107,8 +107,8 @@ class _KernelSource(StmtFunctor[None]):
         self.lines: list[str] = []
         self.indent = 1
         self.reducer: CommReducer | None = None
-        self.varying: set[Var] = set()  # values that differ between the threads of a block
-        self.divergent = 0  # conditions around the code being written that differ between threads
+        #: The statements under a condition that differs between the threads of a block.
+        self.divergent = {id(s) for s, divergent in k.divergence if divergent}
         #: The arrays vectorized loops touch (declared 16-byte aligned), and those that start
         #: aligned (the arguments, from cuMemAlloc, and those declarations).
         self.vector_buffers = vector_buffers(k.kernel.root)
@@ -118,8 +118,6 @@ class _KernelSource(StmtFunctor[None]):
                      for x in distinct_post_order(e) if isinstance(x, Load)}
         for iv in k.kernel.threads:
             names.fix(iv.var, f"((int){iv.thread_tag})")
-            if not iv.thread_tag.startswith("blockIdx."):
-                self.varying.add(iv.var)
 
     def function(self) -> str:
         k = self.k
@@ -166,9 +164,6 @@ class _KernelSource(StmtFunctor[None]):
         self.indent -= 1
         self.emit("}")
 
-    def varies(self, e: Expr) -> bool:
-        return any(v in self.varying for v in free_vars([e]))
-
     def declare(self, buf: Any, shared: bool) -> None:
         count = arith.value_of(buf.size)
         if not isinstance(count, int) and shared:
@@ -210,7 +205,7 @@ class _KernelSource(StmtFunctor[None]):
         """Warp memory: in registers where its accesses allow (:mod:`lower.backend.cuda.warp`);
         else one copy per group of ``threadIdx.x`` (the threads that agree on the other thread
         indices, within one warp) in shared memory, its users seeing their group's."""
-        layout = shuffle_layout(self.k.kernel, buf, self.k.launch)
+        layout = shuffle_layout(self.k, buf)
         if layout is not None:
             name = self.expr.buffer_name(buf)
             self.emit(f"{c_type(buf.dtype)} {name}[{layout.per_lane}];")
@@ -241,9 +236,7 @@ class _KernelSource(StmtFunctor[None]):
             if structural_equal(s.value, self.k.launch[tag]):
                 yield s.body
                 return
-            self.divergent += 1
             yield from self.nested(f"if ({self.names(s.node.var, '')} < {self.expr(s.value)})", s.body)  # type: ignore[attr-defined]
-            self.divergent -= 1
         elif s.key == "reduce_scope" and isinstance(s.node, CommReducer):
             saved, self.reducer = self.reducer, s.node
             yield s.body
@@ -271,8 +264,6 @@ class _KernelSource(StmtFunctor[None]):
             return
         v = self.names(s.loop_var, s.loop_var.name)
         lo, extent = self.expr(s.min), self.expr(s.extent)
-        if self.varies(s.min) or self.varies(s.extent):
-            self.varying.add(s.loop_var)
         if s.kind == ForKind.UNROLLED:
             self.emit("#pragma unroll")
         end = extent if lo == "0" else f"{lo} + {extent}"
@@ -306,8 +297,6 @@ class _KernelSource(StmtFunctor[None]):
         self.emit("}")
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
-        divergent = self.varies(s.condition)
-        self.divergent += divergent
         yield from self.nested(f"if ({_bare(self.expr(s.condition))})", s.then_case)
         if s.else_case is not None:
             self.lines[-1] += " else {"
@@ -315,19 +304,13 @@ class _KernelSource(StmtFunctor[None]):
             yield s.else_case
             self.indent -= 1
             self.emit("}")
-        self.divergent -= divergent
 
     def visit_let_stmt(self, s: LetStmt) -> Steps:
-        if self.varies(s.value):
-            self.varying.add(s.var)
         self.emit(f"{c_type(s.var.dtype)} {self.names(s.var, s.var.name)} = {self.expr(s.value)};")
         yield s.body
 
     def visit_while(self, s: While) -> Steps:
-        divergent = self.varies(s.condition)
-        self.divergent += divergent
         yield from self.nested(f"while ({_bare(self.expr(s.condition))})", s.body)
-        self.divergent -= divergent
 
     def visit_store(self, s: Store) -> None:
         value = self.expr(s.value)
@@ -342,7 +325,7 @@ class _KernelSource(StmtFunctor[None]):
 
     def visit_evaluate(self, s: Evaluate) -> None:
         if is_barrier(s) or is_allreduce(s):
-            if self.divergent:
+            if id(s) in self.divergent:
                 raise LoweringError(f"build: target 'cuda': kernel {self.k.name} has a barrier under a condition "
                                     "that differs between the threads of a block, where the threads that skip it "
                                     "never arrive; move the condition inside the stage, or bind every thread")

@@ -8,16 +8,17 @@ to run on (TVM refuses it too, asking whether a bind was forgotten).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from lower.backend.c.outline import needs
 from lower.backend.gpu_kernel import Kernel, analyze_kernel
 from lower.errors import LoweringError
-from lower.ir.stmt import Allocate, AttrStmt, Buffer, Load, Stmt, Store
+from lower.ir.stmt import Allocate, AttrStmt, Buffer, For, IfThenElse, LetStmt, Load, Stmt, Store, While
 from lower.ir.stmt_functor import stmt_children, stmt_exprs
 from schedule import arith
 from schedule.ir.expr import Expr, Var
-from schedule.ir.functor import distinct_post_order
+from schedule.ir.functor import distinct_post_order, free_vars, structural_equal
 
 #: The thread tags of a launch, in the order of CUDA's grid and block dimensions.
 GRID = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
@@ -39,6 +40,29 @@ class DeviceKernel:
 
     def grid(self) -> list[Expr]:
         return [self.launch.get(t, arith.const(1)) for t in GRID]
+
+    @functools.cached_property
+    def divergence(self) -> list[tuple[Stmt, bool]]:
+        """Every statement of the kernel, with whether a condition that differs between the
+        threads of a block encloses it: on a thread index or a value computed from one, a loop
+        whose bounds depend on one, or an attribute of a tag below its launch extent."""
+        varying = {iv.var for iv in self.kernel.threads if not iv.thread_tag.startswith("blockIdx.")}
+        out: list[tuple[Stmt, bool]] = []
+        stack: list[tuple[Stmt, bool]] = [(self.kernel.root, False)]
+        while stack:
+            s, divergent = stack.pop()
+            out.append((s, divergent))
+            inner = divergent
+            if isinstance(s, (IfThenElse, While)):
+                inner = divergent or bool(set(free_vars([s.condition])) & varying)
+            elif isinstance(s, For) and set(free_vars([s.min, s.extent])) & varying:
+                inner = True
+            elif isinstance(s, LetStmt) and set(free_vars([s.value])) & varying:
+                varying.add(s.var)
+            elif isinstance(s, AttrStmt) and s.key == "thread_extent":
+                inner = divergent or not structural_equal(s.value, self.launch[s.node.thread_tag])  # type: ignore[attr-defined]
+            stack.extend((c, inner) for c in reversed(stmt_children(s)))
+        return out
 
     def block(self) -> list[Expr]:
         return [self.launch.get(t, arith.const(1)) for t in BLOCK]

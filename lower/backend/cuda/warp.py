@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from bound.arith.const_bound import ConstBounds
 from bound.arith.linear import Linear
+from lower.backend.cuda.split import DeviceKernel
 from lower.backend.gpu_kernel import Kernel
 from lower.errors import LoweringError
-from lower.ir.stmt import AttrStmt, Buffer, For, IfThenElse, LetStmt, Load, Stmt, Store, While
+from lower.ir.stmt import Buffer, For, Load, Stmt, Store
 from lower.ir.stmt_functor import stmt_children, stmt_exprs
 from schedule import arith
 from schedule.ir.expr import And, Call, Expr, Or, Select, Var
@@ -50,18 +51,18 @@ class WarpLayout:
         return found
 
 
-def shuffle_layout(kernel: Kernel, buf: Buffer, launch: dict[str, Expr]) -> WarpLayout | None:
+def shuffle_layout(k: DeviceKernel, buf: Buffer) -> WarpLayout | None:
     """The register layout of *buf*, or None where its accesses do not allow one."""
-    width = arith.value_of(launch.get("threadIdx.x", arith.const(0)))
+    kernel = k.kernel
+    width = arith.value_of(k.launch.get("threadIdx.x", arith.const(0)))
     count = arith.value_of(buf.size)
     if not isinstance(width, int) or not isinstance(count, int) or width < 1 or \
             len(kernel.extents.get("threadIdx.x", [])) != 1:
         return None
     lanes = frozenset(iv.var for iv in kernel.threads if iv.thread_tag == "threadIdx.x")
-    threads = {iv.var for iv in kernel.threads if not iv.thread_tag.startswith("blockIdx.")}
     bounds = _loop_bounds(kernel)
     accesses: list[tuple[Expr, bool]] = []  # (index, a store)
-    for s, divergent in _statements(kernel.root, threads, launch):
+    for s, divergent in k.divergence:
         if isinstance(s, Store) and s.buffer is buf:
             accesses.append((s.index, True))
         reads = [x for e in stmt_exprs(s) for x in distinct_post_order(e) if isinstance(x, Load) and x.buffer is buf]
@@ -148,26 +149,3 @@ def _loop_bounds(kernel: Kernel) -> ConstBounds:
                 known[s.loop_var] = (lo, lo + extent - 1)
         stack.extend(stmt_children(s))
     return ConstBounds(known)
-
-
-def _statements(root: Stmt, threads: set[Var], launch: dict[str, Expr]) -> list[tuple[Stmt, bool]]:
-    """Every statement under *root* with whether a condition that differs between the threads
-    of a block (on a thread index, or a value computed from one) encloses it."""
-    varying = set(threads)
-    out: list[tuple[Stmt, bool]] = []
-    stack: list[tuple[Stmt, bool]] = [(root, False)]
-    while stack:
-        s, divergent = stack.pop()
-        out.append((s, divergent))
-        inner = divergent
-        if isinstance(s, (IfThenElse, While)):
-            inner = divergent or bool(set(free_vars([s.condition])) & varying)
-        elif isinstance(s, For) and set(free_vars([s.min, s.extent])) & varying:
-            inner = True
-        elif isinstance(s, LetStmt) and set(free_vars([s.value])) & varying:
-            varying.add(s.var)
-        elif isinstance(s, AttrStmt) and s.key == "thread_extent":
-            tag = s.node.thread_tag  # type: ignore[attr-defined]
-            inner = divergent or arith.value_of(s.value) != arith.value_of(launch.get(tag, s.value))
-        stack.extend((c, inner) for c in reversed(stmt_children(s)))
-    return out
