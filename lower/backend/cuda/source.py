@@ -72,6 +72,14 @@ class Limits:
     shared_bytes: int = 48 * 1024
 
 
+class CudaNames(Names):
+    """Identifiers that are no CUDA builtin or keyword, nor a kernel's name."""
+
+    def __init__(self, kernels: Sequence[str]) -> None:
+        super().__init__()
+        self._used |= _CUDA_WORDS | set(kernels)
+
+
 class CudaSource:
     """The CUDA translation unit of a lowered function: :attr:`text`, and :attr:`kernels` in
     the order the host launches them."""
@@ -82,8 +90,7 @@ class CudaSource:
         order = {id(b): k for k, b in enumerate(arguments)}
         for k in self.kernels:  # the function's arguments first, in its order
             k.buffers.sort(key=lambda b: order.get(id(b), len(order)))
-        names = Names()
-        names._used |= _CUDA_WORDS | {k.name for k in self.kernels}
+        names = CudaNames([k.name for k in self.kernels])
         parts: list[str] = []
         helpers: dict[str, None] = {}
         for k in self.kernels:
@@ -101,7 +108,7 @@ class _KernelSource(StmtFunctor[None]):
         self.k = k
         self.limits = limits
         self.shared: list[tuple[str, int]] = []  # the kernel's shared arrays and their bytes
-        self.dynamic: list[str] = []  # the shared arrays of symbolic size
+        self.dynamic = False  # whether the launch's dynamic shared memory is declared
         self.names = names
         self.expr = CudaExprSource(names, fast_math)
         self.lines: list[str] = []
@@ -192,6 +199,7 @@ class _KernelSource(StmtFunctor[None]):
                                 "at launch; give it a size in the kernel's shapes")
         if not self.dynamic:
             self.emit("extern __shared__ __align__(16) unsigned char tb_dynamic_shared[];")
+            self.dynamic = True
         offset = k.dynamic_shared
         nbytes = arith.mul(arith.max_expr(buf.size, arith.const(1, buf.size.dtype)), element_bytes(buf.dtype))
         aligned = arith.mul(arith.floordiv(arith.add(nbytes, 15), 16), 16)
@@ -199,7 +207,6 @@ class _KernelSource(StmtFunctor[None]):
         t = c_type(buf.dtype)
         name = self.expr.buffer_name(buf)
         self.emit(f"{t}* {name} = ({t}*)(tb_dynamic_shared + {self.expr(offset)});")
-        self.dynamic.append(buf.name)
 
     def declare_warp(self, buf: Any) -> None:
         """Warp memory: in registers where its accesses allow (:mod:`lower.backend.cuda.warp`);
