@@ -5,7 +5,8 @@ parameters (see ``_StmtSource.parallel_body``). And a function whose own stateme
 thousands of loops (a pipeline of thousands of stages) is cut into parts of about
 :data:`PART_NODES` statements, each a function that ``tb_main`` calls in turn: GCC's time on one
 function grows faster than its length (1.6 s for 1,000 stages in one function, 6.7 s for
-3,000), and on many small ones it is linear (0.5 s and 0.9 s).
+3,000), and on many small ones it is linear (0.5 s and 0.9 s). :func:`needs` also gives a
+CUDA kernel its parameters (``lower.backend.cuda.split``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from schedule.ir.functor import distinct_post_order, free_vars
 #: Statements per part of a long function (a stage of a chain is about three).
 PART_NODES = 300
 #: Kernel launches and virtual threads: their code depends on what encloses it.
-_THREAD_KEYS = ("thread_extent", "virtual_thread", "reduce_scope")
+_LAUNCHES = ("thread_extent", "virtual_thread")
+#: Attributes whose body is not the function's own code (see :func:`own_sequences`).
+_THREAD_KEYS = (*_LAUNCHES, "reduce_scope")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def needs(body: Iterable[Stmt], bound: Sequence[Var] = (), kernels: bool = False
     buffers: dict[Buffer, None] = {}
     for stmt in body:
         for x in walk(stmt):
-            if isinstance(x, AttrStmt) and x.key in _THREAD_KEYS[:2] and not kernels:
+            if isinstance(x, AttrStmt) and x.key in _LAUNCHES and not kernels:
                 return None
             if isinstance(x, Allocate):
                 inside.add(x.buffer)
