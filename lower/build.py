@@ -121,7 +121,7 @@ class BuiltFunc:
             self._device = CudaModule.of(body, name, [func.buffers[t] for t in func.tensors],
                                          tvm_target.attrs.get("arch"), cuda_limits(tvm_target), fast_math) \
                 if tvm_target is not None and tvm_target.kind.name == "cuda" else None
-            self._device_body = body
+            self._device_body = body if self._device is not None else None  # what GpuRunner runs
             #: The GPU run of the CUDA module, made at the first call where a GPU is present.
             self._gpu: GpuRunner | None = None
             self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,

@@ -3,10 +3,9 @@
 thread indices as ``((int)threadIdx.x)``, ``__shared__`` arrays, ``__syncthreads()``.
 
 A tag bound with several extents in one kernel launches with the largest; an attribute with a
-smaller one runs only for the indices below it, as on the CPU. A cross-thread reduction within
-a warp goes through shuffles (:mod:`lower.backend.cuda.reduce`); a wider one files every
-thread's term in shared memory and each thread combines its group's terms in the order of the
-reduced indices, as the CPU run does, so both give the same bits.
+smaller one runs only for the indices below it, as on the CPU. Cross-thread reductions are
+:mod:`lower.backend.cuda.reduce`'s, warp memory :mod:`lower.backend.cuda.warp`'s and vector
+loops :mod:`lower.backend.cuda.vector`'s.
 """
 
 from __future__ import annotations
