@@ -19,6 +19,7 @@ from lower.errors import LoweringError
 from lower.target import Target
 
 from ..cuda_cases import bind_blocks, row_sum, tiled_matmul, two_kernels, vector_add
+from ..ports.test_tvm_lower_warp_memory import _warps_of_64
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed (pip install '.[cuda]')")
@@ -258,27 +259,10 @@ def test_a_read_off_the_lane_boundary_stays_scalar():
     np.testing.assert_array_equal(c, a[1:] * 2 + b)
 
 
-def _warp_exchange(read, n=128):
-    """Blocks of 64 threads in two warps; A's block fetched into warp memory, then each thread
-    computes B[i] = read(A, i) from its warp's elements."""
-    A = te.placeholder((n,), name="A")
-    B = te.compute((n,), lambda i: read(A, i), name="B")
-    s = te.create_schedule(B.op)
-    AW = s.cache_read(A, "warp", [B])
-    xo, xi = s[B].split(B.op.axis[0], 64)
-    _, lane = s[B].split(xi, factor=32)
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(lane, tx)
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[AW].compute_at(s[B], xo)
-    _, xi = s[AW].split(s[AW].op.axis[0], 32)
-    s[AW].bind(xi, tx)
-    return s, [A, B]
-
-
 def test_warp_memory_lives_in_registers_and_is_read_through_shuffles():
     """Each thread reads its right neighbour in the warp: lane (i + 1) % 32 of the warp holds it."""
-    s, args = _warp_exchange(lambda A, i: A[i // 32 * 32 + (i + 1) % 32])
+    s, A, B = _warps_of_64(lambda A, i: A[i // 32 * 32 + (i + 1) % 32])
+    args = [A, B]
     f = lower.build(s, args, "cuda")
     source = f.imported_modules[0].get_source()
     assert "float A_warp[2];" in source and "__shared__" not in source
@@ -297,7 +281,8 @@ def test_warp_memory_read_under_a_lane_condition_stays_in_shared_memory():
     select: a shuffle in a branch would run in half the lanes only."""
     def read(A, i):
         return te.if_then_else(i % 2 == 0, A[i // 32 * 32 + (i + 1) % 32], A[i] * 2)
-    s, args = _warp_exchange(read)
+    s, A, B = _warps_of_64(read)
+    args = [A, B]
     # Faithful bounds: the whole block of A in the warp buffer (exact mode leaves out the
     # element no lane reads, and a buffer that is not a whole number of lanes stays shared).
     f = lower.build(s, args, "cuda", exact=False)
