@@ -9,5 +9,10 @@ if [ -d .gpu_wheels ]; then  # made by benchmarks/gpu_wheels.sh where a registry
 fi
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv || true
 python -c "from lower.backend.cuda.driver import present_arch; print('arch', present_arch())"
+has_mma='import os, sys; from lower.backend.cuda.nvrtc import header_dirs as h; sys.exit(not any(os.path.isfile(d + "/crt/mma.h") for d in h()))'
+if [ -d .gpu_wheels ] && ! python -c "$has_mma"; then  # tensor cores need crt/mma.h
+    python -m pip install -q --no-deps --no-index --find-links .gpu_wheels nvidia-cuda-crt
+fi
+python -c "from lower.backend.cuda.nvrtc import header_dirs, nvrtc_version; print('nvrtc', nvrtc_version(), header_dirs())"
 python -m pytest -n 0 -q -p no:cacheprovider tests/gpu tests/lower/test_cuda_source.py tests/lower/test_cuda_runner.py
 python benchmarks/bench_cuda.py

@@ -7,4 +7,7 @@ cd "$(dirname "$0")/.."
 python -m pip download -q --only-binary=:all: --python-version 3.12 \
     --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
     islpy networkx pytest pytest-xdist hypothesis -d .gpu_wheels
+# The tensor-core header (crt/mma.h), in case that machine's CUDA wheels lack it; NVRTC falls
+# back to its CUDA toolkit's headers where no wheel has them (see lower/backend/cuda/nvrtc.py).
+python -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 nvidia-cuda-crt -d .gpu_wheels
 ls .gpu_wheels

@@ -23,12 +23,15 @@ class Case:
     inputs: list[Any]
     out: int
     want: np.ndarray
+    #: The bound mode to build in (None: the default).
+    exact: bool | None = None
 
     def fresh(self) -> list[Any]:
-        """The call's arguments, arrays copied (the output full of NaN, so that a build that
-        writes nothing fails the comparison)."""
+        """The call's arguments, arrays copied (the output full of NaN, or of the type's least
+        integer, so that a build that writes nothing fails the comparison)."""
         out = [a.copy() if isinstance(a, np.ndarray) else a for a in self.inputs]
-        out[self.out] = np.full_like(out[self.out], np.nan)
+        kind = out[self.out].dtype
+        out[self.out] = np.full_like(out[self.out], np.nan if kind.kind == "f" else np.iinfo(kind).min)
         return out
 
     def check(self, f: Any, rtol: float = 1e-5) -> np.ndarray:
@@ -110,3 +113,111 @@ def two_kernels(n: int = 256) -> Case:
         bind_blocks(s, t.op.axis[0], t, 32)
     a = np.arange(n, dtype=np.float32)
     return Case(s, [A, C], [a, np.zeros(n, np.float32)], 1, a[::-1] * 2 + 1)
+
+
+def wmma_intrinsics(shape: tuple[int, int, int] = (16, 16, 16), dtype: str = "float16", acc: str = "float32",
+                    b_layout: str = "row_major") -> dict[str, Any]:
+    """Tensor intrinsics over fragments of *shape* (m, n, k), declared as a user declares them:
+    loads of A and B (B stored k-major, or n-major where *b_layout* is ``col_major``) from
+    memory with any row stride, the multiply-add, and the accumulator's store."""
+    m, n, k = shape
+
+    def load(rows: int, cols: int, scope: str, layout: str) -> Any:
+        src = te.placeholder((rows, cols), dtype, name="src")
+        frag = te.compute((rows, cols), lambda i, j: src[i, j], name="frag")
+        mem = te.decl_buffer(src.shape, dtype, "mem", strides=[te.var("ld"), 1], scope="shared",
+                             offset_factor=1)
+        reg = te.decl_buffer(frag.shape, dtype, "reg", scope=scope, offset_factor=rows * cols)
+
+        def body(ins: Any, outs: Any) -> Any:
+            return te.call_intrin("handle", "tir.tvm_load_matrix_sync", outs[0].data, m, n, k,
+                                  outs[0].elem_offset // (rows * cols), ins[0].access_ptr("r"),
+                                  ins[0].strides[0], layout)
+        return te.decl_tensor_intrin(frag.op, body, binds={src: mem, frag: reg})
+
+    a = load(m, k, "wmma.matrix_a", "row_major")
+    b = load(*((n, k) if b_layout == "col_major" else (k, n)), "wmma.matrix_b", b_layout)
+    x = te.placeholder((m, k), dtype, name="x")
+    y = te.placeholder((n, k) if b_layout == "col_major" else (k, n), dtype, name="y")
+    r = te.reduce_axis((0, k), name="r")
+    z = te.compute((m, n), lambda i, j: te.sum(
+        x[i, r].astype(acc) * (y[j, r] if b_layout == "col_major" else y[r, j]).astype(acc), axis=r), name="z")
+    fx = te.decl_buffer(x.shape, dtype, "fx", scope="wmma.matrix_a", offset_factor=m * k)
+    fy = te.decl_buffer(y.shape, dtype, "fy", scope="wmma.matrix_b", offset_factor=n * k)
+    fz = te.decl_buffer(z.shape, acc, "fz", scope="wmma.accumulator", offset_factor=m * n)
+
+    def mma(ins: Any, outs: Any) -> Any:
+        bx, by = ins
+        bz = outs[0]
+        index = bz.elem_offset // (m * n)
+        fill = te.call_intrin("handle", "tir.tvm_fill_fragment", bz.data, m, n, k, index, 0.0)
+        update = te.call_intrin("handle", "tir.tvm_mma_sync", bz.data, index, bx.data, bx.elem_offset // (m * k),
+                                by.data, by.elem_offset // (n * k), bz.data, index)
+        return update, fill, update
+    gemm = te.decl_tensor_intrin(z.op, mma, binds={x: fx, y: fy, z: fz})
+
+    frag = te.placeholder((m, n), acc, name="frag")
+    out = te.compute((m, n), lambda i, j: frag[i, j], name="out")
+    reg = te.decl_buffer(frag.shape, acc, "reg", scope="wmma.accumulator", offset_factor=m * n)
+    mem = te.decl_buffer(out.shape, acc, "mem", strides=[te.var("ld"), 1], offset_factor=1)
+
+    def store(ins: Any, outs: Any) -> Any:
+        return te.call_intrin("handle", "tir.tvm_store_matrix_sync", ins[0].data, m, n, k,
+                              ins[0].elem_offset // (m * n), outs[0].access_ptr("w"), outs[0].strides[0],
+                              "row_major")
+    return {"a": a, "b": b, "gemm": gemm, "store": te.decl_tensor_intrin(out.op, store, binds={frag: reg, out: mem})}
+
+
+def wmma_matmul(size: int = 64, shape: tuple[int, int, int] = (16, 16, 16), dtype: str = "float16",
+                acc: str = "float32", b_layout: str = "row_major", warps: int = 2, tensorize: bool = True,
+                lanes: int = 32) -> Case:
+    """C = A B on tensor cores: each block computes a (warps x m) x n tile of C, one warp (32
+    threads of threadIdx.x, all calling the same intrinsics) per m rows; A's and B's tiles go
+    through shared memory, loaded by the block's threads (*lanes* of threadIdx.x), then into
+    fragments. Without *tensorize*, the same loops computed element by element."""
+    m, n, k = shape
+    A = te.placeholder((size, size), dtype, name="A")
+    B = te.placeholder((size, size), dtype, name="B")
+    r = te.reduce_axis((0, size), name="r")
+    col = b_layout == "col_major"
+    C = te.compute((size, size), lambda i, j: te.sum(
+        A[i, r].astype(acc) * (B[j, r] if col else B[r, j]).astype(acc), axis=r), name="C")
+    s = te.create_schedule(C.op)
+    AS, BS = s.cache_read(A, "shared", [C]), s.cache_read(B, "shared", [C])
+    AF, BF = s.cache_read(AS, "wmma.matrix_a", [C]), s.cache_read(BS, "wmma.matrix_b", [C])
+    CF = s.cache_write(C, "wmma.accumulator")
+    i, j = C.op.axis
+    bi, wi = s[C].split(i, factor=warps * m)
+    wi, ii = s[C].split(wi, factor=m)
+    bj, jj = s[C].split(j, factor=n)
+    s[C].reorder(bi, bj, wi, ii, jj)
+    for axis, tag in ((bi, "blockIdx.x"), (bj, "blockIdx.y"), (wi, "threadIdx.y")):
+        s[C].bind(axis, te.thread_axis(tag))
+    s[CF].compute_at(s[C], wi)
+    ci, cj = CF.op.axis
+    ko, ki = s[CF].split(CF.op.reduce_axis[0], factor=k)
+    s[CF].reorder(ko, ci, cj, ki)
+    for fragment in (AF, BF):
+        s[fragment].compute_at(s[CF], ko)
+    for tile in (AS, BS):  # loaded by all the block's threads
+        s[tile].compute_at(s[CF], ko)
+        rest, tx = s[tile].split(s[tile].fuse(*tile.op.axis), factor=lanes)
+        _, ty = s[tile].split(rest, factor=warps)
+        s[tile].bind(ty, te.thread_axis("threadIdx.y"))
+        s[tile].bind(tx, te.thread_axis("threadIdx.x"))
+    if tensorize:
+        intrinsics = wmma_intrinsics(shape, dtype, acc, b_layout)
+        s[AF].tensorize(AF.op.axis[0], intrinsics["a"])
+        s[BF].tensorize(BF.op.axis[0], intrinsics["b"])
+        s[CF].tensorize(ci, intrinsics["gemm"])
+        s[C].tensorize(ii, intrinsics["store"])
+    if dtype == "float16":
+        a = RNG.random((size, size)).astype(np.float16)
+        b = RNG.random((size, size)).astype(np.float16)
+    else:
+        a = RNG.integers(-128 if dtype == "int8" else 0, 128, (size, size)).astype(dtype)
+        b = RNG.integers(-128 if dtype == "int8" else 0, 128, (size, size)).astype(dtype)
+    want = a.astype(acc) @ (b.T if col else b).astype(acc)
+    # Faithful bounds, as TVM users build it: exact mode's regions for the shared tiles come out
+    # as selects on blockIdx that the tensorized buffers' shapes cannot be matched against.
+    return Case(s, [A, B, C], [a, b, np.zeros((size, size), acc)], 2, want, exact=False)

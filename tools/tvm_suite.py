@@ -58,6 +58,7 @@ TUTORIALS = [
     "how_to/optimize_operators/opt_gemm.py", "tutorial/tensor_expr_get_started.py",
     "tutorial/autotvm_matmul_x86.py", "tutorial/auto_scheduler_matmul_x86.py",
     "how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py",
+    "how_to/optimize_operators/opt_conv_tensorcore.py",
 ]
 # What a tutorial tells its reader to uncomment, as the reader would.
 UNCOMMENT = {"how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py": ["# task.tune(tune_option)"]}

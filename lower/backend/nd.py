@@ -50,6 +50,13 @@ class Device:
         (and the cuda extra is installed); no other is (its programs run on the CPU)."""
         return self.device_type == "cpu" or (self.device_type == "cuda" and present_arch() is not None)
 
+    @property
+    def compute_version(self) -> str | None:
+        """A CUDA GPU's compute capability, as ``"9.0"``; None where no GPU is present, and
+        for other devices."""
+        arch = present_arch() if self.device_type == "cuda" else None
+        return None if arch is None else f"{arch[3:-1]}.{arch[-1]}"
+
     def sync(self) -> None:
         """Nothing to wait for: every call has finished when it returns."""
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from bound import IntervalSet, eval_set
 from lower.errors import LoweringError
-from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
+from lower.ir.stmt import AttrStmt, BufferView, Evaluate, For, IfThenElse, Load, SeqStmt, Stmt, Store, seq
 from lower.ir.stmt_functor import StmtFunctor, StmtMutator, StmtVisitor, stmt_children, walk
+from schedule import arith
 from schedule.ir.expr import Call, Expr, StringImm, Var
 from schedule.ir.functor import free_vars, post_order_visit, structural_equal
 from schedule.ir.itervar import IterVar, Range
@@ -108,6 +109,13 @@ class _Planner(StmtFunctor[None]):
         def visit(x: Expr) -> None:
             if isinstance(x, Load) and self.enabled(x.buffer):
                 found.append(_Access("read", x.buffer, IntervalSet.point(x.index), threads))
+            elif isinstance(x, Call) and x.name == "tvm_access_ptr" and isinstance(x.args[1], BufferView) \
+                    and self.enabled(x.args[1].buffer):  # a call reads or writes the window (wmma loads)
+                start, extent, mask = x.args[2], x.args[3], arith.value_of(x.args[4])
+                window = IntervalSet.interval(start, arith.sub(arith.add(start, extent), 1))
+                for bit, kind in ((1, "read"), (2, "write")):
+                    if not isinstance(mask, int) or mask & bit:
+                        found.append(_Access(kind, x.args[1].buffer, window, threads))
             elif isinstance(x, Call) and x.name == "tvm_storage_sync" and _sync_scope(x) != "warp":
                 found.append(_Access("sync", threads=threads))
         post_order_visit(e, visit)

@@ -258,3 +258,4 @@ class _Evaluator(ExprFunctor[Any]):
 def evaluate(e: Expr, env: Mapping[Var, Number] | None = None, load: LoadFn | None = None) -> Any:
     """The value of *e* with variables from *env*; ``load(tensor, indices)`` reads tensor elements."""
     return _Evaluator(env or {}, load)(e)
+

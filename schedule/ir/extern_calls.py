@@ -16,6 +16,7 @@ from typing import Any
 from schedule.base.checks import check_name
 from schedule.base.errors import ScheduleError, ScheduleTypeError
 from schedule.ir import arith
+from schedule.ir.buffer import BufferArg, DeclBuffer
 from schedule.ir.dtype import check_dtype
 from schedule.ir.expr import Call, Expr, StringImm
 
@@ -66,6 +67,9 @@ def _args(what: str, args: tuple[Any, ...]) -> tuple[Expr, ...]:
     for k, a in enumerate(args):
         if isinstance(a, str):  # a name, such as the scope of tvm_storage_sync
             out.append(StringImm(a))
+            continue
+        if isinstance(a, DeclBuffer):  # a buffer or its ``.data``, as the wmma intrinsics take
+            out.append(BufferArg(a))
             continue
         try:
             out.append(arith.convert(a))

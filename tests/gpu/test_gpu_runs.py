@@ -12,7 +12,7 @@ import topi
 from lower.backend.cuda.driver import present_arch
 from lower.target import Target
 
-from ..cuda_cases import RNG, Case, row_sum, tiled_matmul, vector_add
+from ..cuda_cases import RNG, Case, row_sum, tiled_matmul, vector_add, wmma_matmul
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.skipif(present_arch() is None, reason="no GPU here (or no cuda extra): nothing to run on")]
@@ -35,14 +35,22 @@ CASES = {
     "row sum, shuffles in a warp": lambda: row_sum(rows=64, cols=256, threads=32),
     "row sum, shared memory": lambda: row_sum(rows=64, cols=240, threads=48),
     "topi conv2d": _topi_conv2d,
+    "tensor cores, float16 in float32": lambda: wmma_matmul(size=256),
+    "tensor cores, B column-major": lambda: wmma_matmul(size=128, b_layout="col_major"),
+    "tensor cores, int8 in int32": lambda: wmma_matmul(size=128, dtype="int8", acc="int32"),
 }
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_gpu_computes_what_numpy_and_the_cpu_run_compute(name):
+    tensor_cores = name.startswith("tensor cores")
+    if tensor_cores and int(present_arch().removeprefix("sm_")) < 72:
+        pytest.skip(f"{present_arch()} has no int8 and float16 tensor cores")
     case = CASES[name]()
-    on_gpu = lower.build(case.schedule, case.args, "cuda")
+    on_gpu = lower.build(case.schedule, case.args, "cuda", exact=case.exact)
     gpu = case.check(on_gpu, rtol=1e-4)
     assert on_gpu._gpu is not None, "the call ran on the CPU"
-    cpu = case.check(lower.build(case.schedule, case.args, "c"), rtol=1e-4)
-    np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
+    cpu = case.check(lower.build(case.schedule, case.args, "c", exact=case.exact), rtol=1e-4)
+    # Tensor cores sum a fragment's products in their own order.
+    tolerance = 1e-4 if tensor_cores else 1e-5
+    np.testing.assert_allclose(gpu, cpu, rtol=tolerance, atol=tolerance)

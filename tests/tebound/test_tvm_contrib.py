@@ -43,16 +43,29 @@ def test_compute_capabilities(version, fp16, int8, tensorcore, bf16):
             nvcc.have_bf16(version)) == (fp16, int8, tensorcore, bf16)
 
 
-def test_no_cuda_toolkit_and_no_cudnn():
+def test_nvcc_compiles_to_ptx_with_nvrtc_and_no_cudnn():
     with pytest.raises(ValueError, match="major.minor"):
         nvcc.have_fp16("seven")
-    with pytest.raises(RuntimeError, match="no CUDA toolkit"):
-        nvcc.get_cuda_version()
+    major, minor = nvcc.get_cuda_version()
+    assert major >= 12 and minor >= 0
+    source = 'extern "C" __global__ void fill(float* a) { a[threadIdx.x] = 1.0f; }'
+    ptx = nvcc.compile_cuda(source, arch=["-arch=sm_75"]).decode()
+    assert ".target sm_75" in ptx and ".entry fill(" in ptx
+    with pytest.raises(ValueError, match="only target_format='ptx'"):
+        nvcc.compile_cuda(source, target_format="cubin")
+    # The target's arch answers for tensor cores; with neither version nor target, the GPU here.
+    assert nvcc.have_tensorcore(target=tvm.target.Target("cuda -arch=sm_70"))
+    assert not nvcc.have_tensorcore(target=tvm.target.Target("cuda -arch=sm_61"))
+    assert nvcc.have_tensorcore() == (tvm.cuda().compute_version is not None
+                                      and int(tvm.cuda().compute_version.split(".")[0]) >= 7)
+    assert tvm.cpu().compute_version is None
     assert tvm.contrib.cudnn.exists() is False
 
 
 @pytest.mark.parametrize("name", ["sdaccel", "aocl", "hexagon", "webgpu", "ext_dev", "vulkan", "cuda"])
 def test_every_tvm_device_name_gives_a_device_that_is_not_here(name):
+    if name == "cuda" and tvm.cuda().exist:
+        pytest.skip("a CUDA GPU is here")
     dev = tvm.device(name, 0)
     assert not dev.exist and not tvm.testing.device_enabled(name)
     assert tvm.device("stackvm").exist

@@ -36,9 +36,14 @@ class CudaModule:
         :raises LoweringError: for a kernel CUDA cannot express (naming the limit).
         """
         try:
-            return cls(CudaSource(body, name, arguments, limits or Limits(), fast_math), arch)
+            module = cls(CudaSource(body, name, arguments, limits or Limits(), fast_math), arch)
         except HostAccessError as err:
             return cls(None, arch, err)
+        needed = module.source.min_arch
+        if needed and int(module.arch.removeprefix("sm_")) < needed:
+            raise LoweringError(f"build: target 'cuda': the kernels use tensor cores, which need sm_{needed} or later, "
+                                f"but they are built for {module.arch}; pass a target with -arch=sm_{needed} or later")
+        return module
 
     @property
     def source(self) -> CudaSource:

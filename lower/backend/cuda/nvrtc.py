@@ -1,7 +1,8 @@
 """CUDA C to PTX with NVRTC, which runs on any machine (no GPU needed).
 
 NVRTC comes from the optional ``cuda`` extra (``pip install 'tebound[cuda]'``: the packages
-``nvidia-cuda-nvrtc``, ``cuda-bindings``, and ``nvidia-cuda-runtime`` for the float16 header).
+``nvidia-cuda-nvrtc``, ``cuda-bindings``, ``nvidia-cuda-runtime`` for the float16 header, and
+``nvidia-cuda-crt`` for the tensor-core header ``mma.h``).
 Without it, CUDA source is still written; only compiling it says which extra to install.
 """
 
@@ -17,7 +18,7 @@ from lower.errors import LoweringError
 
 #: The architecture PTX is written for when no GPU is present and the target names none.
 DEFAULT_ARCH = "sm_80"
-_EXTRA = "pip install 'tebound[cuda]' (nvidia-cuda-nvrtc, cuda-bindings, nvidia-cuda-runtime)"
+_EXTRA = "pip install 'tebound[cuda]' (nvidia-cuda-nvrtc, cuda-bindings, nvidia-cuda-runtime, nvidia-cuda-crt)"
 
 
 @dataclass(frozen=True)
@@ -75,21 +76,38 @@ def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu", 
         nvrtc.nvrtcDestroyProgram(prog)
 
 
+def nvrtc_version() -> tuple[int, int]:
+    """The CUDA version of the NVRTC here, as (major, minor).
+
+    :raises LoweringError: without NVRTC, naming the extra to install."""
+    nvrtc = _nvrtc()
+    if nvrtc is None:
+        raise LoweringError(f"NVRTC is not installed; {_EXTRA}")
+    err, major, minor = nvrtc.nvrtcVersion()
+    _check(nvrtc, err, "nvrtcVersion")
+    return int(major), int(minor)
+
+
 @functools.cache
 def header_dirs() -> list[str]:
-    """The folders of CUDA's headers from NVIDIA's wheels (``cuda_fp16.h`` comes with
-    ``nvidia-cuda-runtime``, part of the cuda extra); NVRTC itself brings none."""
+    """The folder of CUDA's headers NVRTC is given: from NVIDIA's wheels (``cuda_fp16.h``
+    comes with ``nvidia-cuda-runtime``, ``crt/mma.h`` with ``nvidia-cuda-crt``), else a CUDA
+    toolkit's (``$CUDA_HOME``, ``/usr/local/cuda``). One folder that holds both is preferred,
+    so that the headers come from one release; NVRTC itself brings none."""
+    candidates = []
     try:
         nvidia = importlib.import_module("nvidia")
     except ImportError:
-        return []
-    found = []
+        nvidia = None
     for root in getattr(nvidia, "__path__", []):
         for sub in sorted(os.listdir(root)) if os.path.isdir(root) else []:
-            include = os.path.join(root, sub, "include")
-            if os.path.isfile(os.path.join(include, "cuda_fp16.h")):
-                found.append(include)
-    return found
+            candidates.append(os.path.join(root, sub, "include"))
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home:
+            candidates.append(os.path.join(home, "include"))
+    with_half = [d for d in candidates if os.path.isfile(os.path.join(d, "cuda_fp16.h"))]
+    complete = [d for d in with_half if os.path.isfile(os.path.join(d, "crt", "mma.h"))]
+    return (complete or with_half)[:1]
 
 
 def _log(nvrtc: Any, prog: Any) -> str:

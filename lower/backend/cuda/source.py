@@ -27,6 +27,7 @@ from lower.backend.cuda.reduce import (
 from lower.backend.cuda.split import BLOCK, DeviceKernel, split_host_device
 from lower.backend.cuda.vector import COMPONENTS, VectorPlan, plan_vector, vector_buffers
 from lower.backend.cuda.warp import shuffle_layout
+from lower.backend.cuda.wmma import check_kernel, declare_fragments, wmma_text
 from lower.backend.names import Names
 from lower.errors import LoweringError
 from lower.ir.stmt import (
@@ -47,6 +48,7 @@ from lower.ir.stmt import (
     While,
 )
 from lower.ir.stmt_functor import StmtFunctor, stmt_exprs, walk
+from lower.passes.tensor_core import infer_fragments, wmma_call
 from lower.passes.thread_sync import is_allreduce, is_barrier
 from schedule import arith
 from schedule.base.storage_scope import per_thread
@@ -92,14 +94,18 @@ class CudaSource:
         names = CudaNames([k.name for k in self.kernels])
         parts: list[str] = []
         helpers: dict[str, None] = {}
+        #: The compute capability the kernels need (70 for float16 tensor cores; 0: any).
+        self.min_arch = 0
         for k in self.kernels:
             gen = _KernelSource(names, k, limits or Limits(), fast_math)
             text = gen.function()
             helpers.update(dict.fromkeys(gen.expr.device_helpers()))
             parts.append(text)
+            self.min_arch = max(self.min_arch, gen.min_arch)
         body = "\n".join([*helpers, *parts])
-        half = HALF if "_Float16" in body else ""
-        self.text = "\n".join([PRELUDE + half, body])
+        half = HALF if "_Float16" in body or "nvcuda::wmma" in body else ""
+        mma = "#include <mma.h>\n" if "nvcuda::wmma" in body else ""
+        self.text = "\n".join([PRELUDE + half + mma, body])
 
 
 class _KernelSource(StmtFunctor[None]):
@@ -119,11 +125,14 @@ class _KernelSource(StmtFunctor[None]):
         #: aligned (the arguments, from cuMemAlloc, and those declarations).
         self.vector_buffers = vector_buffers(k.kernel.root)
         self.vectorizable = set(k.buffers)
-        #: The arrays the kernel reads.
-        self.read = {x.buffer for st in walk(k.kernel.root) for e in stmt_exprs(st)
-                     for x in distinct_post_order(e) if isinstance(x, Load)}
+        #: The arrays the kernel reads (element by element, or through a call's pointer).
+        self.read = {_read_buffer(x) for st in walk(k.kernel.root) for e in stmt_exprs(st)
+                     for x in distinct_post_order(e) if _read_buffer(x) is not None}
         for iv in k.kernel.threads:
             names.fix(iv.var, f"((int){iv.thread_tag})")
+        #: Tensor-core fragments by buffer (see lower.backend.cuda.wmma).
+        self.fragments = infer_fragments(k.kernel.root)
+        self.min_arch = check_kernel(k, self.fragments)
 
     def function(self) -> str:
         k = self.k
@@ -171,6 +180,9 @@ class _KernelSource(StmtFunctor[None]):
         self.emit("}")
 
     def declare(self, buf: Any, shared: bool) -> None:
+        if buf.scope.startswith("wmma."):
+            self.emit(declare_fragments(buf, self.fragments, self.expr.buffer_name(buf)))
+            return
         count = arith.value_of(buf.size)
         if not isinstance(count, int) and shared:
             self.declare_dynamic(buf)
@@ -347,7 +359,8 @@ class _KernelSource(StmtFunctor[None]):
             return
         if isinstance(s.value, IntImm):
             return
-        self.emit(f"(void){self.expr(s.value)};")
+        call = wmma_call(s)
+        self.emit(wmma_text(call, self.expr) if call is not None else f"(void){self.expr(s.value)};")
 
     def allreduce(self, call: Call) -> None:
         """A cross-thread reduction (see :mod:`lower.backend.cuda.reduce`)."""
@@ -376,6 +389,16 @@ class _KernelSource(StmtFunctor[None]):
             shared_allreduce(self, reducer, list(values), cond, temps, over, block, extents)
         self.indent -= 1
         self.emit("}")
+
+
+def _read_buffer(x: Expr) -> Any:
+    """The array *x* reads: a load's, or that of a pointer a call reads through."""
+    if isinstance(x, Load):
+        return x.buffer
+    if isinstance(x, Call) and x.name == "tvm_access_ptr" and isinstance(x.args[1], BufferView) \
+            and arith.value_of(x.args[4]) != 2:
+        return x.args[1].buffer
+    return None
 
 
 def _bare(text: str) -> str:

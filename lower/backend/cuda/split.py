@@ -9,6 +9,7 @@ to run on (TVM refuses it too, asking whether a bind was forgotten).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lower.backend.c.outline import needs
@@ -46,7 +47,16 @@ class DeviceKernel:
         """Every statement of the kernel, with whether a condition that differs between the
         threads of a block encloses it: on a thread index or a value computed from one, a loop
         whose bounds depend on one, or an attribute of a tag below its launch extent."""
-        varying = {iv.var for iv in self.kernel.threads if not iv.thread_tag.startswith("blockIdx.")}
+        return self._divergence(lambda tag: not tag.startswith("blockIdx."))
+
+    @functools.cached_property
+    def lane_divergence(self) -> list[tuple[Stmt, bool]]:
+        """As :attr:`divergence`, for conditions that differ between the lanes of a warp where
+        a warp is 32 consecutive ``threadIdx.x`` (the other indices agree within it)."""
+        return self._divergence(lambda tag: tag == "threadIdx.x")
+
+    def _divergence(self, varies: Callable[[str], bool]) -> list[tuple[Stmt, bool]]:
+        varying = {iv.var for iv in self.kernel.threads if varies(iv.thread_tag)}
         out: list[tuple[Stmt, bool]] = []
         stack: list[tuple[Stmt, bool]] = [(self.kernel.root, False)]
         while stack:
@@ -59,7 +69,7 @@ class DeviceKernel:
                 inner = True
             elif isinstance(s, LetStmt) and set(free_vars([s.value])) & varying:
                 varying.add(s.var)
-            elif isinstance(s, AttrStmt) and s.key == "thread_extent":
+            elif isinstance(s, AttrStmt) and s.key == "thread_extent" and varies(s.node.thread_tag):  # type: ignore[attr-defined]
                 inner = divergent or not structural_equal(s.value, self.launch[s.node.thread_tag])  # type: ignore[attr-defined]
             stack.extend((c, inner) for c in reversed(stmt_children(s)))
         return out

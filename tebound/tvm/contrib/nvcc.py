@@ -1,10 +1,13 @@
 """TVM's ``tvm.contrib.nvcc``: what a CUDA compute capability supports (``have_fp16``,
-``have_int8``, ``have_tensorcore``, ``have_bf16``), read from its version text ("7.5"). No
-CUDA compiler serves this project: ``get_cuda_version`` and ``compile_cuda`` refuse."""
+``have_int8``, ``have_tensorcore``, ``have_bf16``), read from its version text ("7.5"), and
+``compile_cuda`` to PTX through NVRTC (the cuda extra); no nvcc is run."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from lower.backend.cuda.nvrtc import DEFAULT_ARCH, compile_ptx, nvrtc_version
+from lower.backend.nd import device
 
 
 def parse_compute_version(compute_version: str) -> tuple[int, int]:
@@ -32,10 +35,13 @@ def have_int8(compute_version: str) -> bool:
 
 
 def have_tensorcore(compute_version: str | None = None, target: Any = None) -> bool:
-    """Tensor cores: from 7.0 (a target's ``arch=sm_XX`` may give the version)."""
+    """Tensor cores: from 7.0. Without a version, the target's ``arch=sm_XX`` gives it, else
+    the present GPU's; with neither, False."""
     if compute_version is None and target is not None:
         arch = str(getattr(target, "attrs", {}).get("arch", ""))
-        compute_version = f"{arch[3]}.{arch[4]}" if arch.startswith("sm_") and len(arch) >= 5 else None
+        compute_version = f"{arch[3:-1]}.{arch[-1]}" if arch.startswith("sm_") and arch[3:].isdigit() else None
+    if compute_version is None and target is None:
+        compute_version = device("cuda").compute_version
     if compute_version is None:
         return False
     return parse_compute_version(compute_version)[0] >= 7
@@ -47,11 +53,29 @@ def have_bf16(compute_version: str) -> bool:
 
 
 def get_cuda_version(cuda_path: str | None = None) -> tuple[int, int]:
-    """:raises RuntimeError: always: no CUDA toolkit serves this project."""
-    raise RuntimeError("nvcc: no CUDA toolkit is available to this project")
+    """The CUDA version of the NVRTC that compiles here, as (major, minor).
+
+    :raises LoweringError: without the cuda extra, naming it."""
+    return nvrtc_version()
 
 
 def compile_cuda(code: str, target_format: str = "ptx", arch: Any = None, options: Any = None,
                  path_target: Any = None) -> bytes:
-    """:raises RuntimeError: always: no CUDA toolkit serves this project."""
-    raise RuntimeError("nvcc: no CUDA toolkit is available to this project")
+    """The PTX of the CUDA source *code* for *arch* (``"sm_80"``, or a list holding one such;
+    by default the present GPU's, else sm_80), compiled by NVRTC.
+
+    :raises ValueError: for a format other than ``"ptx"`` (no cubin or fatbin is made here).
+    :raises LoweringError: without NVRTC, or quoting its log where the code does not compile.
+    """
+    if target_format != "ptx":
+        raise ValueError(f"compile_cuda: only target_format='ptx' is made here (by NVRTC), not {target_format!r}")
+    if isinstance(arch, (list, tuple)):
+        arch = next((str(a).split("=")[-1] for a in arch if "sm_" in str(a)), None)
+    if arch is None:
+        version = device("cuda").compute_version
+        arch = DEFAULT_ARCH if version is None else "sm_" + version.replace(".", "")
+    ptx = compile_ptx(code, str(arch)).text.encode()
+    if path_target is not None:
+        with open(path_target, "wb") as f:
+            f.write(ptx)
+    return ptx

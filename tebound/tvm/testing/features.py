@@ -123,6 +123,13 @@ def _any_gpu() -> bool:
     return any(kind_runnable(kind) for kind in ("cuda", "rocm", "opencl", "metal", "vulkan"))
 
 
+def _tensorcore() -> bool | str:
+    version = device("cuda").compute_version
+    if version is None:
+        return "No tensorcore present: no CUDA GPU"
+    return int(version.split(".")[0]) >= 7 or f"No tensorcore present: compute capability {version}"
+
+
 def _never(reason: str) -> Callable[[], str]:
     return lambda: reason
 
@@ -132,8 +139,8 @@ requires_gpu = Feature("gpu", run_time_check=_any_gpu)
 uses_gpu = requires_gpu(support_required="optional")
 requires_cuda = Feature("cuda", "CUDA", cmake_flag="USE_CUDA", target_kind_enabled="cuda",
                         target_kind_hardware="cuda", parent_features="gpu")
-requires_tensorcore = Feature("tensorcore", "NVIDIA Tensor Core", run_time_check=_never(
-    "No tensorcore present"), parent_features="cuda")
+requires_tensorcore = Feature("tensorcore", "NVIDIA Tensor Core", run_time_check=_tensorcore,
+                              parent_features="cuda")
 requires_cudnn = Feature("cudnn", "cuDNN", cmake_flag="USE_CUDNN", parent_features="cuda")
 requires_cublas = Feature("cublas", "cuBLAS", cmake_flag="USE_CUBLAS", parent_features="cuda")
 requires_nvptx = Feature("nvptx", "NVPTX", cmake_flag="USE_LLVM", target_kind_enabled="nvptx",
