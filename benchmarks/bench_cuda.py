@@ -1,9 +1,9 @@
-"""Matmul, conv2d and softmax built for CUDA, timed on the GPU (run by hand where one is
+"""Matmul, conv2d, softmax and a tensor-core matmul built for CUDA, timed on the GPU (run by hand where one is
 present: ``python benchmarks/bench_cuda.py``; ``--check`` builds and compiles everything and
 runs nothing, for a machine without a GPU).
 
 Each kernel is checked against NumPy, then timed with ``time_evaluator`` (arrays on the GPU,
-launches waited for per batch). Beside them: cuBLAS through CuPy for the matmul, and TVM's own
+launches waited for per batch). Beside them: cuBLAS through CuPy for the matmuls, and TVM's own
 CUDA build of the same schedules where ``tvm`` (0.25+, built with CUDA) imports.
 """
 
@@ -14,6 +14,7 @@ import importlib
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -22,6 +23,9 @@ import topi
 from lower import build
 from lower.backend.cuda.driver import present_arch
 from lower.target import Target
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' schedules
+from tests.cuda_cases import wmma_matmul  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
@@ -72,12 +76,19 @@ def softmax(rows: int = 4096, cols: int = 1024):
     return s, [X, out], [x, np.zeros_like(x)], 1, e / e.sum(axis=1, keepdims=True), 5 * rows * cols
 
 
-def cublas_ms(n: int = 1024) -> float | None:
+def tensor_core_matmul(n: int = 1024):
+    """float16 inputs, float32 sums, on tensor cores: the tests' wmma schedule (one 16x16
+    fragment of C per warp, four warps per block)."""
+    case = wmma_matmul(size=n, warps=4)
+    return case.schedule, case.args, case.inputs, case.out, case.want, 2 * n ** 3
+
+
+def cublas_ms(n: int = 1024, dtype: str = "float32") -> float | None:
     try:
         cp = importlib.import_module("cupy")
     except ImportError:
         return None
-    a, b = cp.random.random((n, n), dtype=cp.float32), cp.random.random((n, n), dtype=cp.float32)
+    a, b = (cp.random.random((n, n), dtype=cp.float32).astype(dtype) for _ in range(2))
     a @ b
     cp.cuda.Device().synchronize()
     start, end = cp.cuda.Event(), cp.cuda.Event()
@@ -103,24 +114,25 @@ def main() -> None:
     if arch is not None:
         subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"],
                        check=False)
-    print("| kernel | ms | GFLOP/s | max error vs NumPy |")
+    print("| kernel | ms | GFLOP/s | max error vs NumPy (relative above 1) |")
     print("|---|---|---|---|")
-    for make in (matmul, conv2d, softmax):
+    for make in (matmul, conv2d, softmax, tensor_core_matmul):
         s, tensors, arrays, out, want, flops = make()
-        f = build(s, tensors, "cuda")
+        f = build(s, tensors, "cuda", exact=False)
         module = f.imported_modules[0]
         module.ptx()  # compiles (NVRTC) or names what is missing
         if arch is None:
             print(f"| {make.__name__} | (built: {', '.join(module.entry_names)}) | | |")
             continue
         f(*arrays)
-        error = float(np.max(np.abs(arrays[out] - want)))
+        error = float(np.max(np.abs(arrays[out] - want) / np.maximum(np.abs(want), 1)))
         ms = f.time_evaluator(f.entry_name, number=20, repeat=5)(*arrays).mean * 1e3
         print(f"| {make.__name__} | {ms:.3f} | {flops / ms / 1e6:.0f} | {error:.2e} |", flush=True)
     if arch is not None:
-        ms = cublas_ms()
-        print(f"| cuBLAS matmul (CuPy) | {'n/a' if ms is None else f'{ms:.3f}'} | "
-              f"{'' if ms is None else f'{2 * 1024 ** 3 / ms / 1e6:.0f}'} | |")
+        for dtype in ("float32", "float16"):
+            ms = cublas_ms(dtype=dtype)
+            print(f"| cuBLAS matmul {dtype} (CuPy) | {'n/a' if ms is None else f'{ms:.3f}'} | "
+                  f"{'' if ms is None else f'{2 * 1024 ** 3 / ms / 1e6:.0f}'} | |")
 
 
 if __name__ == "__main__":
