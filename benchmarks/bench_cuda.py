@@ -4,15 +4,19 @@ runs nothing, for a machine without a GPU).
 
 Each kernel is checked against NumPy, then timed with ``time_evaluator`` (arrays on the GPU,
 launches waited for per batch). Beside them: cuBLAS through CuPy for the matmuls, and TVM's own
-CUDA build of the same schedules where ``tvm`` (0.25+, built with CUDA) imports.
+kernel for the same matmul schedule, written by ``tvm_cuda_kernels.py`` where TVM is installed
+(its wheel is too large to send to a GPU machine) and timed here the same way.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import shutil
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -21,7 +25,9 @@ import numpy as np
 import schedule as te
 import topi
 from lower import build
-from lower.backend.cuda.driver import present_arch
+from lower.backend.cuda.driver import cuda_driver, present_arch
+from lower.backend.cuda.nvrtc import DEFAULT_ARCH, compile_ptx
+from lower.errors import LoweringError
 from lower.target import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' schedules
@@ -103,9 +109,66 @@ def cublas_ms(n: int = 1024, dtype: str = "float32") -> float | None:
     return best
 
 
+def tvm_ptx(folder: Path, name: str, arch: str) -> tuple[dict, str] | str:
+    """TVM's kernel *name* from *folder* (written by tvm_cuda_kernels.py) and its PTX for
+    *arch*: by nvcc where it is on the PATH, else by NVRTC with the CCCL headers TVM's source
+    includes (``nvidia-cuda-cccl``); or why there is none."""
+    source, meta = folder / f"{name}.cu", folder / f"{name}.json"
+    if not source.is_file():
+        return f"no {source} (run benchmarks/tvm_cuda_kernels.py where TVM is installed)"
+    launch = json.loads(meta.read_text())
+    if shutil.which("nvcc"):
+        done = subprocess.run(["nvcc", "--ptx", f"-arch={arch}", "-o", "-", str(source)], capture_output=True,
+                              text=True, check=False)
+        return (launch, done.stdout) if done.returncode == 0 else f"nvcc failed: {done.stderr.strip()[:200]}"
+    cccl = tuple(str(d) for d in Path(importlib.import_module("nvidia").__path__[0]).glob("*/include/cccl"))
+    try:
+        return launch, compile_ptx(source.read_text(), arch, include=cccl).text
+    except LoweringError as err:
+        return f"NVRTC failed: {str(err)[:200]}"
+
+
+def time_ptx(ptx: str, launch: dict, arrays: list, out: int, number: int = 20, repeat: int = 5) -> float:
+    """Run the kernel ``launch["entry"]`` of *ptx* over *arrays* (copied to the GPU, the
+    output copied back into ``arrays[out]``) and its mean time in ms per launch, measured as
+    ``time_evaluator`` measures ours: *number* launches, then a wait, *repeat* times."""
+    d = cuda_driver()
+
+    def value(result):
+        if result[0] != d.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"CUDA driver: {result[0]}")
+        return result[1] if len(result) > 1 else None
+    value(d.cuInit(0))
+    value(d.cuCtxSetCurrent(value(d.cuDevicePrimaryCtxRetain(value(d.cuDeviceGet(0))))))
+    function = value(d.cuModuleGetFunction(value(d.cuModuleLoadData(ptx.encode() + b"\0")), launch["entry"].encode()))
+    pointers = [value(d.cuMemAlloc(a.nbytes)) for a in arrays]
+    try:
+        for p, a in zip(pointers, arrays):
+            value(d.cuMemcpyHtoD(p, np.ascontiguousarray(a).ctypes.data, a.nbytes))
+        params = (tuple(pointers), (None,) * len(pointers))
+
+        def run(times: int) -> None:
+            for _ in range(times):
+                value(d.cuLaunchKernel(function, *launch["grid"], *launch["block"], 0, 0, params, 0))
+            value(d.cuCtxSynchronize())
+        run(1)
+        value(d.cuMemcpyDtoH(arrays[out].ctypes.data, pointers[out], arrays[out].nbytes))
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            run(number)
+            times.append((time.perf_counter() - start) / number)
+        return float(np.mean(times)) * 1e3
+    finally:
+        for p in pointers:
+            d.cuMemFree(p)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true", help="build and compile only (no GPU needed)")
+    parser.add_argument("--tvm-kernels", default=".tvm_kernels", type=Path,
+                        help="TVM's kernels from tvm_cuda_kernels.py (default .tvm_kernels)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     arch = present_arch()
@@ -128,6 +191,17 @@ def main() -> None:
         error = float(np.max(np.abs(arrays[out] - want) / np.maximum(np.abs(want), 1)))
         ms = f.time_evaluator(f.entry_name, number=20, repeat=5)(*arrays).mean * 1e3
         print(f"| {make.__name__} | {ms:.3f} | {flops / ms / 1e6:.0f} | {error:.2e} |", flush=True)
+    tvm_matmul = tvm_ptx(args.tvm_kernels, "matmul", arch or DEFAULT_ARCH)
+    if isinstance(tvm_matmul, str):
+        print(f"| TVM matmul, same schedule | n/a: {tvm_matmul} | | |")
+    elif arch is None:
+        print(f"| TVM {tvm_matmul[0]['tvm']} matmul, same schedule | (compiled: {tvm_matmul[0]['entry']}) | | |")
+    else:
+        launch, ptx = tvm_matmul
+        _, _, arrays, out, want, flops = matmul(launch["n"])
+        ms = time_ptx(ptx, launch, arrays, out)
+        error = float(np.max(np.abs(arrays[out] - want) / np.maximum(np.abs(want), 1)))
+        print(f"| TVM {launch['tvm']} matmul, same schedule | {ms:.3f} | {flops / ms / 1e6:.0f} | {error:.2e} |")
     if arch is not None:
         for dtype in ("float32", "float16"):
             ms = cublas_ms(dtype=dtype)

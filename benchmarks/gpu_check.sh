@@ -13,6 +13,10 @@ has_mma='import os, sys; from lower.backend.cuda.nvrtc import header_dirs as h; 
 if [ -d .gpu_wheels ] && ! python -c "$has_mma"; then  # tensor cores need crt/mma.h
     python -m pip install -q --no-deps --no-index --find-links .gpu_wheels nvidia-cuda-crt
 fi
+if [ -d .gpu_wheels ] && ! command -v nvcc >/dev/null; then  # TVM's kernel source needs CCCL's headers
+    python -m pip install -q --no-deps --no-index --find-links .gpu_wheels nvidia-cuda-cccl
+fi
 python -c "from lower.backend.cuda.nvrtc import header_dirs, nvrtc_version; print('nvrtc', nvrtc_version(), header_dirs())"
-python -m pytest -n 0 -q -p no:cacheprovider tests/gpu tests/lower/test_cuda_source.py tests/lower/test_cuda_runner.py
+python -m pytest -n 0 -q -p no:cacheprovider tests/gpu tests/lower/test_cuda_source.py tests/lower/test_cuda_runner.py \
+    tests/lower/test_tensor_core.py
 python benchmarks/bench_cuda.py

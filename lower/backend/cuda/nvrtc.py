@@ -43,9 +43,11 @@ def available() -> bool:
     return _nvrtc() is not None
 
 
-def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu", syntax_only: bool = False) -> Ptx:
+def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu", syntax_only: bool = False,
+                include: tuple[str, ...] = ()) -> Ptx:
     """The PTX of *source* for *arch* (``sm_80``: compute capability 8.0); with *syntax_only*,
     only NVRTC's front end runs (its errors and warnings, no PTX: a sixth of the time).
+    *include* adds header folders after CUDA's own.
 
     :raises LoweringError: without NVRTC (naming the extra to install), or quoting NVRTC's log
         when the source does not compile.
@@ -59,7 +61,8 @@ def compile_ptx(source: str, arch: str = DEFAULT_ARCH, name: str = "kernel.cu", 
     _check(nvrtc, err, "nvrtcCreateProgram")
     try:
         options = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-default-device", b"--std=c++17",
-                   *(f"-I{d}".encode() for d in header_dirs()), *([b"--fdevice-syntax-only"] if syntax_only else [])]
+                   *(f"-I{d}".encode() for d in (*header_dirs(), *include)),
+                   *([b"--fdevice-syntax-only"] if syntax_only else [])]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         log = _log(nvrtc, prog)
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
