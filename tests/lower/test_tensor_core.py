@@ -30,10 +30,14 @@ VARIANTS = {
 }
 
 
-@pytest.mark.parametrize("target", ["c", "python", "cuda"])
-@pytest.mark.parametrize("variant", list(VARIANTS))
+# The Python target runs every lane of every warp in Python: two variants, at 32x32.
+CASES = [(v, t) for v in VARIANTS for t in ("c", "cuda")] + [("float16 in float32", "python"),
+                                                             ("int8 in int32", "python")]
+
+
+@pytest.mark.parametrize("variant, target", CASES)
 def test_a_tensorized_matmul_computes_numpys_product_and_the_untensorized_schedules_bits(variant, target):
-    options = VARIANTS[variant]
+    options = {**VARIANTS[variant], **({"size": 32} if target == "python" else {})}
     case = wmma_matmul(**options)
     f = lower.build(case.schedule, case.args, target, exact=case.exact)
     got = case.check(f, rtol=1e-2 if options.get("acc") == "float16" else 1e-5)
