@@ -227,11 +227,13 @@ class _Parser:
 
     def body(self, comp: Computation, head: Token) -> None:
         """``{ instructions }`` into *comp*."""
-        self.expect("{", f"to open the body of computation '{comp.name}'")
+        opened = self.expect("{", f"to open the body of computation '{comp.name}'")
         names: set[str] = set()
         while not self.is_punct("}"):
-            if self.peek().kind == "end":
-                self.fail(f"computation '{comp.name}' is not closed with '}}'")
+            if self.peek().kind == "end" or self.starts_computation():
+                after = self.peek()
+                before = "" if after.kind == "end" else f" before the computation at line {after.line}"
+                self.fail(f"computation '{comp.name}' opened here is not closed with '}}'{before}", opened)
             for ins in self.instruction():
                 if ins.name in names:
                     raise HloParseError(f"instruction '{ins.name}' is defined twice in '{comp.name}'", ins.line,
@@ -245,6 +247,14 @@ class _Parser:
             second = [i for i in comp.instructions if i.is_root][1]
             raise HloParseError(f"computation '{comp.name}' has a second ROOT, '{second.name}'", second.line,
                                 second.column)
+
+    def starts_computation(self) -> bool:
+        """Whether the next tokens start a computation (``ENTRY name``, ``name {``, ``name (``)
+        rather than an instruction (``[ROOT] name =``)."""
+        first, second = self.peek(), self.peek(1)
+        if first.kind == "word" and first.text == "ENTRY":
+            return True
+        return first.text != "ROOT" and second.kind == "punct" and second.text in ("{", "(")
 
     def inline_computation(self, owner: str, key: Token) -> str:
         """A computation written in place (``to_apply={ ... }``); its generated name."""
@@ -412,7 +422,9 @@ class _Parser:
                 break
         if self.accept(":"):  # tiles, memory space, element size ...: balanced up to the '}'
             self.span_until(lambda t: t.kind == "punct" and t.text == "}", "the layout")
-        self.expect("}", "to close the layout")
+        if not self.is_punct("}"):
+            self.fail(f"the layout opened here is not closed with '}}' (found {_describe(self.peek())})", brace)
+        self.take()
         if minor_to_major and sorted(minor_to_major) != list(range(rank)):
             self.fail(f"layout {{{','.join(map(str, minor_to_major))}}} is not a permutation of the "
                       f"{rank} dimensions", brace)
@@ -431,7 +443,7 @@ class _Parser:
             t = self.peek()
             if t.kind == "end":
                 if depth:
-                    self.fail(f"'{depth[-1].text}' is never closed", depth[-1])
+                    self.fail(f"'{depth[-1].text}' opened here is never closed", depth[-1])
                 break
             if not depth and last is not None:
                 glued = (t.text in ("->", "<=") or last.text in ("->", "<=")
@@ -462,7 +474,9 @@ class _Parser:
         while True:
             t = self.peek()
             if t.kind == "end":
-                self.fail(f"'{depth[-1].text}' is never closed" if depth else f"{what} is never closed")
+                if depth:
+                    self.fail(f"'{depth[-1].text}' opened here is never closed", depth[-1])
+                self.fail(f"{what} is never closed")
             if not depth and stop(t):
                 return t.offset
             if t.kind == "punct" and t.text in _OPEN:

@@ -134,8 +134,22 @@ def test_a_custom_call_without_operands_is_opaque_and_its_users_are_not():
     ("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply={\n}\n}\n",
      r"line 4, column \d+: computation 'r.to_apply.1' has no instructions"),
     ("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply={\n"
-     "  a = f32[] parameter(0)\n", r"computation 'r.to_apply.1' is not closed"),
+     "  a = f32[] parameter(0)\n", r"line 4, column \d+: computation 'r.to_apply.1' opened here is not closed"),
 ])
 def test_a_broken_computation_in_place_is_refused_with_its_line(text, message):
+    with pytest.raises(hlo.HloParseError, match=message):
+        hlo.parse(text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n",
+     "line 3, column 9: computation 'e' opened here is not closed with '}'$"),
+    ("HloModule m\n\n%f {\n  a = f32[] parameter(0)\n  ROOT c = f32[] negate(a)\n\n"
+     "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n",
+     "line 3, column 4: computation 'f' opened here is not closed with '}' before the computation at line 7"),
+    ("HloModule m\nENTRY e {\n  p = f32[4]{0 parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n",
+     "line 3, column 13: the layout opened here is not closed with '}' \\(found 'parameter'\\)"),
+])
+def test_an_unclosed_brace_is_reported_where_it_opens(text, message):
     with pytest.raises(hlo.HloParseError, match=message):
         hlo.parse(text)
