@@ -1,6 +1,13 @@
 """Bound inference: integer sets, InferBound and explain, the range-aware simplifier, indexing maps."""
 
+# ruff: noqa: E402 - the checks of the 'schedule' and 'tune' packages run before anything imports them
 from __future__ import annotations
+
+from bound.package_clash import check_ours
+
+# PyPI has other 'schedule' and 'tune' packages; every way into this project imports bound first.
+check_ours("schedule")
+check_ours("tune")
 
 from typing import Any
 

@@ -131,6 +131,9 @@ from schedule.schedule.schedule import Schedule, create_schedule
 from schedule.schedule.stage import AttachType, IterVarAttr, Stage
 from schedule.schedule.transform_layout import AXIS_SEPARATOR
 
+#: Marks the package as this project's (see bound.package_clash).
+__tebound__ = True
+
 indexdiv = floordiv
 indexmod = floormod
 

@@ -9,6 +9,7 @@ to where they went (``schedule.base.moved``), so that both are judged by the sam
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -56,7 +57,19 @@ def report(root: Path) -> dict[str, dict[str, int]]:
     return out
 
 
-if __name__ == "__main__":
-    root = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT
+def main(argv: list[str]) -> int:
+    """The command: the report of the checkout *argv* names (this one by default)."""
+    parser = argparse.ArgumentParser(prog="python -m tests.layering_report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", nargs="?", type=Path, default=ROOT, help="a checkout of this project (default: this one)")
+    root = parser.parse_args(argv).root.resolve()
+    if not (root / "schedule" / "__init__.py").is_file():  # every checkout, old or new, has it
+        print(f"layering_report: {root} is not a checkout of this project: it has no schedule package",
+              file=sys.stderr)
+        return 2
     for pkg, counts in report(root).items():
         print(f"{pkg:9s} " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -14,7 +14,7 @@ ROOMS = {
               "passes": {"errors", "ir", "layout", "operation"},
               "backend": {"errors", "ir", "layout", "operation", "passes"},
               "driver": {"errors", "ir", "layout", "operation", "passes", "backend"}},
-    "bound": {"errors": set(), "arith": {"errors"}, "isl": {"errors", "arith"},
+    "bound": {"package_clash": set(), "errors": set(), "arith": {"errors"}, "isl": {"errors", "arith"},
               "operation": {"errors", "arith", "isl"}, "inference": {"errors", "arith", "isl", "operation"},
               "indexing": {"errors", "arith", "isl", "operation"},
               "report": {"errors", "arith", "isl", "operation", "inference"}},

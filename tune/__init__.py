@@ -5,4 +5,7 @@ from tune import autotvm
 from tune.dask_executor import DaskExecutor, NoWorkersError
 from tune.executor import JobResult, LocalExecutor
 
+#: Marks the package as this project's (see bound.package_clash).
+__tebound__ = True
+
 __all__ = ["DaskExecutor", "JobResult", "LocalExecutor", "NoWorkersError", "autotvm"]

@@ -64,9 +64,10 @@ def module_maps(mod: hlo.HloModule, inverse: bool = False, simplify: bool = True
                             yield f"{pad}  inverse: {_text(m, simplify)}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the report of each file; 1 if one does not parse (its error on stderr)."""
-    parser = argparse.ArgumentParser(prog="python -m bound.indexing", description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    """Print the report of each file; 1 if one does not parse (its error on stderr). *parser*
+    is the command's own (``tebound-hlo``'s), which this fills in."""
+    parser = parser or argparse.ArgumentParser(prog="python -m bound.indexing", description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path, help="HLO text files")
     parser.add_argument("--inverse", action="store_true", help="also print the input-to-output maps")
     parser.add_argument("--no-simplify", action="store_true", help="print the maps as derived, not simplified")
