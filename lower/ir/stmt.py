@@ -154,6 +154,8 @@ def _flat_index(buffer: Any, indices: Any) -> Expr:
 
 @dataclass(frozen=True, eq=False)
 class For(Stmt):
+    """``for (loop_var, min, extent) body``, of a kind (serial, parallel, vectorized, unrolled, bound)."""
+
     loop_var: Var
     min: Expr
     extent: Expr
@@ -202,6 +204,8 @@ class Provide(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class Allocate(Stmt):
+    """Storage for *buffer* while *body* runs."""
+
     buffer: Buffer
     body: Stmt
 
@@ -259,6 +263,8 @@ class BufferBind:
 
 @dataclass(frozen=True, eq=False)
 class IfThenElse(Stmt):
+    """``if (condition) then_case else else_case``."""
+
     condition: Expr
     then_case: Stmt
     else_case: Stmt | None = None
@@ -284,6 +290,8 @@ class DeclStore(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class LetStmt(Stmt):
+    """*var* bound to *value* in *body*."""
+
     var: Var
     value: Expr
     body: Stmt
@@ -291,6 +299,8 @@ class LetStmt(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class SeqStmt(Stmt):
+    """Statements run in order."""
+
     seq: tuple[Stmt, ...]
 
     def __getitem__(self, i: int) -> Stmt:
@@ -303,6 +313,8 @@ class SeqStmt(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class Evaluate(Stmt):
+    """*value* computed for its effect (a call)."""
+
     value: Expr
 
 

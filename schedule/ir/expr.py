@@ -286,17 +286,24 @@ class BinaryOp(Expr):
         return self._dtype  # type: ignore[attr-defined]
 
 
-class Add(BinaryOp): pass
-class Sub(BinaryOp): pass
-class Mul(BinaryOp): pass
+class Add(BinaryOp):
+    """``a + b``."""
+class Sub(BinaryOp):
+    """``a - b``."""
+class Mul(BinaryOp):
+    """``a * b``."""
 class Div(BinaryOp):
     """Division: truncating on integers, true division on floats."""
 class Mod(BinaryOp):
     """Truncating remainder (sign of the dividend)."""
-class FloorDiv(BinaryOp): pass
-class FloorMod(BinaryOp): pass
-class Min(BinaryOp): pass
-class Max(BinaryOp): pass
+class FloorDiv(BinaryOp):
+    """``a // b``, rounding toward minus infinity."""
+class FloorMod(BinaryOp):
+    """``a % b``, with the sign of ``b``."""
+class Min(BinaryOp):
+    """``min(a, b)``; NaN propagates for floats."""
+class Max(BinaryOp):
+    """``max(a, b)``; NaN propagates for floats."""
 
 
 
@@ -318,19 +325,27 @@ class CmpOp(Expr):
 
 
 class EQ(CmpOp):
+    """``a == b``; ``bool()`` of it is structural equality."""
+
     def __bool__(self) -> bool:
         return _functor.structural_equal(self.a, self.b)
 
 
 class NE(CmpOp):
+    """``a != b``; ``bool()`` of it is structural inequality."""
+
     def __bool__(self) -> bool:
         return not _functor.structural_equal(self.a, self.b)
 
 
-class LT(CmpOp): pass
-class LE(CmpOp): pass
-class GT(CmpOp): pass
-class GE(CmpOp): pass
+class LT(CmpOp):
+    """``a < b``."""
+class LE(CmpOp):
+    """``a <= b``."""
+class GT(CmpOp):
+    """``a > b``."""
+class GE(CmpOp):
+    """``a >= b``."""
 
 
 
@@ -356,14 +371,18 @@ class LogicalOp(Expr):
         return self.a.dtype
 
 
-class And(LogicalOp): pass
-class Or(LogicalOp): pass
+class And(LogicalOp):
+    """``a && b``."""
+class Or(LogicalOp):
+    """``a || b``."""
 
 
 
 
 @_node
 class Not(Expr):
+    """``!a``."""
+
     a: Expr
 
     def __post_init__(self) -> None:
@@ -412,6 +431,8 @@ class Select(Expr):
 
 @_node
 class Cast(Expr):
+    """*value* converted to *dtype*, as C converts it."""
+
     dtype: str
     value: Expr
 

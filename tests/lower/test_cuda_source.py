@@ -36,12 +36,12 @@ def test_vector_add_reads_as_tvms_cuda_code():
     case.check(f)
 
 
-def test_the_tutorials_vector_add_with_a_symbolic_length_is_the_readmes_listing():
+def test_the_tutorials_vector_add_with_a_symbolic_length_is_the_cuda_guides_listing():
     case = vector_add(n=100, symbolic=True)
     f = lower.build(case.schedule, case.args, "cuda", name="myadd")
     source = f.imported_modules[0].get_source()
     kernel = source[source.index('extern "C"'):]
-    with open(__file__.rsplit("/tests/", 1)[0] + "/README.md") as readme:
+    with open(__file__.rsplit("/tests/", 1)[0] + "/docs/guide/cuda.md") as readme:
         listing = readme.read().split("```c\n", 1)[1].split("```", 1)[0]
     assert kernel.strip() == listing.strip()
     case.check(f)

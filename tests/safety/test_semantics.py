@@ -1,6 +1,6 @@
 """One semantics per operation on both targets, with the inputs that once split them: NaN in
 max/min, float to int casts out of range, bools with any byte, unsigned wraparound, float16
-scalars, casts that round once, and the sign of a zero (see the README's Safety section)."""
+scalars, casts that round once, and the sign of a zero (see the Safety guide, docs/guide/safety.md)."""
 
 from __future__ import annotations
 
