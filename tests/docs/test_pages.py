@@ -78,6 +78,7 @@ def test_every_block_of_the_page_runs_and_prints_what_the_page_shows(page, tmp_p
     namespace: dict = {"__name__": "__main__"}
     printed: str | None = None
     monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(ROOT / "tutorials"))  # the tutorials' pages import their helper
     for block in found:
         where = f"{_page_id(page)}, line {block.line}"
         if block.skip is not None:

@@ -55,3 +55,12 @@ def test_every_public_name_has_a_docstring(face):
 def test_every_package_of_the_reference_has_its_page():
     pages = {p.read_text().split(":::", 1)[1].split()[0] for p in (ROOT / "docs" / "reference").glob("*.md")}
     assert pages == set(FACES)
+
+
+def test_every_tutorial_has_its_page_showing_its_current_code():
+    done = subprocess.run([sys.executable, "tools/render_tutorials.py", "--check"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for page in (ROOT / "docs" / "tutorials").glob("*.md"):
+        assert f"tutorials/{page.name}" in nav, page.name
