@@ -25,9 +25,9 @@ def test_the_site_builds_in_strict_mode(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=600,
                           env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(Path(sys.executable).parent)})
     assert done.returncode == 0, done.stderr[-3000:]
-    for page in ("index.html", "getting-started/index.html", "reference/schedule/index.html"):
+    for page in ("index.html", "getting-started.html", "reference/schedule.html", "tutorials/example_6_fuse.html"):
         assert (tmp_path / "site" / page).is_file(), page
-    assert 'id="schedule.compute"' in (tmp_path / "site" / "reference/schedule/index.html").read_text()
+    assert 'id="schedule.compute"' in (tmp_path / "site" / "reference/schedule.html").read_text()
 
 
 def _undocumented(face: str) -> list[str]:
