@@ -8,6 +8,9 @@ PNG when Graphviz is installed.
 - :func:`dataflow_graph`: the operations and the tensors between them; outputs filled.
 - :func:`schedule_tree`: where each stage is computed: at the root, or at a leaf of another
   stage (each stage a record of its loops, the attached stage hanging from the loop's port).
+
+:func:`to_mermaid` turns any of them into a Mermaid flowchart, which a web page draws without
+Graphviz.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bound.inference.infer import infer_bound
+from bound.report.mermaid import to_mermaid  # noqa: F401 - tedd.to_mermaid, beside the drawings
 from schedule.ir.itervar import IterVar, Range
 from schedule.schedule.relations import Fuse, Rebase, Singleton, Split
 from schedule.schedule.schedule import Schedule, check_schedule

@@ -2,8 +2,8 @@
 output is what its code prints.
 
 A page is one session: its Python blocks run in order in one namespace, as a reader pasting
-them would run them. A block of output (no language, ``text`` or ``c``) shows what the Python
-block before it printed: its lines must appear, in order and together, in that output; a line
+them would run them. A block of output (no language, ``text``, ``c``, or ``mermaid``: a drawing
+the page shows) holds what the Python block before it printed: its lines must appear, in order and together, in that output; a line
 ``...`` stands for any number of lines. Shell blocks run each command from the checkout, all
 but the ones the CI itself runs (``pip install``, ``python -m pytest``, ``mkdocs``). A block
 after ``<!-- skip: reason -->`` does not run; the reason must say why.
@@ -24,7 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-OUTPUT = ("", "text", "c")
+OUTPUT = ("", "text", "c", "mermaid")  # a mermaid block is a drawing the code printed
 #: Commands a page shows that the CI runs itself (or that would run the suite inside itself).
 NOT_RUN = ("pip install", "python -m pytest", "mkdocs ")
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)[^\n]*$")
