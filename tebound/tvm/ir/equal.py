@@ -1,14 +1,17 @@
-"""TVM's ``tvm.ir.structural_equal`` and ``assert_structural_equal``: Python numbers compare as
-the constants they convert to, and with ``map_free_vars`` the free variables of the two sides
-correspond in order of first appearance."""
+"""TVM's ``tvm.ir.structural_equal`` and ``assert_structural_equal`` over expressions,
+statements, functions and modules (:mod:`lower.ir.structural_equal`): Python numbers compare as
+the constants they convert to, variables defined inside the trees pair at their definitions,
+and with ``map_free_vars`` the free variables pair in the order they are met. The assertion
+names the first difference by its path."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bound.arith.int_solver import IntConstraints
+from lower.ir.structural_equal import first_difference
+from lower.module import IRModule
 from schedule.ir.arith import convert
-from schedule.ir.functor import structural_equal as _structural_equal
 from schedule.ir.itervar import Range
 
 
@@ -25,15 +28,19 @@ def _side(x: Any) -> Any:
         return tuple((k, _side(v)) for k, v in x.items())
     if isinstance(x, IntConstraints):
         return (_side(x.variables), _side(x.ranges), _side(x.relations))
+    if isinstance(x, IRModule):
+        return {name: f for name, f in sorted(x.items())}
     return x
 
 
 def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
     """Whether *lhs* and *rhs* are the same tree (numbers as the constants they convert to)."""
-    return _structural_equal(_side(lhs), _side(rhs), map_free_vars)
+    return first_difference(_side(lhs), _side(rhs), map_free_vars) is None
 
 
 def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
-    """Raise ValueError, showing both, unless *lhs* and *rhs* are the same tree (TVM's check)."""
-    if not structural_equal(lhs, rhs, map_free_vars):
-        raise ValueError(f"StructuralEqual check failed:\n{lhs}\n-- is not --\n{rhs}")
+    """Raise ValueError unless *lhs* and *rhs* are the same tree (TVM's check), naming the
+    first difference: ``StructuralEqual check failed, caused by lhs at <root>.body.extent: ...``."""
+    difference = first_difference(_side(lhs), _side(rhs), map_free_vars)
+    if difference is not None:
+        raise ValueError(str(difference))
