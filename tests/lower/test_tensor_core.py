@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import lower
+from lower.backend.cuda.driver import present_arch
 from lower.errors import LoweringError
 from lower.ir.stmt import Buffer, BufferView, Evaluate, seq
 from lower.passes.tensor_core import expand_wmma, infer_fragments
@@ -46,7 +47,10 @@ def test_a_tensorized_matmul_computes_numpys_product_and_the_untensorized_schedu
     plain = wmma_matmul(tensorize=False, **options)
     arrays = case.fresh()
     lower.build(plain.schedule, plain.args, "python" if target == "python" else "c", exact=False)(*arrays)
-    np.testing.assert_array_equal(got, arrays[case.out])
+    if target == "cuda" and present_arch() is not None:  # ran on tensor cores, which sum in their own order
+        np.testing.assert_allclose(got, arrays[case.out], rtol=1e-2 if options.get("acc") == "float16" else 1e-4)
+    else:
+        np.testing.assert_array_equal(got, arrays[case.out])
 
 
 def _source(case, target="cuda"):
