@@ -141,13 +141,11 @@ def expand_wmma(body: Stmt) -> Stmt:
     """*body* with each wmma call replaced by the loops that compute it on a CPU."""
     if not any(wmma_call(s) is not None for s in walk(body)):
         return body
-    frags = infer_fragments(body)
+    expander = _Expander(infer_fragments(body))
 
     def post(node: object) -> Stmt | None:
-        if not isinstance(node, Stmt):
-            return None
-        call = wmma_call(node)
-        return None if call is None else _Expander(frags).expand(call)
+        call = wmma_call(node) if isinstance(node, Stmt) else None
+        return None if call is None else expander.expand(call)
     return ir_transform(body, None, post, only_enable=["tir.Evaluate"])
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import subprocess
 import sys
@@ -95,8 +96,7 @@ def test_every_block_of_the_page_runs_and_prints_what_the_page_shows(page, tmp_p
         elif block.lang in ("sh", "bash", "console"):
             for command in _commands(block.text):
                 done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=600,
-                                      env={**__import__("os").environ, "COLUMNS": "80", "PATH": f"{Path(sys.executable).parent}:"
-                                           f"{__import__('os').environ.get('PATH', '')}"})
+                                      env=_shell_env())
                 assert done.returncode == 0, f"{where}: `{command}` failed:\n{done.stderr[-2000:]}"
                 printed = done.stdout
         elif block.lang in OUTPUT:
@@ -104,6 +104,13 @@ def test_every_block_of_the_page_runs_and_prints_what_the_page_shows(page, tmp_p
             assert shown_in(block.text, printed), f"{where}: the page shows\n{block.text}\nbut the code printed\n{printed}"
         else:
             pytest.fail(f"{where}: a block in {block.lang!r}, which no test runs")
+
+
+def _shell_env() -> dict[str, str]:
+    """The environment a page's shell commands run in: this Python's commands first on the
+    PATH, and a fixed width for the help texts argparse wraps."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {**os.environ, "COLUMNS": "80", "PATH": path}
 
 
 def _commands(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from lower.backend.c.expr import c_type
 from lower.backend.cuda.split import DeviceKernel
 from lower.errors import LoweringError
 from lower.ir.stmt import Buffer, BufferView, Load, Store
-from lower.ir.stmt_functor import stmt_exprs
+from lower.ir.stmt_functor import stmt_exprs, walk
 from lower.passes.tensor_core import ACCUMULATOR, FILL, LOAD, MATRIX_A, MATRIX_B, MMA, STORE, Fragment, wmma_call
 from schedule import arith
 from schedule.ir.expr import Call, Expr
@@ -37,7 +37,7 @@ def check_kernel(k: DeviceKernel, frags: dict[Buffer, Fragment]) -> int:
     :raises LoweringError: naming the fragment, shape, type or condition.
     """
     calls = [(s, call) for s, _ in k.lane_divergence if (call := wmma_call(s)) is not None]
-    for s in (s for s, _ in k.divergence):
+    for s in walk(k.kernel.root):
         for e in stmt_exprs(s):
             for x in distinct_post_order(e):
                 if isinstance(x, Load) and x.buffer.scope.startswith("wmma."):
