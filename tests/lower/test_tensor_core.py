@@ -54,7 +54,10 @@ def test_a_tensorized_matmul_computes_numpys_product_and_the_untensorized_schedu
 
 
 def _source(case, target="cuda"):
-    return lower.build(case.schedule, case.args, target, exact=case.exact).imported_modules[0]
+    """The CUDA module of *case*'s build, whose run is first compared with NumPy."""
+    f = lower.build(case.schedule, case.args, target, exact=case.exact)
+    case.check(f, rtol=1e-2)
+    return f.imported_modules[0]
 
 
 def test_the_cuda_source_declares_fragments_and_calls_wmma_as_tvm_writes_them():
@@ -96,7 +99,6 @@ def test_layouts_types_and_shapes_reach_the_fragments_and_the_ptx(options, fragm
     module = _source(case)
     assert fragment in module.get_source()
     assert re.search(instruction, module.get_source("ptx"))
-    case.check(lower.build(case.schedule, case.args, "cuda", exact=False), rtol=1e-2)
 
 
 def test_the_lowered_function_syncs_the_shared_tiles_before_the_fragment_loads():
@@ -132,8 +134,17 @@ def test_cuda_refuses_what_a_warp_cannot_run_and_the_cpu_still_computes_it():
     int8 = wmma_matmul(dtype="int8", acc="int32")
     with pytest.raises(LoweringError, match="need sm_72 or later, but they are built for sm_70"):
         lower.build(int8.schedule, int8.args, Target("cuda -arch=sm_70"), exact=False)
-    assert "sm_75" in lower.build(int8.schedule, int8.args, Target("cuda -arch=sm_75"),
-                                  exact=False).imported_modules[0].get_source("ptx")
+    f = lower.build(int8.schedule, int8.args, Target("cuda -arch=sm_75"), exact=False)
+    assert "sm_75" in f.imported_modules[0].get_source("ptx")
+    int8.check(f)
+
+
+def test_exact_mode_refuses_this_tensorization_by_name():
+    """Exact regions of the shared tiles come out as selects on blockIdx that the intrinsic's
+    16x16 buffer cannot be matched against: a named refusal, where faithful mode builds."""
+    case = wmma_matmul()
+    with pytest.raises(LoweringError, match="buffer 'mem' bound to tensor 'A.shared': its extent 0 is 16"):
+        lower.build(case.schedule, case.args, "c", exact=True)
 
 
 def _frag(name, scope, dtype="float16", size=256):
