@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import warnings
 from collections.abc import Iterator, Sequence
@@ -66,14 +67,37 @@ class LoweredFunc:
     #: The function's name (``tvm.lower(..., name=)``).
     name = "main"
 
+    #: What ``str()`` gives: the legacy statement text (``"legacy"``, our packages' default),
+    #: or TVMScript as a module (``"module"``, what ``tebound.tvm.lower`` returns) or as a
+    #: function (``"function"``, that module's ``mod["main"]``).
+    printed_as = "legacy"
+
     def __getitem__(self, name: str) -> LoweredFunc:
         """Itself, as the one function of a module (``tvm.lower(s, args)["main"].body``)."""
         if name not in ("main", self.name):
             raise ValueError(f"the lowered module holds one function, {self.name!r} (also 'main'), not {name!r}")
-        return self
+        if self.printed_as != "module":
+            return self
+        func = copy.copy(self)
+        func.printed_as = "function"
+        return func
+
+    def script(self, **options: Any) -> str:
+        """TVMScript, as TVM v0.9-v0.14 prints it: an ``@I.ir_module`` where this stands for
+        ``tvm.lower``'s module, else the ``@T.prim_func`` alone. TVM's printing *options*
+        (``show_meta``, ``verbose_expr`` ...) are accepted and change nothing."""
+        from lower.ir.script.function import function_script, module_script
+
+        if self.printed_as == "module":
+            return module_script({self.name: self})
+        return function_script(self, self.name)
+
+    def show(self, **options: Any) -> None:
+        """Print :meth:`script`."""
+        print(self.script(**options))
 
     def __str__(self) -> str:
-        return str(self.body)
+        return str(self.body) if self.printed_as == "legacy" else self.script()
 
 
 def lower(s: Schedule, args: Sequence[Any], *, simple_mode: bool = True, exact: bool | None = None,

@@ -6,8 +6,9 @@ variables and buffers are named: a variable or buffer defined inside the trees (
 variable, a ``let``, an allocation, a function's parameters and argument buffers, a thread
 index) stands for its counterpart from its definition on. A free variable equals only itself,
 unless ``map_free_vars`` pairs the free variables in the order they are met. The pairing is
-one to one both ways. The run-time checks lowering attaches to loads and stores are no part of
-TVM's IR and are not compared.
+one to one both ways. A flat buffer compares by its element type, size and scope. The
+run-time checks lowering attaches to loads and stores are no part of TVM's IR and are not
+compared.
 
 Paths are TVM's: ``<root>.body.seq[1].value.a``.
 """
@@ -108,7 +109,10 @@ def _compare(a: Any, b: Any, pa: str, pb: str, pairing: _Pairing) -> list[tuple[
     if isinstance(a, Buffer) or isinstance(b, Buffer):
         if not (isinstance(a, Buffer) and isinstance(b, Buffer) and pairing.use(a, b)):
             return None
-        return _fields(a, b, pa, pb)
+        # A flat buffer is its storage: its element type, size and scope (the shape it was
+        # realized with is one way of counting the same elements).
+        return [(a.dtype, b.dtype, f"{pa}.dtype", f"{pb}.dtype"), (a.size, b.size, f"{pa}.shape", f"{pb}.shape"),
+                (a.scope, b.scope, f"{pa}.scope", f"{pb}.scope")]
     if type(a) is not type(b):
         return None
     if isinstance(a, (tuple, list)):

@@ -63,7 +63,13 @@ def test_allocations_and_lets_define_what_their_bodies_use():
         return Allocate(buf, seq(body, Evaluate(Load(buf, arith.const(0)))))
     assert structural_equal(program("float32", 4, "T"), program("float32", 4, "U"))
     difference = first_difference(program("float32", 4, "T"), program("float32", 8, "T"))
-    assert difference.lhs_path == "<root>.buffer.extents[0].value"
+    assert difference.lhs_path == "<root>.buffer.shape.value"
+    # A flat buffer is its storage: 4 x 4 elements are 16, as TVM's flattened buffer has them.
+    def read_first(shape):
+        buf = Buffer("T", "float32", tuple(arith.const(d) for d in shape), "local")
+        return Allocate(buf, Evaluate(Load(buf, arith.const(0))))
+    assert structural_equal(read_first((4, 4)), read_first((16,)))
+    assert not structural_equal(read_first((4, 4)), read_first((4, 8)))
     difference = first_difference(program("float32", 4, "T"), program("int32", 4, "T"))
     assert difference.lhs_path == "<root>.buffer.dtype"
 

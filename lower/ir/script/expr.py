@@ -104,12 +104,17 @@ def float_text(value: float) -> str:
 
 class ExprScript(ExprFunctor[tuple[str, int]]):
     """The TVMScript text of an expression and its precedence; *names* names variables and
-    buffers (shared with the statements around it)."""
-
-    bottom_up = False
+    buffers (shared with the statements around it). A statement printer overrides
+    :meth:`var_name` and :meth:`buffer_name` to declare what is used before it is defined."""
 
     def __init__(self, names: ScriptNames | None = None) -> None:
         self.names = names or ScriptNames()
+
+    def var_name(self, v: Var) -> str:
+        return self.names(v, v.name)
+
+    def buffer_name(self, buffer: object) -> str:
+        return self.names(buffer, buffer.name)  # type: ignore[attr-defined]
 
     def text(self, e: Expr) -> str:
         return self(e)[0]
@@ -138,7 +143,7 @@ class ExprScript(ExprFunctor[tuple[str, int]]):
         return f'"{escaped}"', ATOM
 
     def visit_var(self, e: Var) -> tuple[str, int]:
-        return self.names(e, e.name), ATOM
+        return self.var_name(e), ATOM
 
     def visit_default(self, e: Expr) -> tuple[str, int]:
         kind = type(e)
@@ -188,10 +193,18 @@ class ExprScript(ExprFunctor[tuple[str, int]]):
         return self._call(name, *args)
 
     def visit_load(self, e: Load) -> tuple[str, int]:
-        return f"{self.names(e.buffer, e.buffer.name)}[{self.text(e.index)}]", ATOM
+        return f"{self.buffer_name(e.buffer)}[{self.index_text(e.index)}]", ATOM
+
+    def index_text(self, index: Expr) -> str:
+        """An element index; a ramp of constant stride as TVM's slice ``base:stop(:stride)``."""
+        if isinstance(index, Ramp) and isinstance(index.stride, IntImm):
+            stop = arith.add(index.base, arith.const(index.lanes * index.stride.value, index.base.dtype))
+            step = "" if index.stride.value == 1 else f":{self.text(index.stride)}"
+            return f"{self.text(index.base)}:{self.text(stop)}{step}"
+        return self.text(index)
 
     def visit_buffer_view(self, e: BufferView) -> tuple[str, int]:
-        return self.names(e.buffer, e.buffer.name), ATOM
+        return self.buffer_name(e.buffer), ATOM
 
 
 def expr_script(e: Expr) -> str:

@@ -21,8 +21,8 @@ from schedule.base.pass_context import default_exact, tvm_rules
 def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None,
           simple_mode: bool = False, exact: bool | None = None) -> LoweredFunc:
     """The lowered function of schedule *inputs* over *args*; *name* is kept as its name.
-    *simple_mode* is accepted and changes nothing: the text is always TVM's legacy statement
-    form (TVM's ``simple_mode=True``).
+    *simple_mode* is accepted and changes nothing. ``str()`` of the result is TVMScript, as
+    TVM v0.9+ prints a module; ``str(result.body)`` is TVM's legacy statement text.
 
     :raises ValueError: for ``binds`` (buffers given by the caller), which this lowering does
         not take: declare the buffers with ``te.decl_buffer`` in an extern instead.
@@ -33,6 +33,7 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
     with tvm_rules():
         func = _lower(inputs, list(args or []), simple_mode=True, exact=default_exact("lower", exact, fallback=False))
     func.name = name
+    func.printed_as = "module"  # str() is TVMScript, as TVM v0.9+ prints the module
     # TVM v0.7+ lowers to loops without produce markers: mod["main"].body is the outer loop.
     func.body = ir_transform(func.body, None, lambda n: n.body if isinstance(n, ProducerConsumer) else None,
                              ["tir.ProducerConsumer"])

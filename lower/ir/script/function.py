@@ -1,0 +1,101 @@
+"""Functions and modules as TVMScript (TVM v0.9-v0.14's printer): ``@T.prim_func`` with its
+parameters' buffers, ``T.func_attr`` and the body, inside ``@I.ir_module class Module:`` for
+a module.
+
+An argument tensor of constant shape is a parameter ``A: T.Buffer((16, 16), "float32")``;
+one of symbolic shape is a handle matched in the body (``A_1 = T.match_buffer(A, (n, 16),
+buffer_type="auto")``), as TVM v0.13 binds te's arguments. The flat buffers the body reads
+are views of the arguments' data (``A_1 = T.Buffer((256,), data=A.data)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lower.ir.script.doc import Block, Doc, Line, render
+from lower.ir.script.expr import ScriptNames
+from lower.ir.script.stmt import Frame, StmtScript, literal_text, str_literal
+from lower.ir.script.uses import FUNCTION, common_prefixes
+from schedule.base.recursion import run
+from schedule.ir.expr import IntImm, Var
+from schedule.operation.tensor import Tensor
+
+TIR_HEADER = "# from tvm.script import tir as T"
+IR_HEADER = "# from tvm.script import ir as I"
+
+
+def function_docs(func: Any, name: str = "main") -> list[Doc]:
+    """The ``@T.prim_func`` lines of *func*: a lowered function (``tvm.lower``'s) or a
+    ``PrimFunc`` of parameters and a body."""
+    names = ScriptNames()
+    printer = StmtScript(names, common_prefixes(func.body))
+    frame = Frame(FUNCTION)
+    printer.frames.append(frame)
+    params: list[str] = []
+    matched: list[tuple[Tensor, str]] = []
+    for arg in _arguments(func):
+        if isinstance(arg, Var):
+            params.append(f"{names(arg, arg.name)}: T.{arg.dtype}")
+            continue
+        shape = [printer.text(d) for d in arg.shape] if _constant_shape(arg) else None
+        if shape is not None:
+            param = names(("param", id(arg)), arg.op.name)
+            params.append(f"{param}: T.Buffer({_tuple(shape)}, {str_literal(arg.dtype)})")
+            printer.data[id(func.buffers[arg])] = (f"{param}.data", [])
+        else:
+            handle = names(("handle", id(arg)), arg.op.name)
+            params.append(f"{handle}: T.handle")
+            matched.append((arg, handle))
+    frame.stmts.append(Line(f"T.func_attr({_attrs_text(_attributes(func))})"))
+    for tensor, handle in matched:
+        param = names(("param", id(tensor)), tensor.op.name)
+        shape = [printer.text(d) for d in tensor.shape]  # a first use of a shape variable declares it
+        extra = ['buffer_type="auto"'] if any(isinstance(d, Var) for d in tensor.shape) else []
+        dtype = [] if tensor.dtype == "float32" else [str_literal(tensor.dtype)]
+        frame.stmts.append(Line(f"{param} = T.match_buffer({', '.join([handle, _tuple(shape), *dtype, *extra])})"))
+        printer.data[id(func.buffers[tensor])] = (f"{param}.data", extra)
+    run(printer.body(func.body, frame), printer.dispatch)
+    return [Line("@T.prim_func"), Block(f"def {name}({', '.join(params)}):", frame.stmts)]
+
+
+def function_script(func: Any, name: str = "main") -> str:
+    """*func* alone as TVMScript (``func.script()``)."""
+    return "\n".join([TIR_HEADER, "", *render(function_docs(func, name))])
+
+
+def module_script(functions: Mapping[str, Any]) -> str:
+    """The named functions as an ``@I.ir_module`` (``mod.script()``, ``print(mod)``)."""
+    body: list[Doc] = []
+    for k, (name, func) in enumerate(functions.items()):
+        if k:
+            body.append(Line(""))
+        body.extend(function_docs(func, name))
+    lines = render([Line("@I.ir_module"), Block("class Module:", body)])
+    return "\n".join([IR_HEADER, TIR_HEADER, "", *(line.rstrip() for line in lines)])
+
+
+def _arguments(func: Any) -> list[Any]:
+    if hasattr(func, "tensors") and hasattr(func, "buffers"):
+        return list(func.args)
+    raise TypeError(f"TVMScript: a lowered function (tvm.lower's result), got {type(func).__name__}")
+
+
+def _constant_shape(t: Tensor) -> bool:
+    return all(isinstance(d, IntImm) for d in t.shape)
+
+
+def _tuple(items: list[str]) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _attributes(func: Any) -> dict[str, Any]:
+    """TVM's attributes of a function ``tvm.lower`` made, and those a pass added."""
+    attrs = {"from_legacy_te_schedule": True, "global_symbol": getattr(func, "name", "main"), "tir.noalias": True}
+    attrs.update(getattr(func, "attrs", None) or {})
+    return attrs
+
+
+def _attrs_text(attrs: Mapping[str, Any]) -> str:
+    items = ", ".join(f"{str_literal(k)}: {literal_text(attrs[k])}" for k in sorted(attrs))
+    return f"{{{items}}}"
