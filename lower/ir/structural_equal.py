@@ -149,10 +149,17 @@ def _compare(a: Any, b: Any, pa: str, pb: str, pairing: _Pairing) -> list[tuple[
             return None
     elif isinstance(a, AttrStmt) and isinstance(a.node, IterVar) != isinstance(b.node, IterVar):
         return None
+    elif isinstance(a, AttrStmt) and _scopes_allocation(a) and _scopes_allocation(b):
+        if not pairing.define(a.node, b.node):  # the allocation's scope names it before it is made
+            return None
     if is_dataclass(a):
         return _fields(a, b, pa, pb)
     # Tensors, operations, reducers and the like: as the expression comparison has them.
     return [] if _expr_equal(a, b) else None
+
+
+def _scopes_allocation(s: AttrStmt) -> bool:
+    return isinstance(s.node, Buffer) and isinstance(s.body, Allocate) and s.body.buffer is s.node
 
 
 def _fields(a: Any, b: Any, pa: str, pb: str) -> list[tuple[Any, Any, str, str]]:
