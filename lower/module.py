@@ -96,5 +96,22 @@ class IRModule:
     def items(self) -> Any:
         return self.functions.items()
 
+    def script(self, **options: Any) -> str:
+        """TVMScript of the module (``@I.ir_module``); TVM's printing *options* change nothing.
+
+        :raises TypeError: for a function built from a bare body (no argument buffers).
+        """
+        from lower.ir.script.function import module_script
+
+        return module_script(self.functions)
+
+    def show(self, **options: Any) -> None:
+        print(self.script(**options))
+
     def __str__(self) -> str:
-        return "\n".join(f"// function {name}\n{f}" for name, f in self.functions.items())
+        """TVMScript, as TVM v0.9+ prints a module; the legacy text of each body where a
+        function has no argument buffers to print (a ``PrimFunc`` of a bare body)."""
+        try:
+            return self.script()
+        except TypeError:
+            return "\n".join(f"// function {name}\n{f.body}" for name, f in self.functions.items())

@@ -222,3 +222,25 @@ def ir_transform(stmt: Stmt, preorder: Callable[[Any], Any] | None, postorder: C
                             "statement or expression, or None to keep the node")
         return out
     return _StmtTransform(apply, preorder, postorder)(stmt)
+
+
+def stored_buffers(body: Stmt) -> set[int]:
+    """The ids of the buffers *body* stores into, or passes to a call (which may write them)."""
+    from lower.ir.stmt import BufferView, Store
+
+    found: set[int] = set()
+
+    def see(e: Expr) -> None:
+        if isinstance(e, BufferView):
+            found.add(id(e.buffer))
+
+    class _Stores(StmtVisitor):
+        def visit_store(self, s: Store) -> None:
+            found.add(id(s.buffer))
+            self.visit_expr(s.value)
+
+        def visit_expr(self, e: Expr) -> None:
+            expr_post_order_visit(e, see)
+
+    _Stores()(body)
+    return found

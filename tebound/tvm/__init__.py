@@ -1,7 +1,7 @@
 """TVM's Python namespace (legacy te, v0.8 to v0.14) over this project's objects: ``tvm.te``,
 ``tvm.tir``, ``tvm.target``, ``tvm.device``, ``tvm.nd``, ``tvm.runtime``, ``tvm.lower``,
 ``tvm.build``, ``tvm.testing``, ``tvm.contrib``, ``tvm.transform``, ``tvm.IRModule``,
-``tvm.autotvm`` and ``tvm.auto_scheduler``. The names are our objects,
+``tvm.autotvm``, ``tvm.auto_scheduler`` and ``tvm.script`` (TVMScript). The names are our objects,
 not wrappers: ``tvm.te.compute`` is ``schedule.compute``. ``lower`` and ``build`` here default
 to TVM's bounds, so that programs print the IR TVM's tutorials show (see ``tvm.driver``)."""
 
@@ -20,6 +20,7 @@ from tebound.tvm import (
     nd,
     relay,
     runtime,
+    script,
     target,
     te,
     testing,
@@ -33,4 +34,4 @@ from tebound.tvm.target import Target
 
 __all__ = ["IRModule", "TVMError", "Target", "arith", "auto_scheduler", "autotvm", "build", "container", "contrib",
            "cpu", "cuda", "device", "error", "get_global_func", "ir", "lower", "nd", "register_func", "relay",
-           "runtime", "target", "te", "testing", "tir", "topi", "transform"]
+           "runtime", "script", "target", "te", "testing", "tir", "topi", "transform"]

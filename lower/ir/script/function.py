@@ -17,6 +17,8 @@ from lower.ir.script.doc import Block, Doc, Line, render
 from lower.ir.script.expr import ScriptNames
 from lower.ir.script.stmt import Frame, StmtScript, literal_text, str_literal
 from lower.ir.script.uses import FUNCTION, common_prefixes
+from lower.ir.stmt import SeqStmt, Stmt
+from lower.ir.stmt_functor import ir_transform
 from schedule.base.recursion import run
 from schedule.ir.expr import IntImm, Var
 from schedule.operation.tensor import Tensor
@@ -29,7 +31,8 @@ def function_docs(func: Any, name: str = "main") -> list[Doc]:
     """The ``@T.prim_func`` lines of *func*: a lowered function (``tvm.lower``'s) or a
     ``PrimFunc`` of parameters and a body."""
     names = ScriptNames()
-    printer = StmtScript(names, common_prefixes(func.body))
+    body = flat_sequences(func.body)
+    printer = StmtScript(names, common_prefixes(body))
     frame = Frame(FUNCTION)
     printer.frames.append(frame)
     params: list[str] = []
@@ -47,7 +50,9 @@ def function_docs(func: Any, name: str = "main") -> list[Doc]:
             handle = names(("handle", id(arg)), arg.op.name)
             params.append(f"{handle}: T.handle")
             matched.append((arg, handle))
-    frame.stmts.append(Line(f"T.func_attr({_attrs_text(_attributes(func))})"))
+    attrs = _attributes(func)
+    if attrs:
+        frame.stmts.append(Line(f"T.func_attr({_attrs_text(attrs)})"))
     for tensor, handle in matched:
         param = names(("param", id(tensor)), tensor.op.name)
         shape = [printer.text(d) for d in tensor.shape]  # a first use of a shape variable declares it
@@ -55,7 +60,7 @@ def function_docs(func: Any, name: str = "main") -> list[Doc]:
         dtype = [] if tensor.dtype == "float32" else [str_literal(tensor.dtype)]
         frame.stmts.append(Line(f"{param} = T.match_buffer({', '.join([handle, _tuple(shape), *dtype, *extra])})"))
         printer.data[id(func.buffers[tensor])] = (f"{param}.data", extra)
-    run(printer.body(func.body, frame), printer.dispatch)
+    run(printer.body(body, frame), printer.dispatch)
     return [Line("@T.prim_func"), Block(f"def {name}({', '.join(params)}):", frame.stmts)]
 
 
@@ -75,6 +80,19 @@ def module_script(functions: Mapping[str, Any]) -> str:
     return "\n".join([IR_HEADER, TIR_HEADER, "", *(line.rstrip() for line in lines)])
 
 
+def flat_sequences(body: Stmt) -> Stmt:
+    """*body* with each sequence inside a sequence spliced into it, as TVM builds them (and
+    as the text reads back)."""
+    def splice(s: Stmt) -> Stmt | None:
+        if not any(isinstance(x, SeqStmt) for x in s.seq):  # type: ignore[attr-defined]
+            return None
+        out: list[Stmt] = []
+        for x in s.seq:  # type: ignore[attr-defined]
+            out.extend(x.seq if isinstance(x, SeqStmt) else (x,))
+        return SeqStmt(tuple(out))
+    return ir_transform(body, None, splice, ["tir.SeqStmt"])
+
+
 def _arguments(func: Any) -> list[Any]:
     if hasattr(func, "tensors") and hasattr(func, "buffers"):
         return list(func.args)
@@ -90,10 +108,12 @@ def _tuple(items: list[str]) -> str:
 
 
 def _attributes(func: Any) -> dict[str, Any]:
-    """TVM's attributes of a function ``tvm.lower`` made, and those a pass added."""
-    attrs = {"from_legacy_te_schedule": True, "global_symbol": getattr(func, "name", "main"), "tir.noalias": True}
-    attrs.update(getattr(func, "attrs", None) or {})
-    return attrs
+    """A function's attributes: those TVM's ``tvm.lower`` gives, unless it has its own (read
+    from a script's ``T.func_attr``)."""
+    own = getattr(func, "attrs", None)
+    if own is not None:
+        return dict(own)
+    return {"from_legacy_te_schedule": True, "global_symbol": getattr(func, "name", "main"), "tir.noalias": True}
 
 
 def _attrs_text(attrs: Mapping[str, Any]) -> str:

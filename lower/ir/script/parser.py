@@ -22,8 +22,6 @@ from lower.module import IRModule
 from schedule.ir.expr import StringImm, Var
 from schedule.operation.placeholder import placeholder
 
-#: The attributes every function ``tvm.lower`` makes carries (printed, not stored).
-DEFAULT_ATTRS = ("from_legacy_te_schedule", "global_symbol", "tir.noalias")
 _BUILTINS = {"range": range, "True": True, "False": False, "None": None}
 
 
@@ -63,9 +61,7 @@ class _FunctionReader(StmtReader):
         func = LoweredFunc(args, self.buffers, body, exact=False)
         symbol = self.attrs.get("global_symbol")
         func.name = symbol.value if isinstance(symbol, StringImm) else symbol if isinstance(symbol, str) else node.name
-        extra = {k: v for k, v in self.attrs.items() if k not in DEFAULT_ATTRS}
-        if extra:
-            func.attrs = extra  # type: ignore[attr-defined]
+        func.attrs = dict(self.attrs)  # type: ignore[attr-defined]
         return func
 
     def parameter(self, arg: ast.arg) -> Any:
@@ -95,7 +91,7 @@ class _FunctionReader(StmtReader):
         if unread:
             raise self.error(f"an argument buffer with {', '.join(sorted(unread))} is not read (only shape and dtype)",
                              call)
-        tensor = placeholder(shape, dtype, name=(handle or name).split(".")[0])
+        tensor = placeholder(shape, dtype, name=name)
         flat = Buffer(tensor.op.name, dtype, tensor.shape, "global", tensor)
         self.buffers[tensor] = flat
         self.scope.bind(name, View(flat, tuple(tensor.shape)))
