@@ -12,6 +12,7 @@ from typing import Any
 from bound.inference.read_check import ReadCheck
 from lower.arguments import argument_list, argument_stages, normalized_tensors, scalar_vars
 from lower.errors import OutsideReadWarning
+from lower.ir.script.function import function_script, module_script
 from lower.ir.stmt import Buffer, Stmt
 from lower.operation.loop_nest import has_virtual_threads
 from lower.passes.flatten import arg_buffers, flatten, layout_of
@@ -86,8 +87,6 @@ class LoweredFunc:
         """TVMScript, as TVM v0.9-v0.14 prints it: an ``@I.ir_module`` where this stands for
         ``tvm.lower``'s module, else the ``@T.prim_func`` alone. TVM's printing *options*
         (``show_meta``, ``verbose_expr`` ...) are accepted and change nothing."""
-        from lower.ir.script.function import function_script, module_script
-
         if self.printed_as == "module":
             return module_script({self.name: self})
         return function_script(self, self.name)

@@ -9,6 +9,7 @@ import copy
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from lower.ir.script.function import module_script
 from lower.ir.stmt import SeqStmt, Stmt
 from lower.operation.extern import lower_body
 from schedule.ir.extern_stmt import BodyStmt
@@ -101,8 +102,6 @@ class IRModule:
 
         :raises TypeError: for a function built from a bare body (no argument buffers).
         """
-        from lower.ir.script.function import module_script
-
         return module_script(self.functions)
 
     def show(self, **options: Any) -> None:

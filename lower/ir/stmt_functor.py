@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
-from lower.ir.stmt import Stmt
+from lower.ir.stmt import Stmt, Store
 from schedule.base.errors import InternalError
 from schedule.base.recursion import run
 from schedule.ir.expr import Expr
@@ -224,23 +224,14 @@ def ir_transform(stmt: Stmt, preorder: Callable[[Any], Any] | None, postorder: C
     return _StmtTransform(apply, preorder, postorder)(stmt)
 
 
+
 def stored_buffers(body: Stmt) -> set[int]:
-    """The ids of the buffers *body* stores into, or passes to a call (which may write them)."""
-    from lower.ir.stmt import BufferView, Store
-
+    """The ids of the buffers *body* stores into."""
     found: set[int] = set()
-
-    def see(e: Expr) -> None:
-        if isinstance(e, BufferView):
-            found.add(id(e.buffer))
 
     class _Stores(StmtVisitor):
         def visit_store(self, s: Store) -> None:
             found.add(id(s.buffer))
-            self.visit_expr(s.value)
-
-        def visit_expr(self, e: Expr) -> None:
-            expr_post_order_visit(e, see)
 
     _Stores()(body)
     return found

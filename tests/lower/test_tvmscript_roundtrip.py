@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from lower import LoweringError, lower, reference
 from lower.build import build_lowered
 from lower.ir.script.function import function_script
-from lower.ir.script.parser import from_source
 from lower.ir.stmt_functor import ir_transform
 from lower.ir.structural_equal import first_difference
+from lower.tvmscript import from_source
 
 from ..strategies import describe, pipelines, schedules
 

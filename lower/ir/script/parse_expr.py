@@ -66,7 +66,8 @@ _BINARY: dict[str, Callable[[Any, Any], Expr]] = {
 _OPERATORS: dict[type, Callable[[Any, Any], Expr]] = {
     ast.Add: arith.add, ast.Sub: arith.sub, ast.Mult: arith.mul, ast.FloorDiv: arith.floordiv,
     ast.Mod: arith.floormod, ast.Div: arith.true_div, ast.BitAnd: arith.and_op, ast.BitOr: arith.or_op,
-    ast.LShift: lambda a, b: arith.bit_op("shift_left", a, b), ast.RShift: lambda a, b: arith.bit_op("shift_right", a, b),
+    ast.LShift: lambda a, b: arith.bit_op("shift_left", a, b),
+    ast.RShift: lambda a, b: arith.bit_op("shift_right", a, b),
     ast.BitXor: lambda a, b: arith.bit_op("bitwise_xor", a, b)}
 _COMPARE: dict[type, Callable[[Any, Any], Expr]] = {
     ast.Lt: arith.lt, ast.LtE: arith.le, ast.Gt: arith.gt, ast.GtE: arith.ge, ast.Eq: arith.eq_node,
@@ -231,7 +232,8 @@ class ExprReader:
         if isinstance(base, View) and node.attr == "data":
             return Data(base.flat)
         if isinstance(base, View) and node.attr in ("shape", "strides", "elem_offset"):
-            return {"shape": base.shape, "strides": base.strides, "elem_offset": base.offset or arith.const(0)}[node.attr]
+            offset = base.offset if base.offset is not None else arith.const(0)
+            return {"shape": base.shape, "strides": base.strides, "elem_offset": offset}[node.attr]
         if isinstance(base, (int, float, str, tuple, list)) or base is None:
             raise self.error(f"no attribute {node.attr!r} here", node)
         raise self.error(f"attribute {node.attr!r} of {type(base).__name__} is not part of TVMScript", node)

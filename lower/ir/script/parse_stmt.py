@@ -283,7 +283,8 @@ class StmtReader(ExprReader):
             raise self.error("a loop's else is not part of TVMScript", node)
         it = node.iter
         if not isinstance(it, ast.Call):
-            raise self.error("a loop iterates over range(...), T.grid(...) or T.serial/parallel/vectorized/unroll", node)
+            raise self.error("a loop iterates over range(...), T.grid(...) or T.serial/parallel/vectorized/unroll",
+                             node)
         head = self(it.func)
         args = [self.expr(a) for a in it.args]
         kwargs = {k.arg: self(k.value) for k in it.keywords}

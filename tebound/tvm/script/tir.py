@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lower.ir.script.parser import read_decorated
 from lower.lower import LoweredFunc
+from lower.tvmscript import read_decorated
 
 
 def prim_func(fn: Any = None, **options: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 from lower.ir.script.parse_expr import Scope, ScriptError, SourceText, View, _dtype, _e
 from lower.ir.script.parse_stmt import StmtReader
-from lower.ir.stmt import Buffer
+from lower.ir.stmt import NO_OP, Buffer
 from lower.lower import LoweredFunc
 from lower.module import IRModule
 from schedule.ir.expr import StringImm, Var
@@ -107,7 +107,6 @@ class _FunctionReader(StmtReader):
             rest = ast.Call(func=value.func, args=value.args[1:], keywords=value.keywords)
             ast.copy_location(rest, value)
             self.handles[handle[1]] = self.bind_tensor(node.targets[0].id, rest, handle[1])
-            from lower.ir.stmt import NO_OP
             return NO_OP
         return super().stmt_Assign(node)
 
