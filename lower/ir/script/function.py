@@ -27,12 +27,12 @@ TIR_HEADER = "# from tvm.script import tir as T"
 IR_HEADER = "# from tvm.script import ir as I"
 
 
-def function_docs(func: Any, name: str = "main") -> list[Doc]:
-    """The ``@T.prim_func`` lines of *func*: a lowered function (``tvm.lower``'s) or a
-    ``PrimFunc`` of parameters and a body."""
+def function_docs(func: Any, name: str = "main", decl_buffer: bool = False) -> list[Doc]:
+    """The ``@T.prim_func`` lines of a lowered function (``tvm.lower``'s); *decl_buffer*
+    writes buffer views as ``T.decl_buffer``, the form TVM 0.25+ builds."""
     names = ScriptNames()
     body = flat_sequences(func.body)
-    printer = StmtScript(names, common_prefixes(body))
+    printer = StmtScript(names, common_prefixes(body), decl_buffer)
     frame = Frame(FUNCTION)
     printer.frames.append(frame)
     params: list[str] = []
@@ -64,9 +64,9 @@ def function_docs(func: Any, name: str = "main") -> list[Doc]:
     return [Line("@T.prim_func"), Block(f"def {name}({', '.join(params)}):", frame.stmts)]
 
 
-def function_script(func: Any, name: str = "main") -> str:
-    """*func* alone as TVMScript (``func.script()``)."""
-    return "\n".join([TIR_HEADER, "", *render(function_docs(func, name))])
+def function_script(func: Any, name: str = "main", decl_buffer: bool = False) -> str:
+    """*func* alone as TVMScript (``func.script()``); see :func:`function_docs`."""
+    return "\n".join([TIR_HEADER, "", *render(function_docs(func, name, decl_buffer))])
 
 
 def module_script(functions: Mapping[str, Any]) -> str:

@@ -209,7 +209,7 @@ class StmtReader(ExprReader):
             condition, message = self.expr(call.args[0]), self(call.args[1])
             message = message.value if isinstance(message, StringImm) else message
             return None, lambda body: seq(AssertStmt(condition, message), body)
-        if kind == "decl_buffer" and not _has_data(call):
+        if kind in ("decl_buffer", "alloc_buffer") and not _has_data(call):
             return self.decl_buffer(call, name or "buffer")
         return None
 

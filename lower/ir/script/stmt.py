@@ -76,10 +76,12 @@ class _Expr(ExprScript):
 
 class StmtScript:
     """The TVMScript lines of statements. *prefixes* is :func:`~lower.ir.script.uses.common_prefixes`
-    of the function body; *data* gives the ``data=`` text of argument buffers' views."""
+    of the function body."""
 
-    def __init__(self, names: ScriptNames, prefixes: dict[int, tuple[int, ...]]) -> None:
+    def __init__(self, names: ScriptNames, prefixes: dict[int, tuple[int, ...]], decl_buffer: bool = False) -> None:
         self.names, self.prefixes = names, prefixes
+        #: Views as ``T.decl_buffer`` (what TVM 0.25+ reads and builds) instead of ``T.Buffer``.
+        self.view_call = "T.decl_buffer" if decl_buffer else "T.Buffer"
         self.frames: list[Frame] = []
         self.expr = _Expr(self)
         #: For each buffer id: the ``data=`` text of its view and its further keywords.
@@ -130,7 +132,7 @@ class StmtScript:
             args.append(f"data={data}")
         if buffer.scope != "global":
             args.append(f"scope={str_literal(buffer.scope)}")
-        return f"T.Buffer({', '.join([*args, *extra])})"
+        return f"{self.view_call}({', '.join([*args, *extra])})"
 
     def node_text(self, node: Any) -> str:
         """An attribute's node: an expression, a buffer, an iteration variable, a reducer."""
@@ -264,12 +266,15 @@ class StmtScript:
         concise = self.frames[-1].concise
         buffer = s.buffer
         data = self.define(("data", id(buffer)), buffer.name)
-        self.data[id(buffer)] = (data, [])
+        size, dtype, scope = self.text(buffer.size), str_literal(buffer.dtype), str_literal(buffer.scope)
         frame = self.open(s)
-        rhs = (f"T.allocate([{self.text(buffer.size)}], {str_literal(buffer.dtype)}, "
-               f"{str_literal(buffer.scope)})")
+        if self.view_call == "T.decl_buffer":  # TVM 0.25+ has no T.allocate: a buffer of its own, flat
+            self.data[id(buffer)] = (f"{data}.data", [])
+            yield from self.body(s.body, frame)
+            return self.scoped(True, data, f"T.alloc_buffer(({size},), {dtype}, scope={scope})", self.close())
+        self.data[id(buffer)] = (data, [])
         yield from self.body(s.body, frame)
-        return self.scoped(concise, data, rhs, self.close())
+        return self.scoped(concise, data, f"T.allocate([{size}], {dtype}, {scope})", self.close())
 
     def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         if s.key == "storage_scope" and isinstance(s.body, Allocate) and s.body.buffer is s.node:
