@@ -24,6 +24,7 @@ from lower.ir.stmt_functor import stored_buffers
 from lower.library import read_library, write_library, write_object
 from lower.lower import LoweredFunc, collector_paused, lower_quietly
 from lower.passes.intrin_lowering import lower_intrinsics
+from lower.passes.scalarize import scalarize_vectors
 from lower.passes.tensor_core import expand_wmma
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
 from lower.timing import time_evaluator
@@ -126,7 +127,7 @@ class BuiltFunc:
             self._device_body = body if self._device is not None else None  # what GpuRunner runs
             #: The GPU run of the CUDA module, made at the first call where a GPU is present.
             self._gpu: GpuRunner | None = None
-            body = expand_wmma(body)  # the CPU's meaning of the tensor-core intrinsics
+            body = scalarize_vectors(expand_wmma(body))  # the CPU's meaning of tensor-core and vector stores
             self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
                                            fast_math=fast_math, libm=libm, **loaded)
         self.source = self._kernel.source

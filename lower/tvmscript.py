@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import re
 import textwrap
 from typing import Any
 
@@ -59,6 +60,8 @@ class _FunctionReader(StmtReader):
             else:
                 args.append(kind)
         func = LoweredFunc(args, self.buffers, body, exact=False)
+        #: The names of the handles tensors were matched from (``a`` of ``A = T.match_buffer(a, ...)``).
+        func.handle_names = {t: name for name, t in self.handles.items()}  # type: ignore[attr-defined]
         symbol = self.attrs.get("global_symbol")
         func.name = symbol.value if isinstance(symbol, StringImm) else symbol if isinstance(symbol, str) else node.name
         func.attrs = dict(self.attrs)  # type: ignore[attr-defined]
@@ -91,7 +94,7 @@ class _FunctionReader(StmtReader):
         if unread:
             raise self.error(f"an argument buffer with {', '.join(sorted(unread))} is not read (only shape and dtype)",
                              call)
-        tensor = placeholder(shape, dtype, name=name)
+        tensor = placeholder(shape, dtype, name=_stem(name))
         flat = Buffer(tensor.op.name, dtype, tensor.shape, "global", tensor)
         self.buffers[tensor] = flat
         self.scope.bind(name, View(flat, tuple(tensor.shape)))
@@ -109,6 +112,11 @@ class _FunctionReader(StmtReader):
             self.handles[handle[1]] = self.bind_tensor(node.targets[0].id, rest, handle[1])
             return NO_OP
         return super().stmt_Assign(node)
+
+
+def _stem(name: str) -> str:
+    """A script's name without the ``_1`` the printer adds to tell it from a namesake."""
+    return re.sub(r"_[0-9]+$", "", name) or name
 
 
 def _subscript_call(node: ast.Subscript) -> ast.Call:
@@ -154,7 +162,10 @@ def from_source(text: str, outer: dict[str, Any] | None = None, filename: str = 
     try:
         tree = ast.parse(source.text, filename)
     except SyntaxError as exc:
-        raise ScriptError(f"not Python: {exc.msg}", None, source) from None
+        if "too many nested parentheses" in str(exc.msg):
+            raise ScriptError("the text nests parentheses deeper than Python's parser reads (200); split the "
+                              "expression with lets", None, source) from None
+        raise ScriptError(f"not Python: {exc.msg}", exc, source) from None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and _is_decorated(node, ("prim_func",)):
             return read_function(node, outer or {}, source)

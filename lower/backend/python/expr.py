@@ -92,6 +92,12 @@ class ExprSource(ExprFunctor[str]):
     def visit_string_imm(self, e: StringImm) -> str:
         return repr(e.value)
 
+    def visit_ramp(self, e: Expr) -> str:
+        raise LoweringError("build: target 'python' computes a vector (Ramp/Broadcast) only as a store's value "
+                            "or index (A[0:4] = ...); write the lanes as a loop")
+
+    visit_broadcast = visit_ramp
+
     def visit_var(self, e: Var) -> str:
         if not self.defined.get(e):
             raise LoweringError(f"build: variable '{e.name}' is used where no loop, let, argument or "

@@ -47,7 +47,7 @@ def function_docs(func: Any, name: str = "main", decl_buffer: bool = False) -> l
             params.append(f"{param}: T.Buffer({_tuple(shape)}, {str_literal(arg.dtype)})")
             printer.data[id(func.buffers[arg])] = (f"{param}.data", [])
         else:
-            handle = names(("handle", id(arg)), arg.op.name)
+            handle = names(("handle", id(arg)), getattr(func, "handle_names", {}).get(arg, arg.op.name))
             params.append(f"{handle}: T.handle")
             matched.append((arg, handle))
     attrs = _attributes(func)

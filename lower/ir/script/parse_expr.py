@@ -88,6 +88,8 @@ class ScriptError(SyntaxError):
     def __init__(self, message: str, node: ast.AST | None = None, source: SourceText | None = None) -> None:
         line = getattr(node, "lineno", None)
         column = getattr(node, "col_offset", None)
+        if isinstance(node, SyntaxError) and node.offset:
+            column = node.offset - 1
         text = None
         if source is not None and line is not None:
             line += source.line_offset
