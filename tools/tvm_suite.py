@@ -47,6 +47,10 @@ GROUPS = {
         "conv2d_nchw", "conv2d_nhwc", "dense", "softmax", "pooling", "reduce", "transform", "broadcast", "math",
         "batch_matmul", "relu", "upsampling", "depthwise_conv2d", "conv2d_transpose_nchw", "lrn", "sort", "matmul",
         "einsum")],
+    "tir_transform": [f"{UNIT}/test_tir_transform_{name}.py" for name in (
+        "simplify", "loop_partition", "storage_rewrite", "narrow_datatype", "unroll_loop", "hoist_if",
+        "inject_virtual_thread", "inject_double_buffer", "storage_flatten", "remove_no_op", "thread_sync",
+        "vectorize", "lower_warp_memory")],
 }
 SUPPORT = ["conftest.py", "tests/python/conftest.py", f"{TOPI}/common.py"]
 GALLERY = "gallery"
@@ -63,6 +67,9 @@ TUTORIALS = [
 # What a tutorial tells its reader to uncomment, as the reader would.
 UNCOMMENT = {"how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py": ["# task.tune(tune_option)"]}
 APART = re.compile(r"\brelay\b|tvm\.script|\bT\.prim_func\b|\bI\.ir_module\b")
+#: For the groups written in TVMScript, which we read: what needs TensorIR, relay or a GPU.
+APART_SCRIPT = re.compile(r"\brelay\b|\bT\.block\b|requires_gpu|requires_cuda|requires_tensorcore")
+SCRIPT_GROUPS = {"tir_transform"}
 
 
 def git(tvm: Path, *args: str) -> str:
@@ -83,14 +90,17 @@ def extract(tvm: Path, ref: str, out: Path, patterns: list[str]) -> list[str]:
     return chosen
 
 
-def test_functions(path: Path) -> dict[str, bool]:
-    """The test functions of a file (``f`` or ``Class::f``), each with whether it uses relay or TVMScript."""
+def test_functions(path: Path, script: bool = False) -> dict[str, bool]:
+    """The test functions of a file (``f`` or ``Class::f``), each with whether it is apart: it
+    uses relay or TVMScript, or (*script*, a group written in TVMScript) TensorIR, relay or a GPU."""
     source = path.read_text()
     tree = ast.parse(source)
     # A file importing TVMScript's parser, a module of relay's or relay's graph tuner is theirs
     # throughout; `from tvm import relay` alone imports, and fails only where it is used.
-    apart_file = any(re.search(r"tvm\.script|relay\.|graph_tuner", ast.get_source_segment(source, node) or "")
+    imports = r"relay\.|graph_tuner" if script else r"tvm\.script|relay\.|graph_tuner"
+    apart_file = any(re.search(imports, ast.get_source_segment(source, node) or "")
                      for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
+    pattern = APART_SCRIPT if script else APART
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 
     def methods(cls: ast.ClassDef) -> list[ast.FunctionDef]:
@@ -105,11 +115,11 @@ def test_functions(path: Path) -> dict[str, bool]:
     found = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-            found[node.name] = apart_file or bool(APART.search(ast.get_source_segment(source, node)))
+            found[node.name] = apart_file or bool(pattern.search(ast.get_source_segment(source, node)))
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             for item in methods(node):
                 found[f"{node.name}::{item.name}"] = apart_file or bool(
-                    APART.search(ast.get_source_segment(source, node)))
+                    pattern.search(ast.get_source_segment(source, node)))
     return found
 
 
@@ -158,10 +168,10 @@ def run_group(python: str, out: Path, group: str, files: list[str], args) -> tup
     return outcomes(junit, files)
 
 
-def count(out: Path, files: list[str], result: dict) -> tuple[Counter, list, list]:
+def count(out: Path, files: list[str], result: dict, script: bool = False) -> tuple[Counter, list, list]:
     tally, failures, aside = Counter(), [], []
     for f in files:
-        for key, apart in test_functions(out / f).items():
+        for key, apart in test_functions(out / f, script).items():
             outcome = result.get((f, key), "failed")
             if apart:
                 tally["apart"] += 1
@@ -212,14 +222,15 @@ def main() -> int:
     lines = [f"# TVM's own tests at {args.ref}, after the import rewrite"
              + (" (without TVM's conftest.py)" if args.no_conftest else ""), "",
              f"Python {sys.version.split()[0]}, NumPy {numpy.__version__}.", "",
-             "| group | functions | passed | skipped | failed | pass or skip | relay/TVMScript apart (passed) |",
+             "| group | functions | passed | skipped | failed | pass or skip | apart (passed): relay/TVMScript, "
+             "or for tir_transform relay/TensorIR/GPU |",
              "|---|---|---|---|---|---|---|"]
     failed_lines: list[str] = []
     apart_lines: list[str] = []
     for group in [] if args.only_tutorials else args.group or list(GROUPS):
         files = extract(args.tvm, args.ref, out, GROUPS[group])
         result, why = run_group(sys.executable, out, group, files, args)
-        tally, failures, aside = count(out, files, result)
+        tally, failures, aside = count(out, files, result, group in SCRIPT_GROUPS)
         apart_lines += [f"- {name}" for name in aside]
         total = tally["passed"] + tally["skipped"] + tally["failed"]
         share = 100 * (tally["passed"] + tally["skipped"]) / total if total else 0
@@ -235,7 +246,7 @@ def main() -> int:
         lines += ["", "| tutorial | result |", "|---|---|"]
         lines += [f"| {name} | {res} |" for name, res in run_tutorials(sys.executable, out, args.timeout)]
     report = "\n".join(lines + ["", "## Failed", ""] + failed_lines
-                       + ["", "## Relay or TVMScript (counted apart)", ""] + apart_lines) + "\n"
+                       + ["", "## Counted apart: relay or TVMScript; for tir_transform, relay, TensorIR or a GPU", ""] + apart_lines) + "\n"
     (out / "report.md").write_text(report)
     sys.stdout.write(report)
     return 0

@@ -1,10 +1,12 @@
 """TVM's ``tvm.testing``: checks (``assert_allclose``, ``assert_prim_expr_equal``,
 ``check_numerical_grads``), the test targets (``enabled_targets``, ``device_enabled``), the
 features that skip a test where they are missing (``requires_gpu``, ``uses_gpu``, ...),
-parametrized fixtures (``parameter``, ``parameters``, ``fixture``, ``parametrize_targets``) and
-the pytest plugin ``tvm.testing.plugin`` that TVM's ``conftest.py`` loads."""
+``CompareBeforeAfter`` for pass tests written in TVMScript, parametrized fixtures
+(``parameter``, ``parameters``, ``fixture``, ``parametrize_targets``) and the pytest plugin
+``tvm.testing.plugin`` that TVM's ``conftest.py`` loads."""
 
 from tebound.tvm.testing.checks import assert_allclose, assert_prim_expr_equal, check_numerical_grads, main
+from tebound.tvm.testing.compare import CompareBeforeAfter
 from tebound.tvm.testing.features import (
     Feature,
     requires_arm_dot,
