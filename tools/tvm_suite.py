@@ -248,7 +248,8 @@ def main() -> int:
         lines += ["", "| tutorial | result |", "|---|---|"]
         lines += [f"| {name} | {res} |" for name, res in run_tutorials(sys.executable, out, args.timeout)]
     report = "\n".join(lines + ["", "## Failed", ""] + failed_lines
-                       + ["", "## Counted apart: relay or TVMScript; for tir_transform, relay, TensorIR or a GPU", ""] + apart_lines) + "\n"
+                       + ["", "## Counted apart: relay or TVMScript; for tir_transform, relay, TensorIR or a GPU", ""]
+                       + apart_lines) + "\n"
     (out / "report.md").write_text(report)
     sys.stdout.write(report)
     return 0

@@ -322,3 +322,12 @@ def test_parentheses_nested_past_pythons_parser_are_refused_by_name():
     assert text.count("(") > 300
     with pytest.raises(SyntaxError, match="nests parentheses deeper than Python's parser reads"):
         from_source(text)
+
+
+def test_our_lower_keeps_the_legacy_text_and_offers_tvmscript():
+    from lower import lower as our_lower
+
+    s, args = vector_add()
+    f = our_lower(s, args)
+    assert str(f).startswith("produce C {\n  for (i, 0, 1024) {")
+    assert f.script() == tvm.lower(s, args)["main"].script()  # produce markers have no TVMScript
