@@ -86,7 +86,7 @@ class IRModule:
     def __setitem__(self, name: str, func: Any) -> None:
         if not hasattr(func, "body"):
             raise TypeError(f"IRModule: a function has a body (a PrimFunc or a lowered function), got {func!r}")
-        self.functions[str(name)] = func
+        self.functions[str(getattr(name, "name_hint", name))] = func
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.functions)

@@ -27,6 +27,13 @@ DEFAULTS: dict[str, Any] = {
     # The bounds of infer_bound, explain, lower and build when a call passes no exact=: exact
     # (True) or TVM's (False). Unset, $TEBOUND_EXACT decides, else the entry point's default.
     "tebound.exact": True,
+    # tebound.tvm's TVM-faithful passes (tebound.tvm.tir.transform); the options of Simplify
+    # that propagate known buffer values are taken and not implemented.
+    "tir.Simplify": {"transitively_prove_inequalities": False, "propagate_knowns_to_prove_conditional": False,
+                     "propagate_knowns_to_simplify_expressions": False, "convert_boolean_to_and_of_ors": False,
+                     "apply_constraints_to_boolean_branches": False},
+    "tir.RemoveNoOp": {"use_dataflow_analysis": False, "max_simplification_steps": 0},
+    "tir.HoistIfThenElse": {"support_block_scope_hosting": False},
     # Vectorized loops lower as serial loops.
     "tir.disable_vectorize": False,
     # Loops of extent 1 are kept (``lower(..., debug_keep_trivial_loop=True)``).
@@ -41,7 +48,7 @@ ACCEPTED: dict[str, type] = {
     "tir.detect_global_barrier": bool, "tir.enable_debug": bool, "tir.is_entry_func": bool,
     "tir.disable_storage_rewrite": bool, "tir.use_async_copy": bool, "tir.ptx_ldg32": bool,
     "tir.merge_dynamic_shared_memory_allocations": bool, "tir.instr_siblings": bool,
-    "tir.vtcm_capacity": int, "tir.InjectDoubleBuffer": dict, "tir.HoistIfThenElse": dict, "tir.Simplify": dict,
+    "tir.vtcm_capacity": int, "tir.InjectDoubleBuffer": dict,
     "relay.backend.use_auto_scheduler": bool, "relay.backend.use_meta_schedule": bool,
     "relay.FuseOps.max_depth": int, "relay.fallback_device_type": int,
 }

@@ -256,9 +256,15 @@ class IRBuilder:
         return BufferVar(self, buf, dims)
 
     def pointer(self, content_type: str, name: str = "ptr", scope: str = "") -> BufferVar:
-        """Not supported: a body reaches memory only through declared or allocated buffers."""
-        raise ScheduleTypeError(f"ir_builder.pointer '{name}': raw pointers are not supported; use "
-                                "ib.buffer_ptr(buf) on a buffer of te.extern, or ib.allocate(...)")
+        """A pointer to *content_type* elements (TVM's handle variable): element access at flat
+        indices into memory of unknown extent, for statements built by hand and passed to the
+        passes (``tir.PrimFunc([ptr, ...], ib.get())``)."""
+        check_name("ir_builder.pointer", name)
+        try:
+            buf = decl_buffer((Var(f"{name}_extent"),), check_dtype(content_type), name, scope=scope or "global")
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"ir_builder.pointer '{name}': {err}") from None
+        return BufferVar(self, buf, None)
 
     def likely(self, expr: Any) -> Expr:
         """*expr*, marked as likely to hold."""

@@ -1,3 +1,26 @@
-"""TVM's ``tvm.tir.transform``: the passes we have, one at a time (``lower.transform``)."""
+"""TVM's ``tvm.tir.transform``: the passes we have, one at a time (``lower.transform``), with
+``Simplify``, ``RemoveNoOp`` and ``HoistIfThenElse`` as TVM v0.13 has them (TVM's analyzer and
+forms, its pass options), so that TVM's pass tests compare with TVM's results. Our own
+lowering keeps its simplifier (``lower.transform``)."""
 
 from lower.transform import *  # noqa: F403
+from lower.transform import Pass
+from tebound.tvm.tir.hoist_if import hoist_if_then_else
+from tebound.tvm.tir.remove_no_op import remove_no_op
+from tebound.tvm.tir.simplify import simplify
+
+
+def Simplify() -> Pass:  # noqa: N802
+    """TVM's Simplify (see :mod:`tebound.tvm.tir.simplify`)."""
+    return Pass("Simplify", simplify)
+
+
+def RemoveNoOp() -> Pass:  # noqa: N802
+    """TVM's RemoveNoOp (see :mod:`tebound.tvm.tir.remove_no_op`)."""
+    return Pass("RemoveNoOp", remove_no_op)
+
+
+def HoistIfThenElse(variant: str | None = None) -> Pass:  # noqa: N802
+    """TVM's HoistIfThenElse (see :mod:`tebound.tvm.tir.hoist_if`); *variant* is TVM's and
+    is ignored."""
+    return Pass("HoistIfThenElse", hoist_if_then_else)

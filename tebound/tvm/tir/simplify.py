@@ -1,0 +1,104 @@
+"""TVM's ``tir.transform.Simplify`` (v0.13): every expression through TVM's analyzer (its
+rewrite and canonical rules, in TVM's forms), with what the enclosing statements say: a loop's
+range, an ``if``'s condition in its branches, an inlined ``let``. A condition the analyzer
+proves picks its branch; a store of the value just loaded from the same place is dropped; a
+``let`` of a constant, a variable or a pure integer value is inlined.
+
+The ``"tir.Simplify"`` options of ``PassContext`` that change the rewrite rules are read
+(``convert_boolean_to_and_of_ors``, ``apply_constraints_to_boolean_branches``,
+``transitively_prove_inequalities``) where the analyzer has them; the two that propagate known
+buffer values (TVM's control-flow graph) are not implemented.
+"""
+
+from __future__ import annotations
+
+from lower.ir.stmt import Buffer, For, IfThenElse, LetStmt, Load, Stmt, Store
+from lower.ir.stmt_functor import stmt_exprs, walk
+from schedule.base.pass_context import options
+from schedule.ir import arith
+from schedule.ir.expr import Expr, FloatImm, IntImm, Var
+from schedule.ir.extern_calls import CallEffectKind
+from schedule.ir.functor import post_order_visit, structural_equal, substitute
+from schedule.ir.itervar import Range
+from tebound.tvm.arith.analyzer import Analyzer
+from tebound.tvm.tir.analyzer_mutator import AnalyzerMutator, Steps, no_op, side_effect
+
+
+def _buffer_vars(body: Stmt) -> set[int]:
+    """The variables the buffers of *body* are shaped with (a let of one stays)."""
+    found: set[int] = set()
+    buffers: dict[int, Buffer] = {}
+    for s in walk(body):
+        if isinstance(s, Store):
+            buffers[id(s.buffer)] = s.buffer
+    for s in walk(body):
+        for e in stmt_exprs(s):
+            post_order_visit(e, lambda x: buffers.setdefault(id(x.buffer), x.buffer) if isinstance(x, Load) else None)
+    for buf in buffers.values():
+        for extent in buf.extents:
+            post_order_visit(extent, lambda x: found.add(id(x)) if isinstance(x, Var) else None)
+    return found
+
+
+class StmtSimplifier(AnalyzerMutator):
+    """See the module's docstring."""
+
+    def __init__(self, analyzer: Analyzer, kept_vars: set[int]) -> None:
+        super().__init__(analyzer)
+        self.kept_vars = kept_vars
+        self.non_inlined: dict[Var, Expr] = {}
+
+    def mutate_expr(self, e: Expr) -> Expr:
+        return self.analyzer.simplify(e)
+
+    def prove(self, condition: Expr) -> bool | None:
+        if self.non_inlined:
+            condition = substitute(condition, self.non_inlined)
+        value = self.analyzer.simplify(condition)
+        return bool(value.value) if isinstance(value, IntImm) else None
+
+    def visit_for(self, s: For) -> Steps:
+        self.analyzer.bind(s.loop_var, Range.from_min_extent(s.min, s.extent), allow_override=True)
+        with self.analyzer.constraint_scope(arith.ge(s.loop_var, s.min)):
+            with self.analyzer.constraint_scope(arith.lt(s.loop_var, arith.add(s.min, s.extent))):
+                return (yield from self.visit_default(s))
+
+    def visit_let_stmt(self, s: LetStmt) -> Steps:
+        value = self.mutate_expr(s.value)
+        inline = (isinstance(s.value, (IntImm, FloatImm, Var))
+                  or (s.value.dtype.startswith("int") and side_effect(s.value) <= CallEffectKind.Pure))
+        if inline:
+            self.analyzer.bind(s.var, value, allow_override=True)
+        elif side_effect(s.value) <= CallEffectKind.Pure:
+            self.non_inlined[s.var] = value
+        body = yield s.body
+        if inline and id(s.var) not in self.kept_vars:
+            return body
+        if value is s.value and body is s.body:
+            return s
+        return LetStmt(s.var, value, body)
+
+    def visit_if_then_else(self, s: IfThenElse) -> Steps:
+        proved = self.prove(s.condition)
+        if proved is True:
+            return (yield s.then_case)
+        if proved is False:
+            return (yield s.else_case) if s.else_case is not None else no_op()
+        return (yield from super().visit_if_then_else(s))
+
+    def visit_store(self, s: Store) -> Stmt:
+        value, index = self.mutate_expr(s.value), self.mutate_expr(s.index)
+        if isinstance(value, Load) and value.buffer is s.buffer and structural_equal(value.index, index):
+            return no_op()
+        if value is s.value and index is s.index:
+            return s
+        return Store(s.buffer, value, index, s.checks, s.checked)
+
+
+def simplify(body: Stmt) -> Stmt:
+    """*body* simplified as TVM's ``tir.transform.Simplify`` does, under the enclosing
+    ``PassContext``'s ``"tir.Simplify"`` options."""
+    config = options("tir.Simplify")
+    analyzer = Analyzer()
+    analyzer.extensions = {k for k, v in config.items() if v}
+    return StmtSimplifier(analyzer, _buffer_vars(body))(body)
