@@ -6,6 +6,7 @@ functions). ``lower()`` returns a :class:`~lower.lower.LoweredFunc`, which reads
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,28 @@ def as_stmt(body: Any, where: str = "PrimFunc") -> Stmt:
         return SeqStmt(tuple(as_stmt(x, where) for x in body.seq))
     if not isinstance(body, Stmt):
         raise TypeError(f"{where}: a statement (tir.Stmt, or ib.get() of an ir_builder), got {body!r}")
-    return body
+    if not _holds_builder_body(body):
+        return body
+    inner = {name: getattr(body, name) for name in ("body", "then_case", "else_case")
+             if isinstance(getattr(body, name, None), (BodyStmt, Stmt))}
+    lowered = {name: as_stmt(x, where) for name, x in inner.items()}  # tir.LetStmt(n, 10, ib.get())
+    changed = {name: x for name, x in lowered.items() if x is not inner[name]}
+    return dataclasses.replace(body, **changed) if changed else body
+
+
+def _holds_builder_body(stmt: Stmt) -> bool:
+    """Whether an ``ir_builder`` body sits inside *stmt* (a hand-built ``tir.LetStmt(n, 10,
+    ib.get())``); searched on an explicit stack, as lowered bodies may be deep."""
+    stack: list[Any] = [stmt]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, BodyStmt):
+            return True
+        if isinstance(x, SeqStmt):
+            stack.extend(x.seq)
+        elif isinstance(x, Stmt):
+            stack.extend(getattr(x, name) for name in ("body", "then_case", "else_case") if hasattr(x, name))
+    return False
 
 
 def stmt_list(stmt: Any) -> list[Stmt]:

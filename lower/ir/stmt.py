@@ -152,6 +152,15 @@ def _flat_index(buffer: Any, indices: Any) -> Expr:
     return flat if offset is None or arith.value_of(offset) == 0 else arith.add(flat, offset)
 
 
+def _as_exprs(node: Any, *names: str) -> None:
+    """Python numbers given for the expression fields *names* of *node*, as constants (TVM's
+    constructors take ``tir.LetStmt(n, 10, body)``)."""
+    for name in names:
+        value = getattr(node, name)
+        if not isinstance(value, Expr) and value is not None:
+            object.__setattr__(node, name, arith.convert(value))
+
+
 @dataclass(frozen=True, eq=False)
 class For(Stmt):
     """``for (loop_var, min, extent) body``, of a kind (serial, parallel, vectorized, unrolled, bound)."""
@@ -161,6 +170,9 @@ class For(Stmt):
     extent: Expr
     kind: ForKind
     body: Stmt
+
+    def __post_init__(self) -> None:
+        _as_exprs(self, "min", "extent")
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,6 +281,9 @@ class IfThenElse(Stmt):
     then_case: Stmt
     else_case: Stmt | None = None
 
+    def __post_init__(self) -> None:
+        _as_exprs(self, "condition")
+
 
 @dataclass(frozen=True, eq=False)
 class While(Stmt):
@@ -296,6 +311,9 @@ class LetStmt(Stmt):
     value: Expr
     body: Stmt
 
+    def __post_init__(self) -> None:
+        _as_exprs(self, "value")
+
 
 @dataclass(frozen=True, eq=False)
 class SeqStmt(Stmt):
@@ -316,6 +334,9 @@ class Evaluate(Stmt):
     """*value* computed for its effect (a call)."""
 
     value: Expr
+
+    def __post_init__(self) -> None:
+        _as_exprs(self, "value")
 
 
 @dataclass(frozen=True, eq=False)

@@ -372,6 +372,8 @@ class ExprReader:
             return _BINARY[name](_e(args[0]), _e(args[1]))
         if name == "Cast":
             return Cast(_dtype(args[0]), _e(args[1]))
+        if name == "cast":  # T.cast(value, dtype), which folds constants
+            return arith.cast(_dtype(args[1] if len(args) > 1 else kwargs["dtype"]), _e(args[0]))
         if name == "Select":
             return Select(_e(args[0]), *arith.match_types(_e(args[1]), _e(args[2])))
         if name == "Ramp":

@@ -216,7 +216,8 @@ class RewriteSimplifier(ExprMutator):
 
     def visit_eq(self, e: EQ) -> Expr:
         ret = self._children(e)
-        return self._fold_or_literal(ret) or self.apply_eq(ret)
+        done = self._fold_or_literal(ret)
+        return done if done is not None else self.apply_eq(ret)
 
     def apply_eq(self, ret: EQ) -> Expr:
         if lanes(ret.dtype) != 1:
@@ -277,7 +278,8 @@ class RewriteSimplifier(ExprMutator):
 
     def visit_lt(self, e: LT) -> Expr:
         ret = self._children(e)
-        return self._fold_or_literal(ret) or self.apply_lt(ret)
+        done = self._fold_or_literal(ret)
+        return done if done is not None else self.apply_lt(ret)
 
     def apply_lt(self, ret: LT) -> Expr:
         if lanes(ret.dtype) != 1:
@@ -308,7 +310,8 @@ class RewriteSimplifier(ExprMutator):
         folded = try_fold(Not, ret.a)
         if folded is not None:
             return folded
-        return self.literal(ret) or self.apply_not(ret)
+        done = self.literal(ret)
+        return done if done is not None else self.apply_not(ret)
 
     def apply_not(self, ret: Not) -> Expr:
         if lanes(ret.dtype) != 1:
@@ -386,6 +389,11 @@ class RewriteSimplifier(ExprMutator):
             if isinstance(args[0], (IntImm, FloatImm)):
                 return arith.cast(ret.dtype, args[0] if isinstance(args[0], IntImm) else
                                   FloatImm(args[0].dtype, float(math.ceil(args[0].value))))
+            inner = args[0]
+            if (isinstance(inner, Call) and inner.name.removeprefix("tir.") == "log2"
+                    and isinstance(inner.args[0], FloatImm) and inner.args[0].value > 0):
+                # ceil(log2(n)), topi's ceil_log2, is exact whatever the target rounds
+                return FloatImm(ret.dtype, float(math.ceil(math.log2(inner.args[0].value))))
         if name == "likely":
             found = self.literal(args[0])
             if found is not None:
