@@ -67,6 +67,14 @@ _LOOP_KIND_NAMES = {"serial": ForKind.SERIAL, "parallel": ForKind.PARALLEL, "vec
                     "unroll": ForKind.UNROLLED}
 
 
+@dataclass(frozen=True)
+class PointerType:
+    """TVM's ``PointerType``: *element* values in memory of *storage_scope*."""
+
+    element: str
+    storage_scope: str = "global"
+
+
 @dataclass(frozen=True, eq=False)
 class Buffer:
     """A flat array: *extents* are the realized (allocated) shape, row-major."""
@@ -79,6 +87,11 @@ class Buffer:
 
     def __repr__(self) -> str:
         return f"Buffer({self.name})"
+
+    @property
+    def type_annotation(self) -> PointerType:
+        """TVM's type of the buffer's data variable: a pointer to its elements in its scope."""
+        return PointerType(self.dtype, self.scope)
 
     @property
     def size(self) -> Expr:
@@ -132,6 +145,11 @@ class Load(Expr):
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.buffer.dtype
+
+    @property
+    def indices(self) -> tuple[Expr, ...]:
+        """TVM's indices of a flattened buffer: the one flat index."""
+        return (self.index,)
 
     def print_with(self, printer: Any) -> str:
         return f"{self.buffer.name}[{printer(self.index)}]"
@@ -227,6 +245,11 @@ class Allocate(Stmt):
         return self.buffer.extents
 
     @property
+    def buffer_var(self) -> Buffer:
+        """The buffer allocated, standing for TVM's data variable (``.name``, ``.type_annotation``)."""
+        return self.buffer
+
+    @property
     def dtype(self) -> str:
         return self.buffer.dtype
 
@@ -241,6 +264,11 @@ class Store(Stmt):
     checks: tuple[Expr, ...] = ()
     checked: bool = False
 
+    @property
+    def indices(self) -> tuple[Expr, ...]:
+        """TVM's indices of a flattened buffer: the one flat index."""
+        return (self.index,)
+
 
 @dataclass(frozen=True, eq=False)
 class AttrStmt(Stmt):
@@ -250,6 +278,11 @@ class AttrStmt(Stmt):
     key: str
     value: Expr
     body: Stmt
+
+    @property
+    def attr_key(self) -> str:
+        """The key, by TVM's name."""
+        return self.key
 
 
 @dataclass(frozen=True, eq=False)

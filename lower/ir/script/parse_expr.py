@@ -350,6 +350,8 @@ class ExprReader:
         kwargs = {}
         for k in node.keywords:
             kwargs[k.arg] = yield k.value
+        if isinstance(target, tuple) and target[1] in _DTYPE_FIRST and "dtype" in kwargs:
+            args.insert(0, kwargs.pop("dtype"))  # T.call_extern("f", x, dtype="int32")
         if isinstance(target, tuple) and len(target) == 2 and target[0] == "T":
             return self.t_call(target[1], args, kwargs, node)
         if target is range:

@@ -10,8 +10,9 @@ from typing import Any
 
 from bound.arith.int_solver import IntConstraints
 from lower.ir.structural_equal import first_difference
-from lower.module import IRModule
+from lower.module import IRModule, as_stmt
 from schedule.ir.arith import convert
+from schedule.ir.extern_stmt import BodyStmt
 from schedule.ir.itervar import Range
 
 
@@ -30,6 +31,8 @@ def _side(x: Any) -> Any:
         return (_side(x.variables), _side(x.ranges), _side(x.relations))
     if isinstance(x, IRModule):
         return {name: f for name, f in sorted(x.items())}
+    if isinstance(x, BodyStmt):  # an ir_builder's body, as the statements it lowers to
+        return as_stmt(x, "structural_equal")
     return x
 
 
