@@ -52,11 +52,8 @@ class _FunctionReader(StmtReader):
         body = self.block(body_nodes)
         args: list[Any] = []
         for name, kind in params:
-            if kind == "handle":
-                if self.handles.get(name) is None:
-                    raise ScriptError(f"the handle parameter {name!r} has no T.match_buffer({name}, shape) in the body",
-                                      node, self.source)
-                args.append(self.handles[name])
+            if kind == "handle":  # a handle no T.match_buffer binds stays a handle
+                args.append(self.handles[name] if self.handles.get(name) is not None else Var(name, "handle"))
             else:
                 args.append(kind)
         func = LoweredFunc(args, self.buffers, body, exact=False)
@@ -109,6 +106,11 @@ class _FunctionReader(StmtReader):
                 raise self.error("T.match_buffer matches a T.handle parameter: T.match_buffer(a, (16,))", node)
             rest = ast.Call(func=value.func, args=value.args[1:], keywords=value.keywords)
             ast.copy_location(rest, value)
+            matched = self.handles.get(handle[1])
+            if matched is not None:  # a second view of the same argument's data
+                shape, _, _ = self.buffer_args(rest)
+                self.scope.bind(node.targets[0].id, View(self.buffers[matched], shape))
+                return NO_OP
             self.handles[handle[1]] = self.bind_tensor(node.targets[0].id, rest, handle[1])
             return NO_OP
         return super().stmt_Assign(node)

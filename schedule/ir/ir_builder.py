@@ -65,6 +65,10 @@ class BufferVar:
     def buffer(self) -> DeclBuffer:
         return self._buffer
 
+    def asobject(self) -> DeclBuffer:
+        """The buffer behind the access (TVM's ``BufferVar.asobject``)."""
+        return self._buffer
+
     def _index(self, index: Any) -> Expr:
         where = f"ir_builder: buffer '{self._buffer.name}'"
         if isinstance(index, tuple):

@@ -15,6 +15,7 @@ from schedule.ir.itervar import IterVar, Range
 from tebound.tvm.arith.canonical_simplify import CanonicalSimplifier
 from tebound.tvm.arith.const_int_bound import NEG_INF, POS_INF, ConstIntBoundEval, bound_info
 from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier, literal_constraints
+from tebound.tvm.arith.transitive import TransitiveComparisons
 
 
 class ConstIntBound:
@@ -56,6 +57,10 @@ class Analyzer(_Analyzer):
 
     def __init__(self, ranges: Mapping[Any, Any] | None = None) -> None:
         self.literal_constraints: list[Expr] = []
+        #: The comparisons known from bindings and constraints (TVM's transitive_comparisons).
+        self.transitive = TransitiveComparisons()
+        #: The rewrite simplifier's extensions in force (the names of ``"tir.Simplify"``'s options).
+        self.extensions: set[str] = set()
         super().__init__(ranges)
 
     @contextmanager
@@ -64,16 +69,27 @@ class Analyzer(_Analyzer):
         :meth:`bound.Analyzer.constraint_scope`) and, as TVM's, for the rewrite simplifier,
         which takes each of its simplified conjuncts as true."""
         with super().constraint_scope(cond):
+            mark = None
             if not isinstance(cond, bool):
                 c = convert(cond)
                 self.literal_constraints = [*self.literal_constraints, *literal_constraints(self.rewrite_simplify(c))]
-            yield
+                mark = self.transitive.enter(c)
+            try:
+                yield
+            finally:
+                if mark is not None:
+                    self.transitive.leave(mark)
 
     def bind(self, var: Var | IterVar, expr: Any, allow_override: bool = False) -> None:
         """*var* takes the range *expr* (a Range) or equals the expression *expr* (TVM's ``bind``).
         A second binding replaces the first, whatever *allow_override* says (TVM refuses it
         unless the two agree; programs that rebind a variable pass True)."""
         super().bind(var, expr if isinstance(expr, (Range, tuple, IntervalSet)) else convert(expr))
+        v = var.var if isinstance(var, IterVar) else var
+        if isinstance(expr, Range):
+            self.transitive.bind(v, expr.min, expr.extent)
+        elif not isinstance(expr, (tuple, IntervalSet)):
+            self.transitive.bind(v, convert(expr), convert(1))
 
     def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:
         """Give *var* the constant bound *info*.

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from lower.ir.stmt import Load
 from schedule.base.errors import ScheduleError
 from schedule.ir import arith
 from schedule.ir.dtype import is_bool, is_float, lanes
@@ -41,15 +42,18 @@ from schedule.ir.expr import (
     Mul,
     Not,
     Or,
+    ProducerLoad,
     Ramp,
     Reduce,
     Select,
     Sub,
     Var,
 )
+from schedule.ir.extern_stmt import ElemLoad
 from schedule.ir.functor import ExprMutator, distinct_post_order, structural_equal
 from tebound.tvm.arith import rewrite_logic as L
 from tebound.tvm.arith import rewrite_rules as A
+from tebound.tvm.arith import transitive as T
 from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, try_fold
 from tebound.tvm.arith.pattern import PNode, broadcast, build, evaluate, match_any, ramp
 
@@ -137,7 +141,16 @@ class RewriteSimplifier(ExprMutator):
         return "UNK"
 
     def compare2(self, a: Expr, b: Expr) -> str:
-        return self.compare(build(Sub, a, b), 0)
+        """TVM's ``TryCompare(x, y)``: by the constant bounds of ``x - y``, then by the
+        comparisons known (chained where the ``transitively_prove_inequalities`` extension is on)."""
+        by_bounds = self.compare(build(Sub, a, b), 0)
+        if by_bounds in ("EQ", "LT", "GT"):
+            return by_bounds
+        known = getattr(self.an, "transitive", None)
+        if known is None:
+            return by_bounds
+        found = known.compare(a, b, "transitively_prove_inequalities" in self.an.extensions)
+        return T.NAMES[T.CODES[by_bounds] & found]
 
     def recursive(self, e: Expr) -> Expr:
         if self._depth >= _MAX_RECUR:
@@ -433,6 +446,11 @@ def has_effects(e: Expr) -> bool:
                for n in distinct_post_order(e))
 
 
+def reads_memory(e: Expr) -> bool:
+    """Whether *e* reads a buffer or tensor (TVM's ``kReadState``), whose value may change."""
+    return any(isinstance(n, (Load, ElemLoad, ProducerLoad)) for n in distinct_post_order(e))
+
+
 def normalize_boolean(e: Expr) -> Expr:
     """Negations pushed into comparisons and through ``&&``/``||`` (TVM's
     ``NormalizeBooleanOperators``), written with ``<`` and ``<=`` only."""
@@ -471,7 +489,7 @@ def literal_constraints(simplified: Expr) -> list[Expr]:
         if isinstance(c, And):
             stack += [c.b, c.a]
             continue
-        if has_effects(c):
+        if has_effects(c) or reads_memory(c):  # TVM keeps only pure constraints: memory may change
             continue
         out.append(c)
         neg = normalize_boolean(Not(c)) if is_bool(c.dtype) else build(EQ, c, make_const(c.dtype, 0))
