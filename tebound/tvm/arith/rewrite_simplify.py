@@ -335,7 +335,8 @@ class RewriteSimplifier(ExprMutator):
         return ret if out is None else out
 
     def _logic(self, e: Any, vector: list, rules: list) -> Expr:
-        ret = self._children(e)
+        ret = self._children(e) if "apply_constraints_to_boolean_branches" not in self.an.extensions \
+            else self._constrained_children(e)
         done = self._fold_or_literal(ret)
         if done is not None:
             return done
@@ -345,6 +346,27 @@ class RewriteSimplifier(ExprMutator):
                 return out
         out = self.apply(rules, ret)
         return ret if out is None else out
+
+    def _constrained_children(self, e: Any) -> Expr:
+        """Each side of ``a && b`` simplified knowing the other (of ``a || b``, knowing the
+        other false), in turn until neither changes (TVM's ApplyConstraintsToBooleanBranches)."""
+        sides = [e.a, e.b]
+        unchanged = 0
+        for k in range(4):
+            mine, other = k % 2, 1 - k % 2
+            constraint = sides[other] if isinstance(e, And) else normalize_boolean(Not(sides[other]))
+            with self.an.constraint_scope(constraint):
+                updated = self(sides[mine])
+            if updated is not sides[mine]:
+                sides[mine] = updated
+                unchanged = 0
+            else:
+                unchanged += 1
+                if unchanged >= 2:
+                    break
+        if sides[0] is e.a and sides[1] is e.b:
+            return e
+        return type(e)(sides[0], sides[1])
 
     def visit_and(self, e: And) -> Expr:
         return self._logic(e, L.AND_VECTOR, L.AND_ANY)
