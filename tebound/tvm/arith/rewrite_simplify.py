@@ -54,6 +54,7 @@ from schedule.ir.functor import ExprMutator, distinct_post_order, structural_equ
 from tebound.tvm.arith import rewrite_logic as L
 from tebound.tvm.arith import rewrite_rules as A
 from tebound.tvm.arith import transitive as T
+from tebound.tvm.arith.and_of_ors import simplify_as_and_of_ors
 from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, try_fold
 from tebound.tvm.arith.pattern import PNode, broadcast, build, evaluate, match_any, ramp
 
@@ -340,6 +341,8 @@ class RewriteSimplifier(ExprMutator):
         done = self._fold_or_literal(ret)
         if done is not None:
             return done
+        if "convert_boolean_to_and_of_ors" in self.an.extensions and isinstance(ret, (And, Or)):
+            return simplify_as_and_of_ors(ret, self.an)
         if lanes(ret.dtype) != 1:
             out = self.apply(vector, ret)
             if out is not None:
