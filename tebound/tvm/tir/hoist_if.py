@@ -24,6 +24,7 @@ from schedule.ir.itervar import IterVar
 from tebound.tvm.tir.analyzer_mutator import side_effect
 from tebound.tvm.tir.remove_no_op import remove_no_op
 from tebound.tvm.tir.simplify import simplify
+from tebound.tvm.tir.ssa import convert_ssa
 
 
 @dataclass
@@ -124,4 +125,4 @@ def hoist_if_then_else(body: Stmt) -> Stmt:
     """*body* with its loop-invariant conditions hoisted (see the module's docstring)."""
     collect = _Collect(options("tir.HoistIfThenElse")["support_block_scope_hosting"])
     collect(body)
-    return remove_no_op(simplify(_Wrap(collect.loops)(body)))
+    return remove_no_op(simplify(convert_ssa(_Wrap(collect.loops)(body))))

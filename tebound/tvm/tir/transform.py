@@ -1,13 +1,15 @@
 """TVM's ``tvm.tir.transform``: the passes we have, one at a time (``lower.transform``), with
-``Simplify``, ``RemoveNoOp`` and ``HoistIfThenElse`` as TVM v0.13 has them (TVM's analyzer and
+``Simplify``, ``RemoveNoOp``, ``HoistIfThenElse`` and ``UnrollLoop`` as TVM v0.13 has them (TVM's analyzer and
 forms, its pass options), so that TVM's pass tests compare with TVM's results. Our own
 lowering keeps its simplifier (``lower.transform``)."""
 
 from lower.transform import *  # noqa: F403
+from lower.passes.unroll_loop import unroll_loop
 from lower.transform import Pass
 from tebound.tvm.tir.hoist_if import hoist_if_then_else
 from tebound.tvm.tir.remove_no_op import remove_no_op
 from tebound.tvm.tir.simplify import simplify
+from tebound.tvm.tir.ssa import convert_ssa
 
 
 def Simplify() -> Pass:  # noqa: N802
@@ -24,3 +26,8 @@ def HoistIfThenElse(variant: str | None = None) -> Pass:  # noqa: N802
     """TVM's HoistIfThenElse (see :mod:`tebound.tvm.tir.hoist_if`); *variant* is TVM's and
     is ignored."""
     return Pass("HoistIfThenElse", hoist_if_then_else)
+
+
+def UnrollLoop() -> Pass:  # noqa: N802
+    """Our unrolling, then each copied definition made fresh, as TVM's UnrollLoop does."""
+    return Pass("UnrollLoop", lambda s: convert_ssa(unroll_loop(s)[0]))
