@@ -3,8 +3,8 @@
 forms, its pass options), so that TVM's pass tests compare with TVM's results. Our own
 lowering keeps its simplifier (``lower.transform``)."""
 
-from lower.transform import *  # noqa: F403
 from lower.passes.unroll_loop import unroll_loop
+from lower.transform import *  # noqa: F403
 from lower.transform import Pass
 from tebound.tvm.tir.hoist_if import hoist_if_then_else
 from tebound.tvm.tir.remove_no_op import remove_no_op
