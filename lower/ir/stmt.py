@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from schedule import arith
+from schedule.ir.dtype import lanes, with_lanes
 from schedule.ir.expr import Expr, Var
 from schedule.ir.itervar import Range
 from schedule.operation.tensor import Operation, Tensor
@@ -144,7 +145,9 @@ class Load(Expr):
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
-        return self.buffer.dtype
+        """The buffer's element type, with the index's lanes (a ramp of indices loads a vector)."""
+        n = lanes(self.index.dtype)
+        return self.buffer.dtype if n == 1 else with_lanes(self.buffer.dtype, n)
 
     @property
     def indices(self) -> tuple[Expr, ...]:
@@ -334,6 +337,11 @@ class DeclStore(Stmt):
     buffer: Any  # a schedule.ir.buffer.DeclBuffer
     value: Expr
     index: Expr
+
+    @property
+    def indices(self) -> tuple[Expr, ...]:
+        """TVM's indices of a flattened buffer: the one flat index."""
+        return (self.index,)
 
 
 @dataclass(frozen=True, eq=False)

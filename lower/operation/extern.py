@@ -9,6 +9,7 @@ buffer to its tensor's storage.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator
 from typing import Any
 
@@ -79,7 +80,17 @@ class _Convert:
         self.loads = _Loads(self.allocated)
 
     def dispatch(self, s: BodyStmt) -> Any:
+        if isinstance(s, Stmt):  # ours, made around a builder's body by an emitted function
+            return self.visit_lowered(s)
         return getattr(self, "visit_" + s.visit_name)(s)
+
+    def visit_lowered(self, s: Stmt) -> Generator[Any, Any, Stmt]:
+        changed = {}
+        for name in ("body", "then_case", "else_case"):
+            inner = getattr(s, name, None)
+            if isinstance(inner, BodyStmt):
+                changed[name] = yield inner
+        return dataclasses.replace(s, **changed) if changed else s
 
     def e(self, x: Expr) -> Expr:
         return self.loads(x)

@@ -27,6 +27,7 @@ from schedule.ir.expr import (
     NE,
     Add,
     And,
+    Broadcast,
     Call,
     Cast,
     Div,
@@ -97,6 +98,8 @@ def _const(value: Any, dtype: str | None) -> Expr:
         else:
             raise TypeError(f"const: cannot make a constant of a {type(value).__name__}")
     dtype = check_dtype(dtype)
+    if lanes(dtype) != 1:  # a vector constant is its scalar broadcast, as TVM makes it
+        return Broadcast(_const(value, element(dtype)), lanes(dtype))
     if is_float(dtype):
         return FloatImm(dtype, float(value))
     if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):

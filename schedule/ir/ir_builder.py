@@ -125,13 +125,17 @@ class IRBuilder:
 
     # -- statements --------------------------------------------------------------------------
     def emit(self, value: Any) -> None:
-        """Append a statement, a call (evaluated for its effect) or ``ib.get()`` of another builder."""
+        """Append a statement, a call (evaluated for its effect) or ``ib.get()`` of another builder;
+        a function of one statement wraps the rest of the block (``lambda body: LetStmt(v, x, body)``)."""
         if isinstance(value, Emitted):
             self._blocks[-1].extend(Eval(c) for c in value.calls)
             return
         if isinstance(value, BodyStmt):
             self._only_calls = False
             self._blocks[-1].append(value)
+            return
+        if callable(value) and not isinstance(value, Expr):  # TVM's ib.emit(lambda body: LetStmt(v, x, body))
+            self._open(value)
             return
         try:
             e = arith.convert(value)

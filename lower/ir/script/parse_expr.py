@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bound.arith.simplify import simplify
 from lower.ir.stmt import Buffer, Load
 from schedule.base.recursion import run
 from schedule.ir import arith
@@ -325,7 +326,7 @@ class ExprReader:
                     raise self.error("a slice of a buffer needs its start and stop (A[0:4])", x)
                 lo, hi = _e((yield x.lower)), _e((yield x.upper))
                 step = _e((yield x.step)) if x.step is not None else arith.const(1, lo.dtype)
-                lanes = arith.value_of(arith.floordiv(arith.sub(hi, lo), step))
+                lanes = arith.value_of(simplify(arith.floordiv(arith.sub(hi, lo), step)))
                 if not isinstance(lanes, int) or lanes < 1:
                     raise self.error("a slice of a buffer spans a constant number of elements", x)
                 out.append(Ramp(lo, step, lanes))

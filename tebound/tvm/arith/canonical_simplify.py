@@ -34,8 +34,9 @@ from tebound.tvm.arith.canonical_form import (
 )
 from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, trunc_mod, try_fold
 from tebound.tvm.arith.const_int_bound import POS_INF
+from tebound.tvm.arith.effects import has_effects
 from tebound.tvm.arith.pattern import build
-from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier, has_effects
+from tebound.tvm.arith.rewrite_simplify import RewriteSimplifier
 
 
 def product_factors(e: Expr) -> list[Expr]:

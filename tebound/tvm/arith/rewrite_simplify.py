@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from lower.ir.stmt import Load
 from schedule.base.errors import ScheduleError
 from schedule.ir import arith
 from schedule.ir.dtype import is_bool, is_float, lanes
@@ -42,20 +41,19 @@ from schedule.ir.expr import (
     Mul,
     Not,
     Or,
-    ProducerLoad,
     Ramp,
     Reduce,
     Select,
     Sub,
     Var,
 )
-from schedule.ir.extern_stmt import ElemLoad
-from schedule.ir.functor import ExprMutator, distinct_post_order, structural_equal
+from schedule.ir.functor import ExprMutator, structural_equal
 from tebound.tvm.arith import rewrite_logic as L
 from tebound.tvm.arith import rewrite_rules as A
 from tebound.tvm.arith import transitive as T
 from tebound.tvm.arith.and_of_ors import simplify_as_and_of_ors
 from tebound.tvm.arith.const_fold import is_index_type, make_const, trunc_div, try_fold
+from tebound.tvm.arith.effects import has_effects, reads_memory
 from tebound.tvm.arith.pattern import PNode, broadcast, build, evaluate, match_any, ramp
 
 _MAX_RECUR = 5
@@ -73,7 +71,6 @@ _TABLES: dict[type, tuple[list, list, list, list]] = {
     Max: (A.MAX_VECTOR, A.MAX_INDEX, [], A.MAX_ANY),
 }
 
-_IMPURE_CALLS = ("tvm_call_packed", "call_extern", "call_pure_extern", "call_packed", "tvm_call_packed_lowered")
 
 
 class RewriteSimplifier(ExprMutator):
@@ -462,18 +459,6 @@ class RewriteSimplifier(ExprMutator):
             return self(e.body)
         body = self(e.body)
         return e if value is e.value and body is e.body else Let(e.var, value, body)
-
-
-def has_effects(e: Expr) -> bool:
-    """Whether *e* calls something with effects beyond reading state: an external or packed
-    function, or a function of a module (opaque)."""
-    return any(isinstance(n, Call) and (not isinstance(n.name, str) or n.name.removeprefix("tir.") in _IMPURE_CALLS)
-               for n in distinct_post_order(e))
-
-
-def reads_memory(e: Expr) -> bool:
-    """Whether *e* reads a buffer or tensor (TVM's ``kReadState``), whose value may change."""
-    return any(isinstance(n, (Load, ElemLoad, ProducerLoad)) for n in distinct_post_order(e))
 
 
 def normalize_boolean(e: Expr) -> Expr:

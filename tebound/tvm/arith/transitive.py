@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from schedule.ir import arith
 from schedule.ir.expr import EQ, GE, GT, LE, LT, NE, Add, And, Expr, IntImm, Sub
 from schedule.ir.functor import structural_equal
+from tebound.tvm.arith.effects import has_effects, reads_memory
 
 #: TVM's CompareResult: the set of outcomes still possible.
 INCONSISTENT, EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, NOT_EQUAL, UNKNOWN = range(8)
@@ -115,6 +116,8 @@ class TransitiveComparisons:
         return Comparison.make(self._key(lhs, True), self._key(rhs, True), ro - lo, kind)  # type: ignore[arg-type]
 
     def _add(self, e: Expr, into: list[Comparison]) -> None:
+        if reads_memory(e) or has_effects(e):  # TVM keeps pure facts only: memory may change
+            return
         for c in _conjuncts(e):
             found = self._from_expr(c)
             if found is not None:

@@ -1,8 +1,12 @@
 """TVM's ``tvm.tir.transform``: the passes we have, one at a time (``lower.transform``), with
-``Simplify``, ``RemoveNoOp``, ``HoistIfThenElse`` and ``UnrollLoop`` as TVM v0.13 has them (TVM's analyzer and
-forms, its pass options), so that TVM's pass tests compare with TVM's results. Our own
-lowering keeps its simplifier (``lower.transform``)."""
+``Simplify``, ``RemoveNoOp``, ``HoistIfThenElse``, ``UnrollLoop`` and ``VectorizeLoop`` as
+TVM v0.13 has them (TVM's analyzer and forms, its pass options), so that TVM's pass tests
+compare with TVM's results. Our own lowering keeps its simplifier (``lower.transform``)."""
 
+import dataclasses
+
+from lower.ir.stmt import For, ForKind
+from lower.ir.stmt_functor import ir_transform
 from lower.passes.unroll_loop import unroll_loop
 from lower.transform import *  # noqa: F403
 from lower.transform import Pass
@@ -10,6 +14,7 @@ from tebound.tvm.tir.hoist_if import hoist_if_then_else
 from tebound.tvm.tir.remove_no_op import remove_no_op
 from tebound.tvm.tir.simplify import simplify
 from tebound.tvm.tir.ssa import convert_ssa
+from tebound.tvm.tir.vectorize import vectorize_loop
 
 
 def Simplify() -> Pass:  # noqa: N802
@@ -31,3 +36,15 @@ def HoistIfThenElse(variant: str | None = None) -> Pass:  # noqa: N802
 def UnrollLoop() -> Pass:  # noqa: N802
     """Our unrolling, then each copied definition made fresh, as TVM's UnrollLoop does."""
     return Pass("UnrollLoop", lambda s: convert_ssa(unroll_loop(s)[0]))
+
+
+def VectorizeLoop(enable_vectorize: bool = True) -> Pass:  # noqa: N802
+    """TVM's VectorizeLoop (see :mod:`tebound.tvm.tir.vectorize`); with *enable_vectorize*
+    False, vectorized loops become serial."""
+    if not enable_vectorize:
+        return Pass("VectorizeLoop", lambda s: ir_transform(s, None, _serial, ["tir.For"]))
+    return Pass("VectorizeLoop", vectorize_loop)
+
+
+def _serial(loop: For) -> For | None:
+    return dataclasses.replace(loop, kind=ForKind.SERIAL) if loop.kind is ForKind.VECTORIZED else None
