@@ -4,10 +4,14 @@ function read back computes NumPy's numbers into the user's arrays."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+import schedule as te
 from lower import LoweringError, lower, reference
 from lower.build import build_lowered
 from lower.ir.script.function import function_script
@@ -44,3 +48,77 @@ def test_random_schedules_read_back_from_their_tvmscript(data):
     build_lowered(g, "python")(*(inputs[t] for t in p.placeholders), *outs)
     for t, out in zip(p.outputs, outs):
         assert np.array_equal(out, expected[t]), t.name
+
+
+def _gpu_reduction():
+    A = te.placeholder((16, 8), name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    B = te.compute((16,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, B], lambda a: [a.sum(axis=1)]
+
+
+def _shared_memory():
+    A = te.placeholder((32,), name="A")
+    B = te.compute((32,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=8)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], bx)
+    s[AS].bind(s[AS].op.axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, B], lambda a: [a * 2]
+
+
+def _virtual_threads():
+    A = te.placeholder((16,), name="A")
+    B = te.compute((16,), lambda i: A[i] + 1, name="B")
+    s = te.create_schedule(B.op)
+    vx, x = s[B].split(B.op.axis[0], nparts=2)
+    s[B].bind(vx, te.thread_axis("vthread"))
+    return s, [A, B], lambda a: [a + 1]
+
+
+def _packed_extern():
+    te.register_func("test_roundtrip.double", lambda a, b: np.copyto(b.numpy() if hasattr(b, "numpy") else b,
+                                                                      (a.numpy() if hasattr(a, "numpy") else a) * 2),
+                     override=True)
+    A = te.placeholder((6,), name="A")
+    B = te.extern((6,), [A], lambda ins, outs: te.call_packed("test_roundtrip.double", ins[0], outs[0]), name="B")
+    return te.create_schedule(B.op), [A, B], lambda a: [a * 2]
+
+
+def _symbolic_inline_cache():
+    n = te.var("n")
+    A = te.placeholder((n, 4), name="A")
+    B = te.compute((n, 4), lambda i, j: A[i, j] + 1, name="B")
+    C = te.compute((n, 4), lambda i, j: B[i, j] * 3, name="C")
+    s = te.create_schedule(C.op)
+    s[B].compute_inline()
+    CL = s.cache_write(C, "local")
+    s[CL].compute_at(s[C], C.op.axis[0])
+    return s, [A, C], lambda a: [(a + 1) * 3]
+
+
+@pytest.mark.parametrize("make", [_gpu_reduction, _shared_memory, _virtual_threads, _packed_extern,
+                                  _symbolic_inline_cache])
+@pytest.mark.parametrize("exact", [False, True])
+def test_gpu_extern_and_symbolic_functions_read_back(make, exact):
+    s, args, ref = make()
+    f = lower(s, args, exact=exact)
+    f.body = ir_transform(f.body, None, lambda n: n.body, ["tir.ProducerConsumer"])
+    text = function_script(f)
+    g = from_source(text)
+    assert first_difference(f, g) is None, text
+    assert function_script(g) == text
+    shape = [5 if not isinstance(d, int) and not hasattr(d, "value") else int(d) for d in args[0].shape]
+    a = np.random.default_rng(5).uniform(-1, 1, shape).astype("float32")
+    (expected,) = ref(a)
+    out = np.full(expected.shape, np.nan, "float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # GPU semantics on the CPU, said once
+        build_lowered(g, "cuda" if "threadIdx" in text or "vthread" in text else "c")(a, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)

@@ -203,8 +203,18 @@ class ExprScript(ExprFunctor[tuple[str, int]]):
             return f"{self.text(index.base)}:{self.text(stop)}{step}"
         return self.text(index)
 
+    def data_text(self, buffer: object) -> str:
+        """The storage of *buffer* as an expression (``A.data``)."""
+        return f"{self.buffer_name(buffer)}.data"
+
     def visit_buffer_view(self, e: BufferView) -> tuple[str, int]:
-        return self.buffer_name(e.buffer), ATOM
+        """A region of a buffer passed to a call, as TVM describes one to a packed function:
+        ``T.tvm_stack_make_array(data, shape, strides, ndim, a zero of the dtype, offset)``."""
+        shape = self._call("tvm_stack_make_shape", *(self.text(d) for d in e.shape))[0]
+        strides = self._call("tvm_stack_make_shape", *(self.text(d) for d in e.strides))[0]
+        zero = self.text(arith.const(0, e.buffer.dtype))
+        return self._call("tvm_stack_make_array", self.data_text(e.buffer), shape, strides, str(len(e.shape)), zero,
+                          self.text(e.offset))
 
 
 def expr_script(e: Expr) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bound.arith.simplify import simplify
-from lower.ir.stmt import Buffer, Load
+from lower.ir.stmt import Buffer, BufferView, Load
 from schedule.base.recursion import run
 from schedule.ir import arith
 from schedule.ir.expr import (
@@ -393,6 +393,15 @@ class ExprReader:
             return IterVar(dom, var, IterVarType[_str(kind)], _str(tag))
         if name == "meta_var":
             return args[0]
+        if name == "tvm_stack_make_shape":
+            return ("shape", tuple(_e(a) for a in args))
+        if name == "tvm_stack_make_array":  # a region of a buffer, as a packed call receives it
+            data, shape, strides, _, _, offset = args
+            if not isinstance(data, Data) or not (isinstance(shape, tuple) and shape[:1] == ("shape",)):
+                raise ValueError("T.tvm_stack_make_array(A.data, T.tvm_stack_make_shape(...), "
+                                 "T.tvm_stack_make_shape(...), ndim, zero, offset) is the form read")
+            return BufferView(data.flat, data.flat.name, shape[1], strides[1] if isinstance(strides, tuple) else (),
+                              _e(offset))
         return self.intrinsic(name, args, node)
 
     def intrinsic(self, name: str, args: list[Any], node: ast.AST) -> Call:
@@ -479,7 +488,7 @@ def _arg(x: Any) -> Expr:
     if isinstance(x, str):
         return StringImm(x)
     if isinstance(x, Data):
-        return x.flat  # type: ignore[return-value]
+        return BufferView(x.flat, x.flat.name, (x.flat.size,), (arith.const(1),), arith.const(0))
     return _e(x)
 
 

@@ -195,6 +195,7 @@ class StmtReader(ExprReader):
         if kind == "attr":
             node, key, value = (self(a) for a in call.args)
             node = node.flat if isinstance(node, (View, Data)) else node
+            node = _e(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else node
             key = key.value if isinstance(key, StringImm) else key
             value = StringImm(value) if isinstance(value, str) else _e(value)
             return None, lambda body: AttrStmt(node, key, value, body)

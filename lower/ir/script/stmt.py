@@ -73,6 +73,10 @@ class _Expr(ExprScript):
     def buffer_name(self, buffer: object) -> str:
         return self.printer.buffer_ref(buffer)
 
+    def data_text(self, buffer: object) -> str:
+        data = self.printer.data.get(id(buffer), (None, []))[0]
+        return data if data is not None else super().data_text(buffer)
+
 
 class StmtScript:
     """The TVMScript lines of statements. *prefixes* is :func:`~lower.ir.script.uses.common_prefixes`
