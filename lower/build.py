@@ -20,7 +20,7 @@ from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
-from lower.ir.stmt_functor import stored_buffers
+from lower.ir.stmt_functor import buffers_passed_to_calls, stored_buffers
 from lower.library import read_library, write_library, write_object
 from lower.lower import LoweredFunc, collector_paused, lower_quietly
 from lower.passes.intrin_lowering import lower_intrinsics
@@ -131,10 +131,11 @@ class BuiltFunc:
             self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
                                            fast_math=fast_math, libm=libm, **loaded)
         self.source = self._kernel.source
-        stored = stored_buffers(func.body)
-        # An input's array is written where the body stores into it (a function read from
-        # TVMScript has placeholders for all its arguments).
-        self._writes = [not bounds_of(t.op).is_input(t.op) or id(func.buffers[t]) in stored for t in func.tensors]
+        # An input's array is written where the body stores into it; a function without a
+        # schedule (read from TVMScript: placeholders for all its arguments) may also write
+        # what it passes to a call.
+        written = stored_buffers(func.body) | (buffers_passed_to_calls(func.body) if func.schedule is None else set())
+        self._writes = [not bounds_of(t.op).is_input(t.op) or id(func.buffers[t]) in written for t in func.tensors]
         self._checks = CallChecks.of(func, self._writes) if checks else CallChecks.none()
         self._fast = None if func.layouts else fast_call(func.args, func.params, self._writes, self._checks)
         self._direct = getattr(self._kernel, "direct", None) if getattr(self._kernel, "direct_calls", False) \

@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
-from lower.ir.stmt import Stmt, Store
+from lower.ir.stmt import BufferView, Stmt, Store
 from schedule.base.errors import InternalError
 from schedule.base.recursion import run
 from schedule.ir.expr import Expr
@@ -235,3 +235,19 @@ def stored_buffers(body: Stmt) -> set[int]:
 
     _Stores()(body)
     return found
+
+
+def buffers_passed_to_calls(body: Stmt) -> set[int]:
+    """The ids of the buffers *body* passes to a call (a packed function may write them)."""
+    from_views: set[int] = set()
+
+    def see(e: Expr) -> None:
+        if isinstance(e, BufferView):
+            from_views.add(id(e.buffer))
+
+    class _Calls(StmtVisitor):
+        def visit_expr(self, e: Expr) -> None:
+            expr_post_order_visit(e, see)
+
+    _Calls()(body)
+    return from_views

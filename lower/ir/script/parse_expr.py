@@ -77,8 +77,8 @@ _COMPARE: dict[type, Callable[[Any, Any], Expr]] = {
 _BOOL_CALLS = {"likely", "isnan", "isinf", "isfinite", "isnullptr"}
 _HANDLE_CALLS = {"tvm_access_ptr", "address_of", "tvm_thread_allreduce", "type_annotation", "tvm_stack_alloca",
                  "tvm_stack_make_shape", "tvm_stack_make_array", "tvm_load_matrix_sync", "tvm_store_matrix_sync",
-                 "tvm_mma_sync", "tvm_fill_fragment", "tvm_bmma_sync", "tvm_call_packed", "tvm_struct_get"}
-_INT_CALLS = {"tvm_storage_sync", "tvm_warp_activemask"}
+                 "tvm_mma_sync", "tvm_fill_fragment", "tvm_bmma_sync", "tvm_struct_get"}
+_INT_CALLS = {"tvm_storage_sync", "tvm_warp_activemask", "tvm_call_packed", "tvm_call_packed_lowered"}
 _DTYPE_FIRST = {"call_extern", "call_pure_extern", "reinterpret", "call_llvm_intrin", "call_llvm_pure_intrin"}
 _RENAMED = {"if_then_else": "tvm_if_then_else"}
 
