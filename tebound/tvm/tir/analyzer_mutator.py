@@ -11,9 +11,10 @@ from typing import Any
 from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, Load, SeqStmt, Stmt
 from lower.ir.stmt_functor import StmtMutator
 from schedule.ir import arith
-from schedule.ir.expr import Call, Expr, IntImm, Not
+from schedule.ir.expr import Call, Expr, IntImm, Not, ProducerLoad, Var
 from schedule.ir.extern_calls import CallEffectKind
-from schedule.ir.functor import post_order_visit
+from schedule.ir.extern_stmt import ElemLoad
+from schedule.ir.functor import post_order_visit, structural_equal
 from schedule.ir.itervar import IterVar, Range
 from tebound.tvm.arith.analyzer import Analyzer
 
@@ -36,7 +37,7 @@ def side_effect(e: Expr) -> CallEffectKind:
 
     def see(x: Expr) -> None:
         nonlocal worst
-        if isinstance(x, Load):
+        if isinstance(x, (Load, ElemLoad, ProducerLoad)):
             worst = max(worst, CallEffectKind.ReadState)
         elif isinstance(x, Call) and x.name not in PURE_CALLS:
             worst = max(worst, CallEffectKind.UpdateState)
@@ -82,6 +83,8 @@ class AnalyzerMutator(StmtMutator):
 
     def __init__(self, analyzer: Analyzer | None = None) -> None:
         self.analyzer = analyzer or Analyzer()
+        #: The extent each thread index was launched with.
+        self.launched: dict[Var, Expr] = {}
 
     def mutate_expr(self, e: Expr) -> Expr:
         return e
@@ -118,7 +121,13 @@ class AnalyzerMutator(StmtMutator):
 
     def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         if s.key in ("thread_extent", "virtual_thread") and isinstance(s.node, IterVar):
-            self.analyzer.bind(s.node.var, Range.from_min_extent(0, s.value), allow_override=True)
+            var = s.node.var
+            before = self.launched.get(var)
+            if before is not None and not structural_equal(before, s.value):
+                raise ValueError(f"thread index '{var.name}' is launched with extent {s.value} and with extent "
+                                 f"{before}; TVM's analyzer binds a thread index to one range")
+            self.launched[var] = s.value
+            self.analyzer.bind(var, Range.from_min_extent(0, s.value), allow_override=True)
         return (yield from self.visit_default(s))
 
     def visit_seq_stmt(self, s: SeqStmt) -> Steps:

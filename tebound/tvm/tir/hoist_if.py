@@ -4,8 +4,9 @@ them, ``if c: loop else: loop`` (without ``else`` for an ``if`` that has none); 
 knows ``c`` in each copy and removes the inner test, and RemoveNoOp what is left empty.
 
 A condition crosses no loop whose body is a sequence (it would govern statements it did not),
-and no thread launch unless the ``"tir.HoistIfThenElse"`` option
-``support_block_scope_hosting`` is set. Conditions with side effects stay.
+and neither crosses a thread launch nor moves at all when it uses a thread index, unless the
+``"tir.HoistIfThenElse"`` option ``support_block_scope_hosting`` is set. Conditions with side
+effects stay.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ class _Collect(StmtVisitor):
             yield x
 
     def visit_if_then_else(self, s: IfThenElse) -> Generator[Any, Any, None]:
-        if side_effect(s.condition) <= CallEffectKind.Pure:
+        threads = [loop.var for loop in self.active if loop.is_thread]
+        uses_thread = any(_uses(s.condition, v) for v in threads)
+        if side_effect(s.condition) <= CallEffectKind.Pure and (self.across_threads or not uses_thread):
             loop = self.destination(s.condition)
             if loop is not None and not loop.reached_sequence:
                 loop.conditions.append((s.condition, s.else_case is not None))
