@@ -1,12 +1,14 @@
 """TVM's ``tvm.tir.transform``: the passes we have, one at a time (``lower.transform``), with
-``Simplify``, ``RemoveNoOp``, ``HoistIfThenElse``, ``UnrollLoop`` and ``VectorizeLoop`` as
-TVM v0.13 has them (TVM's analyzer and forms, its pass options), so that TVM's pass tests
-compare with TVM's results. Our own lowering keeps its simplifier (``lower.transform``)."""
+``Simplify``, ``RemoveNoOp``, ``HoistIfThenElse``, ``UnrollLoop``, ``LoopPartition`` (SSA)
+and ``VectorizeLoop`` as TVM v0.13 has them (TVM's analyzer and forms, its pass options), so
+that TVM's pass tests compare with TVM's results. Our own lowering keeps its simplifier
+(``lower.transform``)."""
 
 import dataclasses
 
 from lower.ir.stmt import For, ForKind
 from lower.ir.stmt_functor import ir_transform
+from lower.passes.loop_partition import loop_partition, partition_options
 from lower.passes.unroll_loop import unroll_loop
 from lower.transform import *  # noqa: F403
 from lower.transform import Pass
@@ -48,3 +50,9 @@ def VectorizeLoop(enable_vectorize: bool = True) -> Pass:  # noqa: N802
 
 def _serial(loop: For) -> For | None:
     return dataclasses.replace(loop, kind=ForKind.SERIAL) if loop.kind is ForKind.VECTORIZED else None
+
+
+def LoopPartition() -> Pass:  # noqa: N802
+    """Our loop partitioning, then each copied loop given a variable of its own, as TVM's
+    LoopPartition leaves the program in SSA form."""
+    return Pass("LoopPartition", lambda s: convert_ssa(loop_partition(s, **partition_options())))
