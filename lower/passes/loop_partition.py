@@ -249,7 +249,12 @@ def _interval(cond: Expr | None, v: Var, inner: dict[Var, IntervalSet]) -> tuple
         if a is None or b is None:
             return None
         return _meet(a[0], b[0], arith.max_expr), _meet(a[1], b[1], arith.min_expr)
-    if isinstance(cond, (EQ, NE)):
+    if isinstance(cond, EQ):  # v == c holds on [c, c + 1) exactly
+        for side, other in ((cond.a, cond.b), (cond.b, cond.a)):
+            if side is v and not any(u is v or u in inner for u in free_vars([other])):
+                return other, simplify(arith.add(other, arith.const(1, other.dtype)))
+        return None
+    if isinstance(cond, NE):
         return None
     deduced = _deduce(cond, v, inner)
     if deduced is None:

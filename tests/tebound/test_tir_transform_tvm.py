@@ -305,3 +305,19 @@ def test_a_while_inside_a_vectorized_loop_is_refused_by_name():
 def test_simplify_options_are_checked_by_name():
     with pytest.raises(ValueError, match="'tir.Simplify' has no option 'prove_everything'"):
         tvm.transform.PassContext(config={"tir.Simplify": {"prove_everything": True}})
+
+
+def test_a_loop_is_partitioned_around_an_equality_and_computes_the_same():
+    A = tvm.te.placeholder((10,), name="A")
+    B = tvm.te.compute((10,), lambda i: tvm.te.if_then_else(tvm.tir.likely(i == 3), A[i] * 100, A[i]), name="B")
+    s = tvm.te.create_schedule(B.op)
+    mod = tvm.lower(s, [A, B])
+    with tvm.transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": True}}):
+        mod = tvm.transform.Sequential([tvm.tir.transform.LoopPartition(), tvm.tir.transform.Simplify()])(mod)
+    text = mod.script()
+    assert "if_then_else" not in text and "for i in range(3):" in text and "for i_1 in range(6):" in text
+    assert "B_1[3] = A_1[3] * T.float32(100)" in text
+    a = np.arange(10, dtype="float32")
+    b = np.full(10, np.nan, "float32")
+    tvm.build(mod, target="llvm")(a, b)
+    np.testing.assert_array_equal(b, np.where(np.arange(10) == 3, a * 100, a))
