@@ -191,6 +191,8 @@ class For(Stmt):
     extent: Expr
     kind: ForKind
     body: Stmt
+    #: TVM's loop annotations, ``(key, value)`` pairs in order (TVMScript's ``annotations=``).
+    annotations: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         _as_exprs(self, "min", "extent")

@@ -115,7 +115,7 @@ class _Partition(StmtMutator):
         middle = _middle(found, s.min, stop, self.outer)
         if middle is None:
             if hinted and self.options.unroll_hinted and _positive(s.extent):
-                return For(v, s.min, s.extent, ForKind.UNROLLED, (yield s.body))
+                return For(v, s.min, s.extent, ForKind.UNROLLED, (yield s.body), s.annotations)
             return (yield from self._within(v, s.min, s.extent, s))
         begin, end, value, tests = middle
         pieces = [self._piece(s, s.min, begin, s.body, True)] if not _equal(begin, s.min, self.outer) else []
@@ -135,7 +135,7 @@ class _Partition(StmtMutator):
         if arith.value_of(extent) == 1 and not self.options.keep_extent_one:
             return _Partition(self.options, self.settled, self.outer)(
                 substitute_stmt(shifted, {v: arith.const(0, v.dtype)}))
-        piece = For(v, arith.const(0, v.dtype), extent, loop.kind, shifted)
+        piece = For(v, arith.const(0, v.dtype), extent, loop.kind, shifted, loop.annotations)
         # A piece of constant extent is cut again on the tests that concern it (it is smaller, so
         # this ends); one of symbolic extent is not, for nothing would prove it smaller.
         again = not settled or _constant(extent)

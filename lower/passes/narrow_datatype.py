@@ -122,7 +122,7 @@ class _Rewrite(StmtMutator):
         if s.loop_var not in self.new_vars:
             return replace(s, min=self.mutate_expr(s.min), extent=self.mutate_expr(s.extent), body=body)
         return For(self.new_vars[s.loop_var], _as(self.narrow(s.min), self.dtype),
-                   _as(self.narrow(s.extent), self.dtype), s.kind, body)
+                   _as(self.narrow(s.extent), self.dtype), s.kind, body, s.annotations)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Generator[Any, Any, Stmt]:
         body = yield s.body

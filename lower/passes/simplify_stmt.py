@@ -37,7 +37,7 @@ class _Simplify(StmtMutator):
         body = yield s.body
         if is_no_op(body):
             return body
-        return For(s.loop_var, lo, extent, s.kind, body)
+        return For(s.loop_var, lo, extent, s.kind, body, s.annotations)
 
     def visit_attr_stmt(self, s: AttrStmt) -> Stmt:
         if s.key in ("thread_extent", "virtual_thread") and isinstance(s.node, IterVar):

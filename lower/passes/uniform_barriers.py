@@ -81,7 +81,7 @@ class _Uniform(StmtMutator):
             inside = simplify(substitute(inside, {v: lo}), self._ranges())
             return _predicated(substitute_stmt(body, {v: lo}), inside)
         inside = simplify(inside, {**self._ranges(), v: Range.from_min_extent(lo, extent)})
-        return For(v, lo, extent, new.kind, _predicated(body, inside))
+        return For(v, lo, extent, new.kind, _predicated(body, inside), new.annotations)
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
         new = yield from self.visit_default(s)

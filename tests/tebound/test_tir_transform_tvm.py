@@ -321,3 +321,22 @@ def test_a_loop_is_partitioned_around_an_equality_and_computes_the_same():
     b = np.full(10, np.nan, "float32")
     tvm.build(mod, target="llvm")(a, b)
     np.testing.assert_array_equal(b, np.where(np.arange(10) == 3, a * 100, a))
+
+
+def test_loop_annotations_print_read_back_and_pragmas_become_attributes():
+    f = tvm.script.from_source('''
+        @T.prim_func
+        def main(A: T.Buffer((8,), "float32")):
+            for i in T.serial(8, annotations={"pragma_auto_unroll_max_step": 16, "key": "value"}):
+                A[i] = T.float32(1)
+    ''')
+    text = f.script()
+    assert 'for i in T.serial(8, annotations={"pragma_auto_unroll_max_step": 16, "key": "value"}):' in text
+    tvm.ir.assert_structural_equal(tvm.script.from_source(text), f)
+    lowered = tvm.tir.transform.LowerOpaqueBlock()(f)
+    attr = lowered.body
+    assert attr.attr_key == "pragma_auto_unroll_max_step" and attr.node is attr.body.loop_var
+    assert attr.body.annotations == (("key", "value"),)
+    a = np.zeros(8, "float32")
+    tvm.build(lowered, target="llvm")(a)
+    np.testing.assert_array_equal(a, np.ones(8))

@@ -314,13 +314,18 @@ class StmtReader(ExprReader):
                     self.scope.frames.pop()
                 return AttrStmt(iv, "thread_extent", extent, body)
             loops = [(var, lo, extent, kind)]
+        annotations = kwargs.get("annotations") or {}
+        if not isinstance(annotations, dict):
+            raise self.error("a loop's annotations are a dictionary", node)
+        notes = tuple((k, _e(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+                      for k, v in annotations.items())
         self.scope.frames.append({name: loop[0] for name, loop in zip(_names(node.target), loops)})
         try:
             body = self.block(node.body)
         finally:
             self.scope.frames.pop()
-        for var, lo, extent, kind in reversed(loops):
-            body = For(var, lo, extent, kind, body)
+        for k, (var, lo, extent, kind) in enumerate(reversed(loops)):
+            body = For(var, lo, extent, kind, body, notes if k == len(loops) - 1 else ())
         return body
 
     def _loop_var(self, target: ast.AST, extent: Expr) -> Var:

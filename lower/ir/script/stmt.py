@@ -196,7 +196,7 @@ class StmtScript:
         grid_vars: set[int] = set()
         loop: Stmt = s
         while isinstance(loop, For):
-            if (loop.kind is not ForKind.SERIAL or not _is_zero(loop.min)
+            if (loop.kind is not ForKind.SERIAL or not _is_zero(loop.min) or loop.annotations
                     or any(id(v) in grid_vars for v in _vars(loop.extent))):
                 break
             grid.append(loop)
@@ -213,8 +213,15 @@ class StmtScript:
         var = self.define(s.loop_var, s.loop_var.name)
         bounds = (self.text(s.extent) if _is_zero(s.min)
                   else f"{self.text(s.min)}, {self.text(arith.add(s.min, s.extent))}")
+        kind = _LOOP_KINDS.get(s.kind, "T.serial" if s.annotations else "range")
+        if s.annotations:
+            items = ", ".join(f"{str_literal(k)}: {self.annotation_text(v)}" for k, v in s.annotations)
+            bounds += f", annotations={{{items}}}"
         yield from self.body(s.body, frame)
-        return [Block(f"for {var} in {_LOOP_KINDS.get(s.kind, 'range')}({bounds}):", self.close())]
+        return [Block(f"for {var} in {kind}({bounds}):", self.close())]
+
+    def annotation_text(self, value: Any) -> str:
+        return self.text(value) if isinstance(value, Expr) else literal_text(value)
 
     def visit_store(self, s: Store) -> list[Doc]:
         buffer = self.buffer_ref(s.buffer)

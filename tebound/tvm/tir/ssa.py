@@ -62,7 +62,7 @@ class _SSA(StmtMutator):
         self.undefine(s.loop_var, pushed)
         if var is s.loop_var and lo is s.min and extent is s.extent and body is s.body:
             return s
-        return For(var, lo, extent, s.kind, body)
+        return For(var, lo, extent, s.kind, body, s.annotations)
 
     def visit_let_stmt(self, s: LetStmt) -> Generator[Any, Any, Stmt]:
         value = self.mutate_expr(s.value)

@@ -6,12 +6,14 @@ that TVM's pass tests compare with TVM's results. Our own lowering keeps its sim
 
 import dataclasses
 
-from lower.ir.stmt import For, ForKind
+from lower.ir.stmt import AttrStmt, For, ForKind, Stmt
 from lower.ir.stmt_functor import ir_transform
 from lower.passes.loop_partition import loop_partition, partition_options
 from lower.passes.unroll_loop import unroll_loop
 from lower.transform import *  # noqa: F403
 from lower.transform import Pass
+from schedule.ir import arith
+from schedule.ir.expr import Expr
 from tebound.tvm.tir.hoist_if import hoist_if_then_else
 from tebound.tvm.tir.remove_no_op import remove_no_op
 from tebound.tvm.tir.simplify import simplify
@@ -56,3 +58,25 @@ def LoopPartition() -> Pass:  # noqa: N802
     """Our loop partitioning, then each copied loop given a variable of its own, as TVM's
     LoopPartition leaves the program in SSA form."""
     return Pass("LoopPartition", lambda s: convert_ssa(loop_partition(s, **partition_options())))
+
+
+def LowerOpaqueBlock() -> Pass:  # noqa: N802
+    """TVM's LowerOpaqueBlock on the functions we read (which have no blocks): a loop's
+    ``pragma_*`` annotations become attributes around it, as TVM lowers them."""
+    return Pass("LowerOpaqueBlock", lambda s: ir_transform(s, None, _pragmas_as_attributes, ["tir.For"]))
+
+
+def FlattenBuffer() -> Pass:  # noqa: N802
+    """Nothing: our buffers are flat already (TVM's FlattenBuffer flattens TensorIR's)."""
+    return Pass("FlattenBuffer", lambda s: s)
+
+
+def _pragmas_as_attributes(loop: For) -> Stmt | None:
+    pragmas = [(k, v) for k, v in loop.annotations if k.startswith("pragma_")]
+    if not pragmas:
+        return None
+    out: Stmt = dataclasses.replace(loop, annotations=tuple((k, v) for k, v in loop.annotations
+                                                            if not k.startswith("pragma_")))
+    for key, value in reversed(pragmas):
+        out = AttrStmt(loop.loop_var, key, value if isinstance(value, Expr) else arith.convert(value), out)
+    return out
