@@ -89,8 +89,13 @@ def _fill(doc: dict, nodes: list, objects: list[Any]) -> Any:
         state = nodes[k].get("state")
         if not isinstance(state, dict):
             raise ValueError(f"load_json: node {k} has no state")
-        _restore(objects[k], {name: _decode(v, objects) for name, v in state.items()})
-        missing = [f.name for f in dataclasses.fields(objects[k]) if f.init and f.name not in state] \
+        values = {name: _decode(v, objects) for name, v in state.items()}
+        if dataclasses.is_dataclass(objects[k]):  # a field added since the text was saved takes its default
+            for f in dataclasses.fields(objects[k]):
+                if f.init and f.name not in values and f.default is not dataclasses.MISSING:
+                    values[f.name] = f.default
+        _restore(objects[k], values)
+        missing = [f.name for f in dataclasses.fields(objects[k]) if f.init and f.name not in values] \
             if dataclasses.is_dataclass(objects[k]) else []
         if missing:
             raise ValueError(f"load_json: node {k} ({type(objects[k]).__name__}) lacks {', '.join(missing)}")
