@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from lower.ir.script.function import module_script
-from lower.ir.stmt import SeqStmt, Stmt
+from lower.ir.stmt import SeqStmt, Stmt, seq_items
 from lower.operation.extern import lower_body
 from schedule.ir.extern_stmt import BodyStmt
 
@@ -51,15 +51,7 @@ def _holds_builder_body(stmt: Stmt) -> bool:
 
 def stmt_list(stmt: Any) -> list[Stmt]:
     """The statements of *stmt* in order, nested sequences flattened (TVM's ``tir.stmt_list``)."""
-    out: list[Stmt] = []
-    stack = [as_stmt(stmt, "stmt_list")]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, SeqStmt):
-            stack.extend(reversed(x.seq))
-        else:
-            out.append(x)
-    return out
+    return seq_items(as_stmt(stmt, "stmt_list"))
 
 
 class PrimFunc:

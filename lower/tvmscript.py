@@ -15,7 +15,7 @@ import re
 import textwrap
 from typing import Any
 
-from lower.ir.script.parse_expr import Scope, ScriptError, SourceText, View, _dtype, _e
+from lower.ir.script.parse_expr import Scope, ScriptError, SourceText, View, _dtype
 from lower.ir.script.parse_stmt import StmtReader
 from lower.ir.stmt import NO_OP, Buffer
 from lower.lower import LoweredFunc
@@ -212,4 +212,4 @@ def read_decorated(fn: Any) -> LoweredFunc:
     return read_function(node, outer, source)
 
 
-__all__ = ["ScriptError", "from_source", "read_decorated", "read_function", "read_module", "_e"]
+__all__ = ["ScriptError", "from_source", "read_decorated", "read_function", "read_module"]

@@ -391,6 +391,20 @@ class AssertStmt(Stmt):
     message: str
 
 
+def seq_items(*stmts: Stmt) -> list[Stmt]:
+    """The statements in order, sequences inside sequences spliced, at any depth (on an
+    explicit stack); nothing else is dropped."""
+    out: list[Stmt] = []
+    stack = list(reversed(stmts))
+    while stack:
+        x = stack.pop()
+        if isinstance(x, SeqStmt):
+            stack.extend(reversed(x.seq))
+        else:
+            out.append(x)
+    return out
+
+
 def seq(*stmts: Stmt | None) -> Stmt:
     """The statements in order, nested sequences flattened and no-ops dropped."""
     flat: list[Stmt] = []

@@ -19,7 +19,7 @@ import enum
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
-from lower.ir.stmt import Allocate, AttrStmt, Buffer, BufferView, For, LetStmt, SeqStmt
+from lower.ir.stmt import Allocate, AttrStmt, Buffer, BufferView, For, LetStmt, SeqStmt, seq_items
 from schedule.ir.expr import FloatImm, Let, Var
 from schedule.ir.functor import structural_equal as _expr_equal
 from schedule.ir.itervar import IterVar
@@ -139,7 +139,7 @@ def _compare(a: Any, b: Any, pa: str, pb: str, pairing: _Pairing) -> list[tuple[
         return [] if same and pairing.define(a.op if isinstance(a, Tensor) else a,
                                              b.op if isinstance(b, Tensor) else b) else None
     if isinstance(a, SeqStmt):  # a sequence inside a sequence is its statements in place, as TVM builds them
-        xs, ys = _flat_seq(a), _flat_seq(b)
+        xs, ys = seq_items(a), seq_items(b)
         if len(xs) != len(ys):
             return None
         return [(x, y, f"{pa}.seq[{k}]", f"{pb}.seq[{k}]") for k, (x, y) in enumerate(zip(xs, ys))]
@@ -161,18 +161,6 @@ def _compare(a: Any, b: Any, pa: str, pb: str, pairing: _Pairing) -> list[tuple[
         return _fields(a, b, pa, pb)
     # Tensors, operations, reducers and the like: as the expression comparison has them.
     return [] if _expr_equal(a, b) else None
-
-
-def _flat_seq(s: SeqStmt) -> list[Any]:
-    out: list[Any] = []
-    stack = [s]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, SeqStmt):
-            stack.extend(reversed(x.seq))
-        else:
-            out.append(x)
-    return out
 
 
 def _scopes_allocation(s: AttrStmt) -> bool:

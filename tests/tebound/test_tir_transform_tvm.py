@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tebound.tvm as tvm
+from lower import LoweringError
 from tebound.tvm.script import tir as T  # noqa: N812 - TVM's spelling
 
 
@@ -298,7 +299,7 @@ def test_a_while_inside_a_vectorized_loop_is_refused_by_name():
                 while A[j] < 3:
                     A[j] = A[j] + 1
     ''')
-    with pytest.raises(Exception, match="while loop inside a vectorized loop"):
+    with pytest.raises(LoweringError, match="while loop inside a vectorized loop"):
         tvm.tir.transform.VectorizeLoop()(f)
 
 

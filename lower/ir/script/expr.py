@@ -61,9 +61,11 @@ _OPERATORS: dict[type, tuple[str, int, str, Callable[[Expr, Expr], Expr]]] = {
 }
 #: Nodes printed as calls of ``T.<name>(a, b)``.
 _CALLED = {Mod: "truncmod", Min: "min", Max: "max"}
-#: Intrinsics whose TVMScript name is not ours, and those that print their dtype first.
-_RENAMED = {"tvm_if_then_else": "if_then_else"}
-_DTYPE_FIRST = {"call_extern", "call_pure_extern", "reinterpret", "call_llvm_intrin", "call_llvm_pure_intrin"}
+#: Intrinsics whose TVMScript name is not ours (ours: TVMScript's), and those whose text gives
+#: their dtype first; the reader uses both.
+RENAMED = {"tvm_if_then_else": "if_then_else"}
+DTYPE_FIRST = frozenset({"call_extern", "call_pure_extern", "reinterpret", "call_llvm_intrin",
+                         "call_llvm_pure_intrin"})
 
 
 class ScriptNames:
@@ -93,6 +95,12 @@ class ScriptNames:
 
     def __contains__(self, obj: object) -> bool:
         return id(obj) in self._names
+
+
+def str_literal(text: str) -> str:
+    """*text* as a double-quoted Python string, as TVM's printer quotes it."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
 
 
 def float_text(value: float) -> str:
@@ -139,8 +147,7 @@ class ExprScript(ExprFunctor[tuple[str, int]]):
         return self._call(e.dtype, float_text(e.value))
 
     def visit_string_imm(self, e: StringImm) -> tuple[str, int]:
-        escaped = e.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        return f'"{escaped}"', ATOM
+        return str_literal(e.value), ATOM
 
     def visit_var(self, e: Var) -> tuple[str, int]:
         return self.var_name(e), ATOM
@@ -186,9 +193,9 @@ class ExprScript(ExprFunctor[tuple[str, int]]):
         return f"T.Let({self.text(e.body)}, where={{{var}: {self.text(e.value)}}})", ATOM
 
     def visit_call(self, e: Call) -> tuple[str, int]:
-        name = _RENAMED.get(e.name, e.name)
+        name = RENAMED.get(e.name, e.name)
         args = [self.text(a) for a in e.args]
-        if e.name in _DTYPE_FIRST:
+        if e.name in DTYPE_FIRST:
             args.insert(0, f'"{e.dtype}"')
         return self._call(name, *args)
 

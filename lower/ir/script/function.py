@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lower.ir.script.doc import Block, Doc, Line, render
-from lower.ir.script.expr import ScriptNames
-from lower.ir.script.stmt import Frame, StmtScript, literal_text, str_literal
+from lower.ir.script.expr import ScriptNames, str_literal
+from lower.ir.script.stmt import Frame, StmtScript, literal_text
 from lower.ir.script.uses import FUNCTION, common_prefixes
-from lower.ir.stmt import SeqStmt, Stmt
+from lower.ir.stmt import SeqStmt, Stmt, seq_items
 from lower.ir.stmt_functor import ir_transform
 from schedule.base.recursion import run
 from schedule.ir.expr import IntImm, Var
@@ -86,10 +86,7 @@ def flat_sequences(body: Stmt) -> Stmt:
     def splice(s: Stmt) -> Stmt | None:
         if not any(isinstance(x, SeqStmt) for x in s.seq):  # type: ignore[attr-defined]
             return None
-        out: list[Stmt] = []
-        for x in s.seq:  # type: ignore[attr-defined]
-            out.extend(x.seq if isinstance(x, SeqStmt) else (x,))
-        return SeqStmt(tuple(out))
+        return SeqStmt(tuple(seq_items(s)))
     return ir_transform(body, None, splice, ["tir.SeqStmt"])
 
 

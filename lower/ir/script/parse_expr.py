@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bound.arith.simplify import simplify
+from lower.ir.script.expr import DTYPE_FIRST, RENAMED
 from lower.ir.stmt import Buffer, BufferView, Load
 from schedule.base.recursion import run
 from schedule.ir import arith
@@ -79,8 +80,7 @@ _HANDLE_CALLS = {"tvm_access_ptr", "address_of", "tvm_thread_allreduce", "type_a
                  "tvm_stack_make_shape", "tvm_stack_make_array", "tvm_load_matrix_sync", "tvm_store_matrix_sync",
                  "tvm_mma_sync", "tvm_fill_fragment", "tvm_bmma_sync", "tvm_struct_get"}
 _INT_CALLS = {"tvm_storage_sync", "tvm_warp_activemask", "tvm_call_packed", "tvm_call_packed_lowered"}
-_DTYPE_FIRST = {"call_extern", "call_pure_extern", "reinterpret", "call_llvm_intrin", "call_llvm_pure_intrin"}
-_RENAMED = {"if_then_else": "tvm_if_then_else"}
+_RENAMED = {script: ours for ours, script in RENAMED.items()}
 
 
 class ScriptError(SyntaxError):
@@ -351,7 +351,7 @@ class ExprReader:
         kwargs = {}
         for k in node.keywords:
             kwargs[k.arg] = yield k.value
-        if isinstance(target, tuple) and target[1] in _DTYPE_FIRST and "dtype" in kwargs:
+        if isinstance(target, tuple) and target[1] in DTYPE_FIRST and "dtype" in kwargs:
             args.insert(0, kwargs.pop("dtype"))  # T.call_extern("f", x, dtype="int32")
         if isinstance(target, tuple) and len(target) == 2 and target[0] == "T":
             return self.t_call(target[1], args, kwargs, node)
@@ -406,7 +406,7 @@ class ExprReader:
 
     def intrinsic(self, name: str, args: list[Any], node: ast.AST) -> Call:
         name = _RENAMED.get(name, name)
-        if name in _DTYPE_FIRST:
+        if name in DTYPE_FIRST:
             dtype, rest = _dtype(args[0]), [_arg(a) for a in args[1:]]
             return Call(dtype, name, tuple(rest))
         values = tuple(_arg(a) for a in args)

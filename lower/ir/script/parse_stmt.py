@@ -37,6 +37,7 @@ from lower.ir.stmt import (
     While,
     seq,
 )
+from schedule.base.recursion import run
 from schedule.ir import arith
 from schedule.ir.expr import Expr, StringImm, Var
 from schedule.ir.itervar import IterVar
@@ -158,12 +159,9 @@ class StmtReader(ExprReader):
         view = self(target.value)
         if not isinstance(view, View):
             raise self.error("only a buffer is stored into (A_1[i] = ...)", target)
-        indices = self(_IndexProbe(target.slice))
+        indices = run(self._guarded(self.indices(target.slice), target), self.dispatch)
         value = self.expr(value_node)
         return Store(view.flat, value, view.index(indices))
-
-    def visit__IndexProbe(self, node: _IndexProbe) -> Any:  # noqa: N802
-        return (yield from self.indices(node.slice))
 
     def stmt_With(self, node: ast.With) -> Stmt:  # noqa: N802
         if len(node.items) != 1 or not isinstance(node.items[0].context_expr, ast.Call):
@@ -349,17 +347,6 @@ class StmtReader(ExprReader):
         if node.orelse:
             raise self.error("a while's else is not part of TVMScript", node)
         return While(self.expr(node.test), self.block(node.body))
-
-
-class _IndexProbe(ast.AST):
-    """The subscript of a store, read as indices."""
-
-    _fields = ("slice",)
-
-    def __init__(self, slice_: ast.AST) -> None:
-        super().__init__()
-        self.slice = slice_
-        ast.copy_location(self, slice_)
 
 
 def _names(target: ast.AST) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Generator
 from typing import Any
 
 from lower.ir.script.doc import Block, Doc, Line
-from lower.ir.script.expr import ExprScript, ScriptNames, float_text
+from lower.ir.script.expr import ExprScript, ScriptNames, float_text, str_literal
 from lower.ir.script.uses import FUNCTION
 from lower.ir.stmt import (
     Allocate,
@@ -43,12 +43,6 @@ from schedule.ir.reduce import CommReducer
 _LOOP_KINDS = {ForKind.PARALLEL: "T.parallel", ForKind.VECTORIZED: "T.vectorized", ForKind.UNROLLED: "T.unroll"}
 _LAUNCHED = ("thread_extent", "virtual_thread")
 Steps = Generator[Any, Any, list[Doc]]
-
-
-def str_literal(text: str) -> str:
-    """*text* as a double-quoted Python string, as TVM's printer quotes it."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    return f'"{escaped}"'
 
 
 class Frame:

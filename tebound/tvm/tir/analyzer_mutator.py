@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, Load, SeqStmt, Stmt
+from lower.ir.stmt import AttrStmt, Evaluate, For, IfThenElse, LetStmt, Load, SeqStmt, Stmt, seq_items
 from lower.ir.stmt_functor import StmtMutator
 from schedule.ir import arith
 from schedule.ir.expr import Call, Expr, IntImm, Not, ProducerLoad, Var
@@ -61,14 +61,7 @@ def no_op() -> Stmt:
 def flat_seq(items: list[Stmt]) -> Stmt:
     """The statements in order, nested sequences spliced and ``T.evaluate(0)`` dropped (TVM's
     ``SeqStmt::Flatten``): none is ``T.evaluate(0)``, one is itself."""
-    out: list[Stmt] = []
-    stack = list(reversed(items))
-    while stack:
-        x = stack.pop()
-        if isinstance(x, SeqStmt):
-            stack.extend(reversed(x.seq))
-        elif not (isinstance(x, Evaluate) and isinstance(x.value, IntImm) and x.value.value == 0):
-            out.append(x)
+    out = [x for x in seq_items(*items) if not (isinstance(x, Evaluate) and is_const(x.value, 0))]
     if not out:
         return no_op()
     return out[0] if len(out) == 1 else SeqStmt(tuple(out))

@@ -13,12 +13,12 @@ buffer values (TVM's control-flow graph) are not implemented.
 from __future__ import annotations
 
 from lower.ir.stmt import Buffer, For, IfThenElse, LetStmt, Load, Stmt, Store
-from lower.ir.stmt_functor import stmt_exprs, walk
+from lower.ir.stmt_functor import post_order_visit as stmt_post_order_visit
 from schedule.base.pass_context import options
 from schedule.ir import arith
 from schedule.ir.expr import Expr, FloatImm, IntImm, Var
 from schedule.ir.extern_calls import CallEffectKind
-from schedule.ir.functor import post_order_visit, structural_equal, substitute
+from schedule.ir.functor import free_vars, structural_equal, substitute
 from schedule.ir.itervar import Range
 from tebound.tvm.arith.analyzer import Analyzer
 from tebound.tvm.tir.analyzer_mutator import AnalyzerMutator, Steps, no_op, side_effect
@@ -26,18 +26,13 @@ from tebound.tvm.tir.analyzer_mutator import AnalyzerMutator, Steps, no_op, side
 
 def _buffer_vars(body: Stmt) -> set[int]:
     """The variables the buffers of *body* are shaped with (a let of one stays)."""
-    found: set[int] = set()
     buffers: dict[int, Buffer] = {}
-    for s in walk(body):
-        if isinstance(s, Store):
-            buffers[id(s.buffer)] = s.buffer
-    for s in walk(body):
-        for e in stmt_exprs(s):
-            post_order_visit(e, lambda x: buffers.setdefault(id(x.buffer), x.buffer) if isinstance(x, Load) else None)
-    for buf in buffers.values():
-        for extent in buf.extents:
-            post_order_visit(extent, lambda x: found.add(id(x)) if isinstance(x, Var) else None)
-    return found
+
+    def see(x: object) -> None:
+        if isinstance(x, (Load, Store)):
+            buffers.setdefault(id(x.buffer), x.buffer)
+    stmt_post_order_visit(body, see)
+    return {id(v) for buf in buffers.values() for v in free_vars(buf.extents)}
 
 
 class StmtSimplifier(AnalyzerMutator):
