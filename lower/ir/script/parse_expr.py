@@ -379,9 +379,9 @@ class ExprReader:
             return arith.cast(_dtype(args[1] if len(args) > 1 else kwargs["dtype"]), _e(args[0]))
         if name == "Select":
             return Select(_e(args[0]), *arith.match_types(_e(args[1]), _e(args[2])))
-        if name == "Ramp":
+        if name in ("Ramp", "ramp"):  # T.ramp and T.broadcast are TVM's lower-case spellings
             return Ramp(_e(args[0]), _e(args[1]), _int(args[2]))
-        if name == "Broadcast":
+        if name in ("Broadcast", "broadcast"):
             return Broadcast(_e(args[0]), _int(args[1]))
         if name == "Not":
             return Not(_e(args[0]))

@@ -3,8 +3,9 @@ what their expressions do besides computing (a call's effect): a store of the va
 there, an empty loop, branch, allocation or attribute, a ``let`` whose body does nothing or
 does not use it, a loop of no iteration, an evaluation without effect.
 
-The ``"tir.RemoveNoOp"`` option ``use_dataflow_analysis`` (known buffer values through TVM's
-control-flow graph) is taken and not implemented.
+With the ``"tir.RemoveNoOp"`` option ``use_dataflow_analysis``
+(:mod:`tebound.tvm.tir.dataflow`), a store that is overwritten before anything reads it goes
+too, and so does a store of the value known to be there already.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from collections.abc import Sequence
 
 from lower.ir.stmt import Allocate, AttrStmt, Evaluate, For, IfThenElse, LetStmt, Load, Stmt, Store
 from lower.ir.stmt_functor import post_order_visit as stmt_post_order_visit
+from schedule.base.pass_context import options
 from schedule.ir import arith
 from schedule.ir.expr import Expr, Var
 from schedule.ir.extern_calls import CallEffectKind
 from tebound.tvm.arith.analyzer import Analyzer
 from tebound.tvm.tir.analyzer_mutator import AnalyzerMutator, Steps, flat_seq, is_const, is_no_op, no_op, side_effect
+from tebound.tvm.tir.dataflow import BufferFlow
 
 
 def _evaluate(values: Sequence[Expr]) -> Stmt:
@@ -38,6 +41,10 @@ def _uses(s: Stmt, var: Var) -> bool:
 
 class NoOpRemover(AnalyzerMutator):
     """See the module's docstring."""
+
+    def __init__(self, analyzer: Analyzer, flow: BufferFlow | None = None) -> None:
+        super().__init__(analyzer)
+        self.flow = flow
 
     def visit_let_stmt(self, s: LetStmt) -> Steps:
         out = yield from super().visit_let_stmt(s)
@@ -95,8 +102,15 @@ class NoOpRemover(AnalyzerMutator):
     def visit_store(self, s: Store) -> Stmt:
         def only_effects() -> Stmt:
             return _evaluate([s.value, s.index])
+        if self.flow is not None and self.flow.overwritten(s):
+            self.flow.remove_store(s)
+            return only_effects()
         difference = arith.sub(s.value, Load(s.buffer, s.index))
-        same = self.analyzer.simplify(arith.eq_node(difference, arith.const(0, difference.dtype)))
+        unchanged = arith.eq_node(difference, arith.const(0, difference.dtype))
+        if self.flow is not None:
+            same = self.flow.simplify_in_context(unchanged, s, self.analyzer)
+        else:
+            same = self.analyzer.simplify(unchanged)
         if is_const(same, 1):
             return only_effects()
         value = s.value
@@ -107,5 +121,6 @@ class NoOpRemover(AnalyzerMutator):
 
 def remove_no_op(body: Stmt) -> Stmt:
     """*body* without the statements that change nothing (see the module's docstring)."""
-    return NoOpRemover(Analyzer())(body)
+    flow = BufferFlow(body) if options("tir.RemoveNoOp").get("use_dataflow_analysis") else None
+    return NoOpRemover(Analyzer(), flow)(body)
 

@@ -6,8 +6,10 @@ proves picks its branch; a store of the value just loaded from the same place is
 
 The ``"tir.Simplify"`` options of ``PassContext`` that change the rewrite rules are read
 (``convert_boolean_to_and_of_ors``, ``apply_constraints_to_boolean_branches``,
-``transitively_prove_inequalities``) where the analyzer has them; the two that propagate known
-buffer values (TVM's control-flow graph) are not implemented.
+``transitively_prove_inequalities``) where the analyzer has them. The two that propagate known
+buffer values (``propagate_knowns_to_prove_conditional``, ``..._to_simplify_expressions``)
+use :mod:`tebound.tvm.tir.dataflow`: the values known at a statement prove its conditions, or
+also simplify a stored value.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from schedule.ir.functor import free_vars, structural_equal, substitute
 from schedule.ir.itervar import Range
 from tebound.tvm.arith.analyzer import Analyzer
 from tebound.tvm.tir.analyzer_mutator import AnalyzerMutator, Steps, no_op, side_effect
+from tebound.tvm.tir.dataflow import BufferFlow
 
 
 def _buffer_vars(body: Stmt) -> set[int]:
@@ -38,18 +41,25 @@ def _buffer_vars(body: Stmt) -> set[int]:
 class StmtSimplifier(AnalyzerMutator):
     """See the module's docstring."""
 
-    def __init__(self, analyzer: Analyzer, kept_vars: set[int]) -> None:
+    def __init__(self, analyzer: Analyzer, kept_vars: set[int], flow: BufferFlow | None = None,
+                 knowns_in_expressions: bool = False) -> None:
         super().__init__(analyzer)
         self.kept_vars = kept_vars
         self.non_inlined: dict[Var, Expr] = {}
+        #: Known buffer values: for conditions, and for every stored value if asked.
+        self.flow = flow
+        self.knowns_in_expressions = knowns_in_expressions
 
     def mutate_expr(self, e: Expr) -> Expr:
         return self.analyzer.simplify(e)
 
-    def prove(self, condition: Expr) -> bool | None:
+    def prove(self, condition: Expr, at: IfThenElse) -> bool | None:
         if self.non_inlined:
             condition = substitute(condition, self.non_inlined)
-        value = self.analyzer.simplify(condition)
+        if self.flow is not None:
+            value = self.flow.simplify_in_context(condition, at, self.analyzer)
+        else:
+            value = self.analyzer.simplify(condition)
         return bool(value.value) if isinstance(value, IntImm) else None
 
     def visit_for(self, s: For) -> Steps:
@@ -74,7 +84,7 @@ class StmtSimplifier(AnalyzerMutator):
         return LetStmt(s.var, value, body)
 
     def visit_if_then_else(self, s: IfThenElse) -> Steps:
-        proved = self.prove(s.condition)
+        proved = self.prove(s.condition, s)
         if proved is True:
             return (yield s.then_case)
         if proved is False:
@@ -83,6 +93,8 @@ class StmtSimplifier(AnalyzerMutator):
 
     def visit_store(self, s: Store) -> Stmt:
         value, index = self.mutate_expr(s.value), self.mutate_expr(s.index)
+        if self.flow is not None and self.knowns_in_expressions:
+            value = self.flow.simplify_in_context(s.value, s, self.analyzer)
         if isinstance(value, Load) and value.buffer is s.buffer and structural_equal(value.index, index):
             return no_op()
         if value is s.value and index is s.index:
@@ -96,4 +108,6 @@ def simplify(body: Stmt) -> Stmt:
     config = options("tir.Simplify")
     analyzer = Analyzer()
     analyzer.extensions = {k for k, v in config.items() if v}
-    return StmtSimplifier(analyzer, _buffer_vars(body))(body)
+    in_expressions = bool(config.get("propagate_knowns_to_simplify_expressions"))
+    flow = BufferFlow(body) if in_expressions or config.get("propagate_knowns_to_prove_conditional") else None
+    return StmtSimplifier(analyzer, _buffer_vars(body), flow, in_expressions)(body)
