@@ -163,7 +163,7 @@ class Analyzer:
                 hi = old_hi if hi is None else (hi if old_hi is None else min(hi, old_hi))
                 self.bind(a, (lo, hi))
             elif (kind is EQ and isinstance(a, (FloorMod, Mod)) and isinstance(a.a, Var)
-                  and isinstance(a.b, IntImm) and isinstance(b, IntImm) and a.b.value > 0):
+                  and isinstance(a.b, IntImm) and isinstance(b, IntImm) and a.b.value != 0):
                 residue = ModularSet.of(a.b.value, b.value)
                 old = self._modular.get(a.a)
                 self._modular[a.a] = old.intersect(residue) or residue if old is not None else residue

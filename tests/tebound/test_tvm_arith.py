@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,6 +39,25 @@ def test_a_cast_clips_to_its_type_as_tvm_does():
     x = te.var("x", "int8")
     assert bound(te.truncmod(x, 3).astype("uint32")) == (0, 2)
     assert bound(te.truncmod(x, 3).astype("float32").astype("int32")) == (-2, 2)
+
+
+def test_an_integer_ceil_log2_is_bounded_through_its_argument():
+    i = te.var("i")
+    x = te.ceil(te.log2((i + 1025).astype("float64"))).astype("int32")
+    want = np.ceil(np.log2(np.arange(1025, 1041)))
+    assert bound(x, {i: (0, 15)}) == (want.min(), want.max()) == (11, 11)
+    assert bound(x, {i: (0, 1023)}) == (11, 11)
+    assert bound(x, {i: (-2000, 15)})[0] < 0  # log2 of a non-positive value: no bound
+
+
+def test_a_residue_under_a_negative_divisor_is_a_residue():
+    i = te.var("i")
+    ana = tvm.arith.Analyzer()
+    with ana.constraint_scope(te.floormod(i, -2) == 0):
+        assert (ana.modular_set(i).coeff, ana.modular_set(i).base) == (2, 0)
+        assert ana.simplify(te.floormod(i, 2) == 0).value == 1
+    with ana.constraint_scope(te.truncmod(i, -3) == 1):
+        assert (ana.modular_set(i).coeff, ana.modular_set(i).base) == (3, 1)
 
 
 def test_sums_saturate_and_opposite_infinities_widen():

@@ -6,6 +6,8 @@ very expression. Our own analyzer's ``const_bound`` is the sound one; this one a
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Sequence
 
 from schedule.ir import arith
@@ -23,6 +25,7 @@ from schedule.ir.expr import (
     Div,
     Expr,
     FloorDiv,
+    FloatImm,
     FloorMod,
     IntImm,
     Max,
@@ -47,6 +50,16 @@ def everything(dtype: str) -> Bound:
         return NEG_INF, POS_INF
     lo, hi = int_range(dtype)
     return max(lo, NEG_INF), min(hi, POS_INF)
+
+
+def _ceil_log2_arg(e: Cast) -> Expr | None:
+    """*x* of an integer ``ceil(log2(x))``."""
+    ceil = e.value
+    if is_int(e.dtype) and isinstance(ceil, Call) and ceil.name == "ceil" and ceil.args:
+        log = ceil.args[0]
+        if isinstance(log, Call) and log.name == "log2" and log.args:
+            return log.args[0]
+    return None
 
 
 def _sat(v: int) -> int:
@@ -169,6 +182,11 @@ class ConstIntBoundEval(ExprFunctor[Bound]):
         return (0, POS_INF) if isinstance(e, SizeVar) else everything(e.dtype)
 
     def visit_cast(self, e: Cast) -> Bound:
+        log_arg = _ceil_log2_arg(e)
+        if log_arg is not None:  # int(ceil(log2(x))), topi.math.ceil_log2, as TVM bounds it
+            lo, hi = (log_arg.value, log_arg.value) if isinstance(log_arg, FloatImm) else self(log_arg)
+            if 0 < lo and hi < POS_INF:
+                return _intersect((math.ceil(math.log2(lo)), math.ceil(math.log2(hi))), everything(e.dtype))
         return _intersect(self(e.value), everything(e.dtype))
 
     def visit_add(self, e: Add) -> Bound:
