@@ -7,7 +7,6 @@ very expression. Our own analyzer's ``const_bound`` is the sound one; this one a
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable, Sequence
 
 from schedule.ir import arith
@@ -24,8 +23,8 @@ from schedule.ir.expr import (
     CmpOp,
     Div,
     Expr,
-    FloorDiv,
     FloatImm,
+    FloorDiv,
     FloorMod,
     IntImm,
     Max,

@@ -13,4 +13,5 @@ from tebound.tvm.ir.expr import GlobalVar, PrimExpr
 from tebound.tvm.ir.nodes import make_node
 
 __all__ = ["GlobalVar", "IRModule", "Op", "PrimExpr", "Range", "assert_structural_equal", "expr", "load_json",
-           "make_node", "module", "register_intrin_lowering", "register_op_attr", "save_json", "structural_equal", "transform"]
+           "make_node", "module", "register_intrin_lowering", "register_op_attr", "save_json", "structural_equal",
+           "transform"]
