@@ -63,6 +63,9 @@ class _Printer(StmtFunctor[None]):
 
     def visit_attr_stmt(self, s: AttrStmt) -> Steps:
         self.emit(f"// attr [{node_str(s.node)}] {s.key} = {expr_str(s.value)}")
+        if s.key == "storage_scope" and isinstance(s.body, Allocate) and s.body.buffer is s.node:
+            yield from self._allocation(s.body)
+            return
         yield s.body
 
     def visit_prefetch(self, s: Prefetch) -> None:
@@ -70,6 +73,11 @@ class _Printer(StmtFunctor[None]):
         self.emit(f"prefetch {s.tensor.name}({dims})")
 
     def visit_allocate(self, s: Allocate) -> Steps:
+        # TVM v0.8+ keeps an allocation's scope on it; the legacy text names it as before.
+        self.emit(f'// attr [{s.buffer.name}] storage_scope = "{s.buffer.scope}"')
+        yield from self._allocation(s)
+
+    def _allocation(self, s: Allocate) -> Steps:
         dims = " * ".join(expr_str(e) for e in s.buffer.extents)
         self.emit(f"allocate {s.buffer.name}[{s.buffer.dtype} * {dims}]")
         yield s.body

@@ -87,6 +87,12 @@ def first_difference(lhs: Any, rhs: Any, map_free_vars: bool = False) -> Differe
     stack: list[tuple[Any, Any, str, str]] = [(lhs, rhs, "<root>", "<root>")]
     while stack:
         a, b, pa, pb = stack.pop()
+        # An allocation's scope attribute (our lowering's, older TVM's) says what the
+        # allocation's buffer says already: TVM v0.8+ has none, so it is looked through.
+        if isinstance(a, AttrStmt) and _scopes_allocation(a):
+            a, pa = a.body, f"{pa}.body"
+        if isinstance(b, AttrStmt) and _scopes_allocation(b):
+            b, pb = b.body, f"{pb}.body"
         if a is b and not pairing.renamed and not isinstance(a, (Var, Buffer)):
             continue
         pairs = _compare(a, b, pa, pb, pairing)
@@ -154,9 +160,6 @@ def _compare(a: Any, b: Any, pa: str, pb: str, pairing: _Pairing) -> list[tuple[
             return None
     elif isinstance(a, AttrStmt) and isinstance(a.node, IterVar) != isinstance(b.node, IterVar):
         return None
-    elif isinstance(a, AttrStmt) and _scopes_allocation(a) and _scopes_allocation(b):
-        if not pairing.define(a.node, b.node):  # the allocation's scope names it before it is made
-            return None
     if is_dataclass(a):
         return _fields(a, b, pa, pb)
     # Tensors, operations, reducers and the like: as the expression comparison has them.

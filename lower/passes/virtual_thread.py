@@ -21,6 +21,7 @@ from lower.ir.stmt import (
     Allocate,
     AttrStmt,
     Buffer,
+    BufferView,
     Evaluate,
     For,
     ForKind,
@@ -34,7 +35,8 @@ from lower.ir.stmt import (
 from lower.ir.stmt_functor import StmtMutator, StmtVisitor
 from lower.ir.substitute import substitute_stmt
 from schedule import arith
-from schedule.ir.expr import Expr, IntImm, Var
+from schedule.ir.buffer import BufferArg
+from schedule.ir.expr import Call, Expr, IntImm, Ramp, Var
 from schedule.ir.functor import ExprMutator, post_order_visit
 from schedule.ir.itervar import IterVar
 
@@ -59,11 +61,13 @@ class _Touched(StmtVisitor):
         self.touched: set[int] = {id(var)}
         self.objects: dict[int, object] = {id(var): var}
         self.affects: dict[int, list[object]] = {}
+        #: The buffers allocated so far, by name: a hand-built call's access_ptr names its buffer.
+        self.allocated: dict[str, Buffer] = {}
 
-    def record(self, target: object, exprs: list[Expr]) -> None:
+    def record(self, target: object, exprs: list[Expr], also: tuple[object, ...] = ()) -> None:
         if id(target) in self.touched:
             return
-        used = [u for e in exprs for u in _uses(e)]
+        used = [u for e in exprs for u in _uses(e)] + list(also)
         if any(id(u) in self.touched for u in used):
             self.touched.add(id(target))
             return
@@ -83,11 +87,26 @@ class _Touched(StmtVisitor):
         yield s.body
 
     def visit_allocate(self, s: Allocate) -> Steps:
+        self.allocated[s.buffer.name] = s.buffer
         self.record(s.buffer, list(s.buffer.extents))
         yield s.body
 
     def visit_evaluate(self, s: Evaluate) -> None:
-        pass
+        """A call that writes through an ``access_ptr`` makes that buffer depend on whatever
+        the call reads (TVM's read and write masks, 1 and 2)."""
+        written: list[object] = []
+        read: list[object] = []
+
+        def see(x: Expr) -> None:
+            if isinstance(x, Call) and x.name == "tvm_access_ptr":
+                target, mask = _access(x, self.allocated)
+                if target is not None:
+                    (written if mask & 2 else read).append(target)
+                    if mask & 2 and mask & 1:
+                        read.append(target)
+        post_order_visit(s.value, see)
+        for target in written:
+            self.record(target, [s.value], tuple(read))
 
     def result(self) -> set[int]:
         pending = list(self.touched)
@@ -97,6 +116,18 @@ class _Touched(StmtVisitor):
                     self.touched.add(id(r))
                     pending.append(r)
         return self.touched
+
+
+def _access(call: Call, allocated: dict[str, Buffer]) -> tuple[object | None, int]:
+    """The buffer an ``access_ptr`` names (as allocated, when it was) and its mask."""
+    args = call.args
+    mask = args[-1].value if args and isinstance(args[-1], IntImm) else 3
+    for a in args:
+        if isinstance(a, BufferArg):
+            return allocated.get(a.buffer.name, a.buffer), mask
+        if isinstance(a, BufferView):
+            return a.buffer, mask
+    return None, mask
 
 
 class _Exprs(ExprMutator):
@@ -138,6 +169,8 @@ class _Injector(StmtMutator):
         if remapped is None:
             return buf, index
         new, stride = remapped
+        if isinstance(index, Ramp):  # one ramp from the thread's copy on, as TVM's simplifier leaves it
+            return new, Ramp(arith.add(index.base, arith.mul(self.var, stride)), index.stride, index.lanes)
         return new, arith.add(index, arith.mul(self.var, stride))
 
     def mutate_expr(self, e: Expr) -> Expr:

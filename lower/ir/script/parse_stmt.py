@@ -221,13 +221,13 @@ class StmtReader(ExprReader):
         if not isinstance(extents, (list, tuple)) or not isinstance(scope, str):
             raise self.error("T.allocate([extents], dtype, scope) is the form read", call)
         buf = Buffer(name, dtype, tuple(_e(x) for x in extents), scope)
-        return Data(buf), lambda body: AttrStmt(buf, "storage_scope", StringImm(scope), Allocate(buf, body))
+        return Data(buf), lambda body: Allocate(buf, body)
 
     def decl_buffer(self, call: ast.Call, name: str) -> tuple[Any, Wrap]:
         shape, dtype, kwargs = self.buffer_args(call)
         scope = kwargs.get("scope", "global")
         buf = Buffer(name, dtype, shape, scope)
-        return View(buf, shape), lambda body: AttrStmt(buf, "storage_scope", StringImm(scope), Allocate(buf, body))
+        return View(buf, shape), lambda body: Allocate(buf, body)
 
     def buffer_args(self, call: ast.Call) -> tuple[tuple[Expr, ...], str, dict[str, Any]]:
         args = [self(a) for a in call.args]

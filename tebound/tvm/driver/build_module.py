@@ -15,6 +15,7 @@ from lower.ir.stmt_functor import ir_transform
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule
+from tebound.tvm.tir.allocations import bare
 from schedule.base.pass_context import default_exact, tvm_rules
 
 
@@ -37,6 +38,8 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
     # TVM v0.7+ lowers to loops without produce markers: mod["main"].body is the outer loop.
     func.body = ir_transform(func.body, None, lambda n: n.body if isinstance(n, ProducerConsumer) else None,
                              ["tir.ProducerConsumer"])
+    # ...and since v0.8, an allocation carries its scope itself: no storage_scope attribute.
+    func.body = bare(func.body)
     return func
 
 

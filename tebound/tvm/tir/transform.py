@@ -5,6 +5,10 @@ that TVM's pass tests compare with TVM's results. Our own lowering keeps its sim
 (``lower.transform``)."""
 
 import dataclasses
+import functools
+from collections.abc import Callable
+
+import lower.transform as _ours
 
 from lower.ir.stmt import AttrStmt, For, ForKind, Stmt
 from lower.ir.stmt_functor import ir_transform
@@ -14,6 +18,7 @@ from lower.transform import *  # noqa: F403
 from lower.transform import Pass
 from schedule.ir import arith
 from schedule.ir.expr import Expr
+from tebound.tvm.tir.allocations import bare, scoped
 from tebound.tvm.tir.hoist_if import hoist_if_then_else
 from tebound.tvm.tir.remove_no_op import remove_no_op
 from tebound.tvm.tir.simplify import simplify
@@ -80,3 +85,19 @@ def _pragmas_as_attributes(loop: For) -> Stmt | None:
     for key, value in reversed(pragmas):
         out = AttrStmt(loop.loop_var, key, value if isinstance(value, Expr) else arith.convert(value), out)
     return out
+
+
+def _in_tvm_form(make: Callable[..., Pass]) -> Callable[..., Pass]:
+    """*make*'s pass taking and giving allocations in TVM's form (see
+    :mod:`tebound.tvm.tir.allocations`)."""
+    @functools.wraps(make)
+    def wrapped(*args: object, **kwargs: object) -> Pass:
+        inner = make(*args, **kwargs)
+        return Pass(inner.name, lambda s: bare(inner.rewrite(scoped(s))))
+    return wrapped
+
+
+for _name, _make in list(globals().items()):
+    if (_name[:1].isupper() and callable(_make) and _name not in ("Pass", "Sequential")
+            and (getattr(_make, "__module__", None) in (__name__, _ours.__name__))):
+        globals()[_name] = _in_tvm_form(_make)

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from enum import Enum
 
-import islpy as isl
-
+from bound.isl.positions import Region, Regions
 from lower.ir.stmt import Allocate, AttrStmt, Evaluate, For, IfThenElse, LetStmt, Load, SeqStmt, Stmt, Store, While
+from lower.ir.stmt_functor import post_order_visit as stmt_visit
 from schedule.ir import arith
 from schedule.ir.expr import Call, Expr, Var
 from schedule.ir.itervar import IterVar
 from tebound.tvm.tir.dataflow.facts import lanes_of, loads
-from tebound.tvm.tir.dataflow.regions import Regions
 
 #: Per buffer (by identity): the buffer and its region (``None``: anywhere).
-Access = dict[int, tuple[object, "isl.Set | None"]]
+Access = dict[int, tuple[object, "Region | None"]]
 
 
 class Kind(Enum):
@@ -74,8 +73,6 @@ class Accesses:
 
     def _opaque(self, s: Stmt, kind: Kind) -> Access:
         """A statement this module does not read: it may touch any buffer it names."""
-        from lower.ir.stmt_functor import post_order_visit as stmt_visit
-
         out: Access = {}
 
         def see(x: object) -> None:
@@ -157,5 +154,5 @@ class Accesses:
         return {} if kind is Kind.MUST_WRITE else self._opaque(s, kind)
 
 
-def restrict(access: Access, where: isl.Set) -> Access:
+def restrict(access: Access, where: Region) -> Access:
     return {k: (buf, None if r is None else r.intersect(where)) for k, (buf, r) in access.items()}

@@ -6,13 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import islpy as isl
-
+from bound.isl.positions import AXIS, Region
 from lower.ir.stmt import Buffer, Load
 from schedule.ir import arith
 from schedule.ir.expr import Broadcast, Expr, Ramp, Var
 from schedule.ir.functor import ExprMutator, free_vars, post_order_visit, structural_equal, substitute
-from tebound.tvm.tir.dataflow.regions import AXIS
 
 
 @dataclass(frozen=True)
@@ -22,7 +20,7 @@ class Fact:
 
     buffer: Buffer
     value: Expr
-    region: isl.Set
+    region: Region
 
 
 def merge(*groups: Iterable[Fact]) -> list[Fact]:

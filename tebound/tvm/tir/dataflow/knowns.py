@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import islpy as isl
-
+from bound.isl.positions import AXIS, Region, Regions
 from lower.ir.stmt import Allocate, AttrStmt, Evaluate, IfThenElse, LetStmt, Load, SeqStmt, Stmt, Store
 from schedule.ir import arith
 from schedule.ir.expr import EQ, NE, And, Call, Expr, Or, Var
@@ -32,7 +31,6 @@ from tebound.tvm.tir.dataflow.facts import (
     merge,
     same_facts,
 )
-from tebound.tvm.tir.dataflow.regions import AXIS, Regions
 
 #: Passes over a loop's body while narrowing its kept facts, or growing its carried ones.
 _PASSES = 4
@@ -51,7 +49,7 @@ class State:
     """Where control is (a region constraining only the variables), the assumptions in force
     that name no buffer, and the facts."""
 
-    context: isl.Set
+    context: Region
     assumptions: tuple[Expr, ...]
     facts: tuple[Fact, ...]
 
@@ -257,17 +255,13 @@ class KnownValues:
         self._fresh += 1
         return Var(f"{hint}_{self._fresh}", "int32")
 
-    def _rename(self, region: isl.Set, var: Var, to: Var) -> isl.Set:
-        pos = region.find_dim_by_name(isl.dim_type.param, self.regions.names[var])
-        return region if pos < 0 else region.set_dim_name(isl.dim_type.param, pos, self.regions.names[to])
-
-    def _between(self, region: isl.Set | None, var: Var, lo: Expr, hi: Expr) -> isl.Set:
+    def _between(self, region: Region | None, var: Var, lo: Expr, hi: Expr) -> Region:
         """The positions of *region* (a family over *var*) for some *var* in ``[lo, hi)``."""
         u = self._var("u")
         where = self.regions.condition(arith.logical_and(arith.ge(u, lo), arith.lt(u, hi)))
         if where is None:
             return self.regions.universe()
-        family = self.regions.universe() if region is None else self._rename(region, var, u)
+        family = self.regions.universe() if region is None else self.regions.rename(region, var, u)
         return self.regions.exists(family, u, where)
 
     def _written_between(self, writes: Access, var: Var, lo: Expr, hi: Expr) -> Access:
@@ -283,7 +277,7 @@ class KnownValues:
                 out.append(Fact(f.buffer, f.value, f.region.subtract(hit[1])))
         return out
 
-    def _narrow(self, fact: Fact, end: State, var: Var, where: isl.Set) -> Fact:
+    def _narrow(self, fact: Fact, end: State, var: Var, where: Region) -> Fact:
         """*fact* where every iteration leaves it as it found it."""
         kept = self.regions.empty()
         for g in end.facts:
@@ -303,7 +297,7 @@ class KnownValues:
         for f in end.facts:
             if var in free_vars([f.value]):
                 continue
-            region = self._rename(f.region, var, w)
+            region = self.regions.rename(f.region, var, w)
             hit = writes.get(id(f.buffer))
             if hit is not None:
                 region = region.subtract(self._between(hit[1], var, arith.add(w, 1), upto))
@@ -312,10 +306,10 @@ class KnownValues:
 
     # ---------------------------------------------------------------- expressions
 
-    def pieces(self, e: Expr, st: State) -> list[tuple[isl.Set, Expr]]:
+    def pieces(self, e: Expr, st: State) -> list[tuple[Region, Expr]]:
         """*e* split by what is known of the loads in it: for each piece of *st*'s context,
         *e* with the loads known there replaced by their values."""
-        parts: list[tuple[isl.Set, dict[int, Expr]]] = [(st.context, {})]
+        parts: list[tuple[Region, dict[int, Expr]]] = [(st.context, {})]
         for load in loads(e):
             if load.index.dtype != load.index.dtype.split("x")[0]:
                 continue
@@ -332,7 +326,7 @@ class KnownValues:
             if not known:
                 continue
             rest = st.context.subtract(covered)
-            options: list[tuple[isl.Set, Expr | None]] = [(rest, None)] if not rest.is_empty() else []
+            options: list[tuple[Region, Expr | None]] = [(rest, None)] if not rest.is_empty() else []
             options += known
             parts = [(p.intersect(q), {**vals, id(load): v} if v is not None else vals)
                      for p, vals in parts for q, v in options if not p.intersect(q).is_empty()][:_PIECES]
@@ -363,7 +357,7 @@ def _any(terms: list[Expr]) -> Expr:
     return out
 
 
-def _restrict(f: Fact, where: isl.Set) -> Fact:
+def _restrict(f: Fact, where: Region) -> Fact:
     return Fact(f.buffer, f.value, f.region.intersect(where))
 
 

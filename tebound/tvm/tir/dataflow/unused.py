@@ -10,14 +10,12 @@ does not read it. Nothing is unused at the end of the function.
 
 from __future__ import annotations
 
-import islpy as isl
-
+from bound.isl.positions import Region, Regions
 from lower.ir.stmt import Allocate, AttrStmt, Evaluate, IfThenElse, LetStmt, SeqStmt, Stmt, Store
 from schedule.ir import arith
 from schedule.ir.expr import Expr, Var
 from tebound.tvm.tir.dataflow.accesses import Access, Accesses, Kind, loop_of, restrict, strip_likely, union
 from tebound.tvm.tir.dataflow.facts import lanes_of
-from tebound.tvm.tir.dataflow.regions import Regions
 
 
 def _minus(unused: Access, used: Access) -> Access:
@@ -39,7 +37,7 @@ class UnusedValues:
         self.accesses = Accesses(self.regions, removed)
         self.removed = removed
         #: For each store: the unused positions right after it, and where control is.
-        self.after: dict[int, tuple[Access, isl.Set]] = {}
+        self.after: dict[int, tuple[Access, Region]] = {}
         self._fresh = 0
         try:
             self.visit(body, {}, self.regions.universe())
@@ -60,7 +58,7 @@ class UnusedValues:
         at = at.intersect(context)
         return not at.is_empty() and at.is_subset(hit[1])
 
-    def visit(self, s: Stmt, unused: Access, context: isl.Set) -> Access:
+    def visit(self, s: Stmt, unused: Access, context: Region) -> Access:
         if loop_of(s) is not None:
             return self._loop(s, unused, context)
         method = getattr(self, "_" + type(s).__name__.lower(), None)
@@ -68,22 +66,22 @@ class UnusedValues:
             return _minus(unused, self.accesses(s, Kind.MAY_READ))
         return method(s, unused, context)
 
-    def _seqstmt(self, s: SeqStmt, unused: Access, context: isl.Set) -> Access:
+    def _seqstmt(self, s: SeqStmt, unused: Access, context: Region) -> Access:
         for x in reversed(s.seq):
             unused = self.visit(x, unused, context)
         return unused
 
-    def _store(self, s: Store, unused: Access, context: isl.Set) -> Access:
+    def _store(self, s: Store, unused: Access, context: Region) -> Access:
         if id(s) in self.removed:
             return unused
         self.after[id(s)] = (unused, context)
         written = self.accesses(s, Kind.MUST_WRITE)
         return _minus(union(unused, restrict(written, context)), self.accesses(s, Kind.MAY_READ))
 
-    def _evaluate(self, s: Evaluate, unused: Access, context: isl.Set) -> Access:
+    def _evaluate(self, s: Evaluate, unused: Access, context: Region) -> Access:
         return _minus(unused, self.accesses(s, Kind.MAY_READ))
 
-    def _ifthenelse(self, s: IfThenElse, unused: Access, context: isl.Set) -> Access:
+    def _ifthenelse(self, s: IfThenElse, unused: Access, context: Region) -> Access:
         where = self.regions.condition(strip_likely(s.condition))
         then_ctx = context if where is None else context.intersect(where)
         else_ctx = context if where is None else context.intersect(where.complement())
@@ -97,7 +95,7 @@ class UnusedValues:
                       if r is not None and k in else_in and else_in[k][1] is not None}
         return _minus(joined, self.accesses.of_expr([s.condition]))
 
-    def _letstmt(self, s: LetStmt, unused: Access, context: isl.Set) -> Access:
+    def _letstmt(self, s: LetStmt, unused: Access, context: Region) -> Access:
         bound = self.regions.condition(arith.eq_node(s.var, s.value)) if s.var.dtype.startswith("int") else None
         inner = self.visit(s.body, unused, context if bound is None else context.intersect(bound))
         out: Access = {}
@@ -107,13 +105,13 @@ class UnusedValues:
                           else self.regions.forall(r, s.var))
         return _minus(out, self.accesses.of_expr([s.value]))
 
-    def _allocate(self, s: Allocate, unused: Access, context: isl.Set) -> Access:
+    def _allocate(self, s: Allocate, unused: Access, context: Region) -> Access:
         # Past the end of its scope, nothing reads an allocation.
         dead = {**unused, id(s.buffer): (s.buffer, self.regions.universe())}
         inner = self.visit(s.body, dead, context)
         return {k: v for k, v in inner.items() if k != id(s.buffer)}
 
-    def _attrstmt(self, s: AttrStmt, unused: Access, context: isl.Set) -> Access:
+    def _attrstmt(self, s: AttrStmt, unused: Access, context: Region) -> Access:
         inner = self.visit(s.body, unused, context)
         return _minus(inner, self.accesses.of_expr([s.value] if isinstance(s.value, Expr) else []))
 
@@ -127,14 +125,11 @@ class UnusedValues:
             if where is None:
                 out[k] = (buf, None)
                 continue
-            family = self.regions.universe() if r is None else r
-            pos = family.find_dim_by_name(isl.dim_type.param, self.regions.names[var])
-            if pos >= 0:
-                family = family.set_dim_name(isl.dim_type.param, pos, self.regions.names[u])
+            family = self.regions.universe() if r is None else self.regions.rename(r, var, u)
             out[k] = (buf, self.regions.exists(family, u, where))
         return out
 
-    def _loop(self, s: Stmt, unused: Access, context: isl.Set) -> Access:
+    def _loop(self, s: Stmt, unused: Access, context: Region) -> Access:
         var, lo, extent, body = loop_of(s)  # type: ignore[misc]
         hi = arith.add(lo, extent)
         where = self.regions.condition(arith.logical_and(arith.ge(var, lo), arith.lt(var, hi)))

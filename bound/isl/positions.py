@@ -1,5 +1,6 @@
-"""Sets of buffer positions as isl sets: one set dimension, the position along a flat buffer,
-and the variables in scope (loop variables, parameters) as isl parameters.
+"""Sets of buffer positions as isl sets, for dataflow analyses over buffer contents: one set
+dimension, the position along a flat buffer, and the variables in scope (loop variables,
+parameters) as isl parameters.
 
 A region that depends on a loop variable (``{a : a = i}``) is a family of regions, one per
 iteration; :meth:`Regions.exists` and :meth:`Regions.forall` quantify the variable over the
@@ -19,6 +20,9 @@ from schedule.ir.expr import Expr, Var
 from schedule.ir.functor import free_vars
 
 _DT = isl.dim_type
+
+#: A region: an isl set over ``[axis]`` with the variables in scope as parameters.
+Region = isl.Set
 
 #: The position along a buffer in every region.
 AXIS = Var("axis", "int32")
@@ -77,3 +81,8 @@ class Regions:
 
     def mentions(self, s: isl.Set, var: Var) -> bool:
         return s.find_dim_by_name(_DT.param, self.names[var]) >= 0
+
+    def rename(self, s: isl.Set, var: Var, to: Var) -> isl.Set:
+        """*s* with *var* called *to* (a family over one iteration made one over another)."""
+        pos = s.find_dim_by_name(_DT.param, self.names[var])
+        return s if pos < 0 else s.set_dim_name(_DT.param, pos, self.names[to])
