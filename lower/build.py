@@ -20,7 +20,8 @@ from lower.backend.targets import TARGETS
 from lower.binding import bind_shapes, check_array
 from lower.call_checks import CallChecks
 from lower.fast_call import fast_call
-from lower.ir.stmt_functor import buffers_passed_to_calls, stored_buffers
+from lower.ir.stmt import Load, Store
+from lower.ir.stmt_functor import buffers_passed_to_calls, post_order_visit, stored_buffers
 from lower.library import read_library, write_library, write_object
 from lower.lower import LoweredFunc, collector_paused, lower_quietly
 from lower.passes.intrin_lowering import lower_intrinsics
@@ -374,7 +375,24 @@ def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool 
                         f"tir.PrimFunc made by hand has no buffers to bind arrays to")
     if func.outside_read is not None:
         raise ScheduleError(f"build: {func.outside_read}; a read outside a tensor reads memory that is not its own")
+    pointed = _pointer_buffer(func.body)
+    if pointed is not None:
+        raise ScheduleError(f"build: buffer '{pointed.name}' is declared over the pointer variable "
+                            f"'{pointed.pointer.data.name}' (data=...), memory no argument of the function holds; "
+                            "declare it as a T.Buffer parameter, or T.match_buffer a T.handle parameter")
     chosen, tvm_target = choose_target(target, checks)
     fast_math = fast_math or (tvm_target is not None and tvm_target.fast_math)
     check_flag("build", "libm", libm)
     return BuiltFunc(func, checks is not False, chosen, name, fast_math, tvm_target=tvm_target, libm=libm)
+
+
+def _pointer_buffer(body: Any) -> Any:
+    """A buffer of *body* declared over a pointer variable, if there is one."""
+    found: list[Any] = []
+
+    def see(x: Any) -> None:
+        buf = getattr(x, "buffer", None)
+        if not found and isinstance(x, (Load, Store)) and buf.pointer is not None:
+            found.append(buf)
+    post_order_visit(body, see)
+    return found[0] if found else None

@@ -31,7 +31,9 @@ class _FunctionReader(StmtReader):
 
     def __init__(self, scope: Scope, source: SourceText) -> None:
         super().__init__(scope, source)
-        self.handles: dict[str, Any] = {}  # a handle parameter's name: its tensor, once matched
+        self.handles: dict[str, Any] = {}
+        #: The typed pointer parameters (``p: T.handle("float32")``), as the variables the body uses.
+        self.pointers: dict[str, Var] = {}  # a handle parameter's name: its tensor, once matched
         self.buffers: dict[Any, Buffer] = {}
         self.attrs: dict[str, Any] = {}
 
@@ -53,7 +55,9 @@ class _FunctionReader(StmtReader):
         args: list[Any] = []
         for name, kind in params:
             if kind == "handle":  # a handle no T.match_buffer binds stays a handle
-                args.append(self.handles[name] if self.handles.get(name) is not None else Var(name, "handle"))
+                matched = self.handles.get(name)
+                pointer = self.pointers.get(name)
+                args.append(matched if matched is not None else pointer if pointer is not None else Var(name, "handle"))
             else:
                 args.append(kind)
         func = LoweredFunc(args, self.buffers, body, exact=False)
@@ -74,10 +78,16 @@ class _FunctionReader(StmtReader):
             if head == ("T", "Buffer"):
                 call = note if isinstance(note, ast.Call) else _subscript_call(note)
                 return self.bind_tensor(arg.arg, call)
+            if head == ("T", "handle"):  # a typed pointer, T.handle("float32"): a variable buffers point into
+                var = Var(arg.arg, "handle")
+                self.pointers[arg.arg] = var
+                self.scope.bind(arg.arg, var)
+                return "handle"
         head = self(note)
-        if head == ("T", "handle"):
+        if head == ("T", "handle"):  # matched to a buffer below, or a pointer the body uses
             self.handles[arg.arg] = None
-            self.scope.bind(arg.arg, ("handle", arg.arg))
+            self.pointers[arg.arg] = Var(arg.arg, "handle")
+            self.scope.bind(arg.arg, self.pointers[arg.arg])
             return "handle"
         if isinstance(head, tuple) and head[0] == "T":
             var = Var(arg.arg, _dtype(head[1]))
@@ -102,16 +112,17 @@ class _FunctionReader(StmtReader):
         if isinstance(value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and self(value.func) == ("T", "match_buffer"):
             handle = self(value.args[0]) if value.args else None
-            if not (isinstance(handle, tuple) and handle[0] == "handle"):
+            param = next((n for n, v in self.pointers.items() if v is handle and n in self.handles), None)
+            if param is None:
                 raise self.error("T.match_buffer matches a T.handle parameter: T.match_buffer(a, (16,))", node)
             rest = ast.Call(func=value.func, args=value.args[1:], keywords=value.keywords)
             ast.copy_location(rest, value)
-            matched = self.handles.get(handle[1])
+            matched = self.handles.get(param)
             if matched is not None:  # a second view of the same argument's data
                 shape, _, _ = self.buffer_args(rest)
                 self.scope.bind(node.targets[0].id, View(self.buffers[matched], shape))
                 return NO_OP
-            self.handles[handle[1]] = self.bind_tensor(node.targets[0].id, rest, handle[1])
+            self.handles[param] = self.bind_tensor(node.targets[0].id, rest, param)
             return NO_OP
         return super().stmt_Assign(node)
 

@@ -76,15 +76,32 @@ class PointerType:
     storage_scope: str = "global"
 
 
+@dataclass(frozen=True)
+class PointerBinding:
+    """Where a buffer declared over a pointer variable lives (TVMScript's ``T.decl_buffer(...,
+    data=ptr, elem_offset=..., strides=...)``): its elements start at element *elem_offset* of
+    what *data* points to, *strides* apart."""
+
+    data: Var
+    elem_offset: Expr | None = None
+    strides: tuple[Expr, ...] = ()
+
+    @property
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.data, *((self.elem_offset,) if self.elem_offset is not None else ()), *self.strides)
+
+
 @dataclass(frozen=True, eq=False)
 class Buffer:
-    """A flat array: *extents* are the realized (allocated) shape, row-major."""
+    """A flat array: *extents* are the realized (allocated) shape, row-major. A buffer over a
+    pointer variable says where in *pointer*; others are storage of their own or a tensor's."""
 
     name: str
     dtype: str
     extents: tuple[Expr, ...]
     scope: str = "global"
     tensor: Tensor | None = field(default=None, compare=False)
+    pointer: PointerBinding | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return f"Buffer({self.name})"

@@ -113,12 +113,22 @@ def _compare(a: Any, b: Any, pa: str, pb: str, pairing: _Pairing) -> list[tuple[
         ok = isinstance(a, Var) and isinstance(b, Var) and a.dtype == b.dtype and pairing.use(a, b)
         return [] if ok else None
     if isinstance(a, Buffer) or isinstance(b, Buffer):
-        if not (isinstance(a, Buffer) and isinstance(b, Buffer) and pairing.use(a, b)):
+        if not (isinstance(a, Buffer) and isinstance(b, Buffer)):
+            return None
+        if a.pointer is not None and b.pointer is not None and id(a) not in pairing.left:
+            # A buffer over a pointer is declared where it is first used (TVM's DeclBuffer):
+            # defined there, by where it points.
+            if not pairing.define(a, b):
+                return None
+            pointers = [(a.pointer.exprs, b.pointer.exprs, f"{pa}.data", f"{pb}.data")]
+        elif pairing.use(a, b):
+            pointers = []
+        else:
             return None
         # A flat buffer is its storage: its element type, size and scope (the shape it was
         # realized with is one way of counting the same elements).
         return [(a.dtype, b.dtype, f"{pa}.dtype", f"{pb}.dtype"), (a.size, b.size, f"{pa}.shape", f"{pb}.shape"),
-                (a.scope, b.scope, f"{pa}.scope", f"{pb}.scope")]
+                (a.scope, b.scope, f"{pa}.scope", f"{pb}.scope"), *pointers]
     if type(a) is not type(b):
         return None
     if isinstance(a, (tuple, list)):

@@ -121,3 +121,34 @@ def test_a_decorated_function_without_source_is_refused_with_the_way_out():
         T.prim_func(3)
     with pytest.raises(TypeError, match="from_source: TVMScript text"):
         from_source(b"bytes")
+
+
+POINTED = '''
+@T.prim_func
+def main(p: T.handle("float32"), start: T.int32, step: T.int32):
+    q: T.handle("float32") = p
+    first = start
+    A = T.decl_buffer((8,), "float32", data=q, elem_offset=first, strides=[step])
+    A[3] = A[2] + 1.0
+'''
+
+
+def test_a_buffer_over_a_pointer_variable_reads_prints_back_and_keeps_its_lets():
+    f = from_source(POINTED)
+    text = f.script()
+    assert "p: T.handle" in text and "q: T.handle = p" in text
+    assert "T.Buffer((8,), data=q, elem_offset=first, strides=(step,))" in text
+    again = from_source(text)
+    tvm.ir.assert_structural_equal(again, f)
+    # The lets name where the buffer lives: Simplify keeps them, as TVM's does.
+    out = tvm.tir.transform.Simplify()(f)
+    tvm.ir.assert_structural_equal(out, f)
+    # Another place is another buffer.
+    other = from_source(POINTED.replace("elem_offset=first", "elem_offset=start"))
+    assert not tvm.ir.structural_equal(other, f)
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+def test_a_buffer_over_a_pointer_variable_is_refused_at_build_naming_both(target):
+    with pytest.raises(tvm.error.TVMError, match=r"buffer 'A' is declared over the pointer variable 'q'.*T.match_buffer"):
+        tvm.build(from_source(POINTED), target=target)

@@ -97,6 +97,11 @@ class ScriptNames:
         return id(obj) in self._names
 
 
+
+def type_text(dtype: str) -> str:
+    """A variable's type as TVMScript writes it: ``T.int32``, ``T.handle`` for a pointer."""
+    return "T.handle" if dtype.startswith("handle") else f"T.{dtype}"
+
 def str_literal(text: str) -> str:
     """*text* as a double-quoted Python string, as TVM's printer quotes it."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
@@ -229,5 +234,5 @@ def expr_script(e: Expr) -> str:
     TVM's ``expr.script()`` prints it."""
     names = ScriptNames()
     body = ExprScript(names).text(e)
-    lines = [f"{names(v, v.name)} = T.{v.dtype}()" for v in names.order if isinstance(v, Var)]
+    lines = [f"{names(v, v.name)} = {type_text(v.dtype)}()" for v in names.order if isinstance(v, Var)]
     return "\n".join([*lines, body])

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lower.ir.script.doc import Block, Doc, Line, render
-from lower.ir.script.expr import ScriptNames, str_literal
+from lower.ir.script.expr import ScriptNames, str_literal, type_text
 from lower.ir.script.stmt import Frame, StmtScript, literal_text
 from lower.ir.script.uses import FUNCTION, common_prefixes
 from lower.ir.stmt import SeqStmt, Stmt, seq_items
@@ -39,7 +39,7 @@ def function_docs(func: Any, name: str = "main", decl_buffer: bool = False) -> l
     matched: list[tuple[Tensor, str]] = []
     for arg in _arguments(func):
         if isinstance(arg, Var):
-            params.append(f"{names(arg, arg.name)}: T.{arg.dtype}")
+            params.append(f"{names(arg, arg.name)}: {type_text(arg.dtype)}")
             continue
         shape = [printer.text(d) for d in arg.shape] if _constant_shape(arg) else None
         if shape is not None:

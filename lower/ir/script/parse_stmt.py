@@ -32,6 +32,7 @@ from lower.ir.stmt import (
     ForKind,
     IfThenElse,
     LetStmt,
+    PointerBinding,
     Stmt,
     Store,
     While,
@@ -107,7 +108,11 @@ class StmtReader(ExprReader):
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> Wrap:  # noqa: N802
         if not isinstance(node.target, ast.Name) or node.value is None:
             raise self.error("a typed assignment binds a name to a value (x: T.int32 = ...)", node)
-        dtype = self(node.annotation)
+        note = node.annotation
+        if isinstance(note, ast.Call) and self(note.func) == ("T", "handle"):  # x: T.handle("float32") = ...
+            dtype: Any = ("T", "handle")
+        else:
+            dtype = self(note)
         if not (isinstance(dtype, tuple) and dtype[0] == "T"):
             raise self.error("a let's type is T.<dtype>", node)
         value = self.expr(node.value)
@@ -252,8 +257,11 @@ class StmtReader(ExprReader):
             if data.flat.dtype != dtype:
                 raise self.error(f"the view {name!r} reads {dtype} from storage of {data.flat.dtype}", call)
             return View(data.flat, shape, strides, offset)
+        if isinstance(data, Var) and data.dtype.startswith("handle"):  # memory a pointer variable points to
+            binding = PointerBinding(data, offset, strides)
+            return View(Buffer(name, dtype, shape, kwargs.get("scope", "global"), pointer=binding), shape, strides)
         if data is not None:
-            raise self.error("data= takes a buffer's data (A.data) or an allocation", call)
+            raise self.error("data= takes a buffer's data (A.data), an allocation or a pointer variable", call)
         return View(Buffer(name, dtype, shape, kwargs.get("scope", "global")), shape, strides, offset)
 
     def launch_thread(self, call: ast.Call) -> tuple[Any, Wrap]:

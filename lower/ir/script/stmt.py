@@ -14,7 +14,7 @@ from collections.abc import Generator
 from typing import Any
 
 from lower.ir.script.doc import Block, Doc, Line
-from lower.ir.script.expr import ExprScript, ScriptNames, float_text, str_literal
+from lower.ir.script.expr import ExprScript, ScriptNames, float_text, str_literal, type_text
 from lower.ir.script.uses import FUNCTION
 from lower.ir.stmt import (
     Allocate,
@@ -109,7 +109,7 @@ class StmtScript:
             return self.names(v, v.name)
         frame = self.lowest_frame(id(v))
         name = self.names(v, v.name)
-        frame.stmts.append(Line(f"{name} = T.{v.dtype}()"))
+        frame.stmts.append(Line(f"{name} = {type_text(v.dtype)}()"))
         return name
 
     def buffer_ref(self, buffer: Any) -> str:
@@ -126,6 +126,10 @@ class StmtScript:
         if buffer.dtype != "float32":
             args.append(str_literal(buffer.dtype))
         data, extra = self.data.get(id(buffer), (None, []))
+        if data is None and buffer.pointer is not None:  # memory a pointer variable points to
+            data, at = self.text(buffer.pointer.data), buffer.pointer
+            extra = [*([f"elem_offset={self.text(at.elem_offset)}"] if at.elem_offset is not None else []),
+                     *([f"strides=({', '.join(self.text(x) for x in at.strides)},)"] if at.strides else []), *extra]
         if data is not None:
             args.append(f"data={data}")
         if buffer.scope != "global":
@@ -264,7 +268,7 @@ class StmtScript:
         if defined:
             return [Block(f"with T.LetStmt({value}, var={var}):", stmts)]
         if concise:
-            return [Line(f"{var}: T.{s.var.dtype} = {value}"), *stmts]
+            return [Line(f"{var}: {type_text(s.var.dtype)} = {value}"), *stmts]
         return [Block(f"with T.LetStmt({value}) as {var}:", stmts)]
 
     def visit_allocate(self, s: Allocate) -> Steps:

@@ -15,8 +15,8 @@ from lower.ir.stmt_functor import ir_transform
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule
-from tebound.tvm.tir.allocations import bare
 from schedule.base.pass_context import default_exact, tvm_rules
+from tebound.tvm.tir.allocations import bare
 
 
 def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None,

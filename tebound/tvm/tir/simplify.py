@@ -28,14 +28,15 @@ from tebound.tvm.tir.dataflow import BufferFlow
 
 
 def _buffer_vars(body: Stmt) -> set[int]:
-    """The variables the buffers of *body* are shaped with (a let of one stays)."""
+    """The variables the buffers of *body* are shaped or placed with (a let of one stays)."""
     buffers: dict[int, Buffer] = {}
 
     def see(x: object) -> None:
         if isinstance(x, (Load, Store)):
             buffers.setdefault(id(x.buffer), x.buffer)
     stmt_post_order_visit(body, see)
-    return {id(v) for buf in buffers.values() for v in free_vars(buf.extents)}
+    return {id(v) for buf in buffers.values()
+            for v in free_vars([*buf.extents, *(buf.pointer.exprs if buf.pointer is not None else ())])}
 
 
 class StmtSimplifier(AnalyzerMutator):

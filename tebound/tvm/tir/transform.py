@@ -9,7 +9,6 @@ import functools
 from collections.abc import Callable
 
 import lower.transform as _ours
-
 from lower.ir.stmt import AttrStmt, For, ForKind, Stmt
 from lower.ir.stmt_functor import ir_transform
 from lower.passes.loop_partition import loop_partition, partition_options
