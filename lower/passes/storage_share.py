@@ -65,6 +65,8 @@ class _Share(StmtMutator):
             buffers.append(buf)
             body = body.body.body  # type: ignore[attr-defined]
         body = yield body
+        # An allocation nothing uses goes, as TVM's StorageRewrite drops it.
+        buffers = [b for b in buffers if b in _touched(buffers, body)]
         merged, opaque = _plan(buffers, body, self.kernel or {})
         moved = {b: (target, 0) for b, target in merged.items()}
         kept = [b for b in buffers if b not in merged]
@@ -123,6 +125,13 @@ def _plan(buffers: list[Buffer], body: Stmt, kernel: dict[str, frozenset[Var]]
         merged[b] = slot.buffer
         slot.current, slot.last = b, last[b]
     return merged, opaque
+
+
+def _touched(buffers: list[Buffer], body: Stmt) -> set[Buffer]:
+    """The buffers of *buffers* that *body* reads, writes or reaches otherwise."""
+    uses = _Uses(set(buffers))
+    uses(body)
+    return uses.reads | uses.writes | uses.opaque
 
 
 def _opaque(buffers: list[Buffer], body: Stmt) -> set[Buffer]:
@@ -198,6 +207,11 @@ class _Uses(StmtVisitor):
         self._loops.append(s.loop_var)
         yield from self.visit_default(s)
         self._loops.pop()
+
+    def visit_attr_stmt(self, s: AttrStmt) -> Generator[Any, Any, None]:
+        if isinstance(s.node, Buffer) and s.node in self.candidates:  # an attribute of the buffer itself
+            self.opaque.add(s.node)
+        yield from self.visit_default(s)
 
     def visit_store(self, s: Store) -> None:
         if s.buffer in self.candidates:

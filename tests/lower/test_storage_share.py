@@ -162,3 +162,27 @@ def test_a_shared_stage_every_thread_repeats_is_not_folded_in_place(exact):
     c = np.full(n, np.nan, "float32")
     build(s, [A, C], exact=exact)(a, c)
     np.testing.assert_array_equal(c, np.roll((a + 1) * 2, -1))
+
+
+def test_an_allocation_nothing_uses_goes_and_the_rest_still_computes():
+    import tebound.tvm as tvm
+
+    f = tvm.script.from_source('''
+        @T.prim_func
+        def main(A: T.Buffer((8,), "float32"), D: T.Buffer((8,), "float32")):
+            B = T.decl_buffer((8,), "float32")
+            spare = T.decl_buffer((8,), "float32")
+            marked = T.decl_buffer((8,), "float32")
+            with T.attr(marked.data, "double_buffer_scope", 1):
+                for i in range(8):
+                    B[i] = A[i] * 2.0
+            for i in range(8):
+                D[i] = B[i] + 1.0
+    ''')
+    assert f.script().count("T.allocate") == 3
+    out = tvm.tir.transform.StorageRewrite()(f)
+    text = out.script()
+    assert text.count("T.allocate") == 2 and "spare" not in text and "marked" in text
+    a, d = np.arange(8, dtype="float32"), np.zeros(8, "float32")
+    tvm.build(out, target="c")(a, d)
+    np.testing.assert_array_equal(d, a * 2 + 1)
