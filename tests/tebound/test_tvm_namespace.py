@@ -61,8 +61,30 @@ def test_lower_and_build_default_to_tvms_bounds(monkeypatch):
     out = tvm.nd.empty((4, 4), "float32", tvm.cpu(0))
     built(a, out)
     np.testing.assert_array_equal(out.numpy(), (a + 2) * 3)
-    with pytest.raises(ValueError, match="binds= is not supported"):
+    with pytest.raises(TypeError, match="binds maps tensors to buffers"):
         tvm.lower(s, args, binds={args[0]: None})
+
+
+def test_binds_of_compact_buffers_stand_for_their_tensors_and_others_are_refused():
+    m = te.size_var("m")
+    A = te.placeholder((m, 4), name="A")
+    B = te.compute((m, 4), lambda i, j: A[i, j] * 2, name="B")
+    s = te.create_schedule(B.op)
+    Ab, Bb = tvm.tir.decl_buffer(A.shape, A.dtype, name="A"), tvm.tir.decl_buffer(B.shape, B.dtype, name="B")
+    plain = tvm.lower(s, [A, B])
+    bound = tvm.lower(s, [Ab, Bb], binds={A: Ab, B: Bb})
+    tvm.ir.assert_structural_equal(bound, plain)
+    a = np.arange(12, dtype="float32").reshape(3, 4)
+    for target in ("llvm", "c"):
+        out = np.zeros((3, 4), "float32")
+        tvm.build(s, [Ab, Bb], target, binds={A: Ab, B: Bb})(a, out)
+        np.testing.assert_array_equal(out, a * 2)
+    strided = tvm.tir.decl_buffer(A.shape, A.dtype, name="A", strides=[8, 1])
+    with pytest.raises(ValueError, match="tensor 'A' the buffer 'A' with another layout \\(strides"):
+        tvm.lower(s, [strided, B], binds={A: strided})
+    wrong = tvm.tir.decl_buffer((m, 5), A.dtype, name="A5")
+    with pytest.raises(ValueError, match="'A5' with another layout \\(its shape or dtype differ"):
+        tvm.build(s, [wrong, B], binds={A: wrong})
 
 
 def test_devices_and_testing():

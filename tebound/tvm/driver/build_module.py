@@ -15,7 +15,10 @@ from lower.ir.stmt_functor import ir_transform
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule
+from schedule import arith
 from schedule.base.pass_context import default_exact, tvm_rules
+from schedule.ir.buffer import DeclBuffer
+from schedule.ir.functor import structural_equal
 from tebound.tvm.tir.allocations import bare
 
 
@@ -25,14 +28,12 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
     *simple_mode* is accepted and changes nothing. ``str()`` of the result is TVMScript, as
     TVM v0.9+ prints a module; ``str(result.body)`` is TVM's legacy statement text.
 
-    :raises ValueError: for ``binds`` (buffers given by the caller), which this lowering does
-        not take: declare the buffers with ``te.decl_buffer`` in an extern instead.
+    :raises ValueError: for ``binds`` that give a tensor a buffer of another layout than its
+        own compact one (see :func:`through_binds`): declare such buffers in an extern.
     """
-    if binds:
-        raise ValueError("lower: binds= is not supported; declare buffers in te.extern(..., in_buffers=, "
-                         "out_buffers=) instead")
+    args = through_binds(args, binds, "lower")
     with tvm_rules():
-        func = _lower(inputs, list(args or []), simple_mode=True, exact=default_exact("lower", exact, fallback=False))
+        func = _lower(inputs, args, simple_mode=True, exact=default_exact("lower", exact, fallback=False))
     func.name = name
     func.printed_as = "module"  # str() is TVMScript, as TVM v0.9+ prints the module
     # TVM v0.7+ lowers to loops without produce markers: mod["main"].body is the outer loop.
@@ -50,11 +51,9 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
     or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
     pass); *target_host* and *runtime* are accepted: the host is this machine.
 
-    :raises ValueError: for ``binds`` (see :func:`lower`).
+    :raises ValueError: for ``binds`` of another layout (see :func:`through_binds`).
     """
-    if binds:
-        raise ValueError("build: binds= is not supported; declare buffers in te.extern(..., in_buffers=, "
-                         "out_buffers=) instead")
+    args = through_binds(args, binds, "build") if binds else args
     if isinstance(inputs, IRModule) and len(inputs) == 1:
         inputs = next(iter(dict(inputs.items()).values()))
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
@@ -67,3 +66,30 @@ def schedule_to_module(sch: Any, args: Sequence[Any] | None = None, name: str = 
     """The module of *sch* over *args* under *name*, TVM's bounds. Our lowering flattens the
     buffers already, so ``tir.transform.StorageFlatten`` after it changes nothing."""
     return IRModule({name: lower(sch, args, name=name, binds=binds)})
+
+
+def through_binds(args: Sequence[Any] | None, binds: Any, where: str) -> list[Any]:
+    """*args* with each buffer *binds* gives a tensor replaced by that tensor. A compact buffer
+    of the tensor's own shape and dtype is the tensor's array, so the binding changes nothing
+    else; any other layout is refused.
+
+    :raises ValueError: naming the buffer and what differs.
+    """
+    if not binds:
+        return list(args or [])
+    if not isinstance(binds, dict):
+        raise TypeError(f"{where}: binds is a dict of tensor -> buffer (tvm.tir.decl_buffer), not {binds!r}")
+    tensor_of: dict[int, Any] = {}
+    for tensor, buf in binds.items():
+        if not isinstance(buf, DeclBuffer) or not hasattr(tensor, "shape"):
+            raise TypeError(f"{where}: binds maps tensors to buffers (tvm.tir.decl_buffer), not {tensor!r}: {buf!r}")
+        same_shape = len(buf.shape) == len(tensor.shape) and all(
+            structural_equal(a, b) for a, b in zip(buf.shape, tensor.shape))
+        compact = not buf.strides and arith.value_of(buf.elem_offset) == 0
+        if not (same_shape and compact and buf.dtype == tensor.dtype):
+            raise ValueError(f"{where}: binds gives tensor '{tensor.op.name}' the buffer '{buf.name}' with another "
+                             f"layout ({'its shape or dtype differ' if compact else 'strides or an element offset'}); "
+                             f"only a compact buffer of the tensor's shape and dtype binds here: declare other "
+                             f"layouts in te.extern(..., in_buffers=, out_buffers=)")
+        tensor_of[id(buf)] = tensor
+    return [tensor_of.get(id(a), a) for a in (args or [])]
