@@ -27,13 +27,14 @@ DEFAULTS: dict[str, Any] = {
     # The bounds of infer_bound, explain, lower and build when a call passes no exact=: exact
     # (True) or TVM's (False). Unset, $TEBOUND_EXACT decides, else the entry point's default.
     "tebound.exact": True,
-    # tebound.tvm's TVM-faithful passes (tebound.tvm.tir.transform); the options of Simplify
-    # that propagate known buffer values are taken and not implemented.
+    # tebound.tvm's TVM-faithful passes (tebound.tvm.tir.transform).
     "tir.Simplify": {"transitively_prove_inequalities": False, "propagate_knowns_to_prove_conditional": False,
                      "propagate_knowns_to_simplify_expressions": False, "convert_boolean_to_and_of_ors": False,
                      "apply_constraints_to_boolean_branches": False},
     "tir.RemoveNoOp": {"use_dataflow_analysis": False, "max_simplification_steps": 0},
     "tir.HoistIfThenElse": {"support_block_scope_hosting": False},
+    # Copies of a double-buffered loop's body per iteration of its outer loop.
+    "tir.InjectDoubleBuffer": {"split_loop": 1},
     # Vectorized loops lower as serial loops.
     "tir.disable_vectorize": False,
     # Loops of extent 1 are kept (``lower(..., debug_keep_trivial_loop=True)``).

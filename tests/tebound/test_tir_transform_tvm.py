@@ -341,3 +341,50 @@ def test_loop_annotations_print_read_back_and_pragmas_become_attributes():
     a = np.zeros(8, "float32")
     tvm.build(lowered, target="llvm")(a)
     np.testing.assert_array_equal(a, np.ones(8))
+
+
+DOUBLE_BUFFERED = '''
+@T.prim_func
+def main(A: T.Buffer((12, 8), "float32"), B: T.Buffer((12,), "float32")):
+    for i in range(12):
+        cache = T.decl_buffer((8,), "float32")
+        with T.attr(cache.data, "double_buffer_scope", 1):
+            for j in range(8):
+                cache[j] = A[i, j] * 2.0
+        B[i] = 0.0
+        for j in range(8):
+            B[i] = B[i] + cache[j]
+'''
+
+
+@pytest.mark.parametrize("split", [1, 2, 4])
+def test_a_double_buffer_fills_one_half_while_the_other_is_read_and_computes_the_same(split):
+    f = tvm.script.from_source(DOUBLE_BUFFERED)
+    with tvm.transform.PassContext(config={"tir.InjectDoubleBuffer": {"split_loop": split}}):
+        g = tvm.transform.Sequential([tvm.tir.transform.InjectDoubleBuffer(), tvm.tir.transform.Simplify()])(f)
+    text = g.script()
+    assert "T.allocate([16]" in text and text.count('"double_buffer_write", 1)') == split
+    assert "double_buffer_scope" not in text
+    assert f"for i_outer in range({11 // split}):" in text
+    a = np.arange(96, dtype="float32").reshape(12, 8)
+    for target in ("c", "python"):
+        b = np.full(12, np.nan, "float32")
+        tvm.build(g, target=target)(a, b)
+        np.testing.assert_allclose(b, (a * 2).sum(axis=1))
+
+
+def test_double_buffering_outside_a_loop_or_with_an_odd_split_is_refused():
+    outside = tvm.script.from_source('''
+        @T.prim_func
+        def main(A: T.Buffer((8,), "float32")):
+            cache = T.decl_buffer((8,), "float32")
+            with T.attr(cache.data, "double_buffer_scope", 1):
+                for j in range(8):
+                    cache[j] = A[j]
+            A[0] = cache[1]
+    ''')
+    with pytest.raises(ValueError, match="double_buffer_scope of 'cache' is not inside a loop"):
+        tvm.tir.transform.InjectDoubleBuffer()(outside)
+    with tvm.transform.PassContext(config={"tir.InjectDoubleBuffer": {"split_loop": 3}}):
+        with pytest.raises(ValueError, match="split_loop is 1 or a multiple of 2, got 3"):
+            tvm.tir.transform.InjectDoubleBuffer()(tvm.script.from_source(DOUBLE_BUFFERED))

@@ -18,6 +18,7 @@ from lower.transform import Pass
 from schedule.ir import arith
 from schedule.ir.expr import Expr
 from tebound.tvm.tir.allocations import bare, scoped
+from tebound.tvm.tir.double_buffer import inject_double_buffer
 from tebound.tvm.tir.hoist_if import hoist_if_then_else
 from tebound.tvm.tir.remove_no_op import remove_no_op
 from tebound.tvm.tir.simplify import simplify
@@ -62,6 +63,11 @@ def LoopPartition() -> Pass:  # noqa: N802
     """Our loop partitioning, then each copied loop given a variable of its own, as TVM's
     LoopPartition leaves the program in SSA form."""
     return Pass("LoopPartition", lambda s: convert_ssa(loop_partition(s, **partition_options())))
+
+
+def InjectDoubleBuffer() -> Pass:  # noqa: N802
+    """TVM's InjectDoubleBuffer (see :mod:`tebound.tvm.tir.double_buffer`)."""
+    return Pass("InjectDoubleBuffer", inject_double_buffer)
 
 
 def LowerOpaqueBlock() -> Pass:  # noqa: N802
