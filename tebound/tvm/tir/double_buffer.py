@@ -91,8 +91,8 @@ class _Injector(StmtMutator):
         return self.exprs(e)
 
     def _entry_of(self, node: Any) -> _Entry | None:
-        return next((e for e in self.entries.values() if e.buffer is node or e.buffer.name == getattr(node, "name", None)),
-                    None)
+        name = getattr(node, "name", None)
+        return next((e for e in self.entries.values() if e.buffer is node or e.buffer.name == name), None)
 
     def visit_allocate(self, s: Allocate) -> Steps:
         entry = self.entries.get(id(s.buffer))
@@ -111,7 +111,8 @@ class _Injector(StmtMutator):
         if entry is None:
             return (yield from self.visit_default(s))
         if not self.loops:
-            raise ValueError(f"InjectDoubleBuffer: the double_buffer_scope of '{entry.buffer.name}' is not inside a loop")
+            raise ValueError(f"InjectDoubleBuffer: the double_buffer_scope of '{entry.buffer.name}' is not inside a "
+                             "loop")
         loop = entry.loop = self.loops[-1]
         var = loop.loop_var
         entry.write = Var(f"{var.name}.db", var.dtype)
