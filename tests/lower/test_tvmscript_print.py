@@ -331,3 +331,20 @@ def test_our_lower_keeps_the_legacy_text_and_offers_tvmscript():
     f = our_lower(s, args)
     assert str(f).startswith("produce C {\n  for (i, 0, 1024) {")
     assert f.script() == tvm.lower(s, args)["main"].script()  # produce markers have no TVMScript
+
+
+def test_a_free_variable_of_a_loops_extent_is_declared_before_the_loop_and_reads_back():
+    n = te.var("n")
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1, name="B")
+    s = te.create_schedule(B.op)
+    outer, inner = s[B].split(B.op.axis[0], factor=n)  # n is no argument: a free variable
+    text = tvm.lower(s, [A, B]).script()
+    lines = text.splitlines()
+    declared = next(k for k, line in enumerate(lines) if line.strip() == "n = T.int32()")
+    header = next(k for k, line in enumerate(lines) if line.lstrip().startswith("for ") and "n" in line)
+    assert declared < header
+    assert lines[declared].index("n") == lines[header].index("for")  # the same frame
+    again = from_source(text)
+    assert again.script() == text
+    tvm.ir.assert_structural_equal(again["main"], tvm.lower(s, [A, B]), map_free_vars=True)

@@ -62,6 +62,17 @@ def stmt_parts(s: Stmt) -> tuple[list[Any], list[Stmt]]:
     return [], []
 
 
+def _defined(s: Stmt) -> list[Any]:
+    """What *s* defines for its body: a loop's variable, a let's, an attribute's node."""
+    if isinstance(s, For):
+        return [s.loop_var]
+    if isinstance(s, LetStmt):
+        return [s.var]
+    if isinstance(s, AttrStmt):
+        return [s.node]
+    return []
+
+
 def _keys(node: Any) -> Iterator[int]:
     """The ids of the variables and buffers an expression or attribute node uses."""
     if isinstance(node, IterVar):
@@ -97,14 +108,23 @@ def common_prefixes(body: Stmt) -> dict[int, tuple[int, ...]]:
         if n < len(old):
             prefix[key] = old[:n]
 
+    loops: set[int] = set()
     stack: list[tuple[Stmt, tuple[int, ...]]] = [(body, (FUNCTION,))]
     while stack:
         s, outer = stack.pop()
         chain = (*outer, id(s))
         exprs, children = stmt_parts(s)
+        # A statement that opens a frame evaluates its own expressions (a loop's extent, a
+        # condition) before it, in the frame around it; the loops of a nest print in one header.
+        own = chain if not children else outer
+        if isinstance(s, For):
+            loops.add(id(s))
+            while len(own) > 1 and own[-1] in loops:
+                own = own[:-1]
+        defined = {id(x) for x in _defined(s)}
         for e in exprs:
             for key in _keys(e):
-                use(key, chain)
+                use(key, chain if id(e) in defined else own)
         if isinstance(s, Store):
             use(id(s.buffer), chain)
         stack.extend((c, chain) for c in reversed(children))
