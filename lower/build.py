@@ -107,13 +107,13 @@ class BuiltFunc:
 
     def __init__(self, func: LoweredFunc, checks: bool, target: str, name: str = "default_function",
                  fast_math: bool = False, library: str | None = None, tvm_target: Target | None = None,
-                 libm: bool = False) -> None:
+                 libm: bool = False, fp_contract: bool = False) -> None:
         if func.schedule is not None:
             check_bound_vars(func.schedule, func.params)
         self.lowered = func
         self.target = target
         self.entry_name = name
-        self.checks, self.fast_math, self.libm = checks, fast_math, libm
+        self.checks, self.fast_math, self.libm, self.fp_contract = checks, fast_math, libm, fp_contract
         #: The TVM target the build was asked for (None for ours: "c", "python").
         self.tvm_target = tvm_target
         # A TVM target's rules (registered for "llvm", "cuda" ...) first, then our target's.
@@ -130,7 +130,7 @@ class BuiltFunc:
             self._gpu: GpuRunner | None = None
             body = scalarize_vectors(expand_wmma(body))  # the CPU's meaning of tensor-core and vector stores
             self._kernel = TARGETS[target](body, [func.buffers[t] for t in func.tensors], func.params, checks,
-                                           fast_math=fast_math, libm=libm, **loaded)
+                                           fast_math=fast_math, libm=libm, fp_contract=fp_contract, **loaded)
         self.source = self._kernel.source
         # An input's array is written where the body stores into it; a function without a
         # schedule (read from TVMScript: placeholders for all its arguments) may also write
@@ -207,7 +207,7 @@ class BuiltFunc:
     def _metadata(self) -> dict[str, Any]:
         """What loading the library in another process needs (see :mod:`lower.library`)."""
         return {"name": self.entry_name, "checks": self.checks, "fast_math": self.fast_math, "libm": self.libm,
-                "lowered": save_json(self.lowered)}
+                "fp_contract": self.fp_contract, "lowered": save_json(self.lowered)}
 
     def save(self, path: str, fmt: str = "") -> None:
         """TVM's ``mod.save(path)``: an object file (``.o``, with the metadata, for
@@ -307,7 +307,8 @@ def load_module(path: str) -> BuiltFunc:
     """
     metadata, where = read_library(path)
     return BuiltFunc(load_json(metadata["lowered"]), metadata["checks"], "c", metadata["name"],
-                     metadata["fast_math"], library=where, libm=metadata.get("libm", False))
+                     metadata["fast_math"], library=where, libm=metadata.get("libm", False),
+                     fp_contract=metadata.get("fp_contract", False))
 
 
 class DeviceModule:
@@ -324,7 +325,7 @@ class DeviceModule:
 
 def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, *, exact: bool | None = None,
           checks: bool | None = None, name: str = "default_function", fast_math: bool = False,
-          libm: bool = False) -> BuiltFunc:
+          libm: bool = False, fp_contract: bool = False) -> BuiltFunc:
     """Lower *s* and compile it to a function over the arrays of *args*: C compiled by the
     system compiler (``target="c"``, the default when a compiler is found; ``"llvm"``, TVM's CPU
     target, means it too), or Python source run on lists (``"python"``, checked: the reference).
@@ -343,6 +344,10 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     :arg fast_math: let the C compiler reassociate floating-point arithmetic, fuse multiplies
         and adds, and assume no NaN or infinity: faster, and no longer equal to NumPy in the last
         bits. Off by default: C then rounds every operation as NumPy does.
+    :arg fp_contract: let the C compiler fuse ``a * b + c`` into one multiply-add (one rounding,
+        as TVM's LLVM code does) and nothing else of fast math; ``"llvm -fp-contract=fast"``
+        asks for it too. Where the CPU has FMA, matmul-like kernels gain; results differ from
+        NumPy's in the last bit where a product is fused. The Python target ignores it.
     :arg libm: keep the C library's ``exp``, ``log``, ``tanh`` and ``erf`` in vector loops. By
         default a vectorized loop computes them of float32 by polynomials that vectorize, within
         1 ulp of the correctly rounded result (libm's are within 1 ulp too, one scalar call per
@@ -355,16 +360,18 @@ def build(s: Schedule, args: Sequence[Tensor | Var], target: str | None = None, 
     exact = default_exact("build", exact)
     check_flag("build", "fast_math", fast_math)
     check_flag("build", "libm", libm)
+    check_flag("build", "fp_contract", fp_contract)
     if checks is not None:
         check_flag("build", "checks", checks)
     if not isinstance(name, str) or not name:
         raise TypeError(f"build: name must be a non-empty string, not {name!r}")
     return build_lowered(lower_quietly(s, args, exact=exact), target, checks=checks, name=name,
-                         fast_math=fast_math, libm=libm)
+                         fast_math=fast_math, libm=libm, fp_contract=fp_contract)
 
 
 def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool | None = None,
-                  name: str = "default_function", fast_math: bool = False, libm: bool = False) -> BuiltFunc:
+                  name: str = "default_function", fast_math: bool = False, libm: bool = False,
+                  fp_contract: bool = False) -> BuiltFunc:
     """Compile what :func:`lower` returned (its body as it is now, after any pass applied to
     it), as :func:`build` does.
 
@@ -383,7 +390,10 @@ def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool 
     chosen, tvm_target = choose_target(target, checks)
     fast_math = fast_math or (tvm_target is not None and tvm_target.fast_math)
     check_flag("build", "libm", libm)
-    return BuiltFunc(func, checks is not False, chosen, name, fast_math, tvm_target=tvm_target, libm=libm)
+    check_flag("build", "fp_contract", fp_contract)
+    fp_contract = fp_contract or (tvm_target is not None and tvm_target.fp_contract)
+    return BuiltFunc(func, checks is not False, chosen, name, fast_math, tvm_target=tvm_target, libm=libm,
+                     fp_contract=fp_contract)
 
 
 def _pointer_buffer(body: Any) -> Any:

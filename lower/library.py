@@ -36,7 +36,8 @@ def write_library(source: str, fast_math: bool, metadata: dict[str, Any], path: 
     folder = os.path.dirname(os.path.abspath(path))
     fd, partial = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
     try:
-        with os.fdopen(fd, "wb") as out, open(compile_c(_with_metadata(source, metadata), fast_math), "rb") as src:
+        built = compile_c(_with_metadata(source, metadata), fast_math, metadata.get("fp_contract", False))
+        with os.fdopen(fd, "wb") as out, open(built, "rb") as src:
             shutil.copyfileobj(src, out)
         os.chmod(partial, 0o755)
         os.replace(partial, path)
@@ -49,7 +50,7 @@ def write_library(source: str, fast_math: bool, metadata: dict[str, Any], path: 
 def write_object(source: str, fast_math: bool, metadata: dict[str, Any], path: str) -> None:
     """Compile *source* with *metadata* into the object file *path* (TVM's ``mod.save("x.o")``);
     :func:`create_shared` links such objects into a library :func:`read_library` reads."""
-    compile_object(_with_metadata(source, metadata), fast_math, path)
+    compile_object(_with_metadata(source, metadata), fast_math, path, metadata.get("fp_contract", False))
 
 
 def create_shared(output: Any, objects: Any, options: Any = None, cc: str | None = None) -> None:

@@ -83,6 +83,11 @@ class Target:
         return any(k.startswith("fast-math") and v for k, v in self.attrs.items())
 
     @property
+    def fp_contract(self) -> bool:
+        """``-fp-contract=fast`` (LLVM's option): fuse ``a * b + c``, and nothing else of fast math."""
+        return str(self.attrs.get("fp-contract", "off")) in ("fast", "on")
+
+    @property
     def is_gpu(self) -> bool:
         return self.kind.name in GPU_KINDS
 
@@ -148,6 +153,8 @@ def _options(text: str, words: list[str]) -> dict[str, Any]:
             options[key] = int(value)
         else:
             options[key] = value
+        if key == "fp-contract" and options[key] not in ("fast", "on", "off"):
+            raise ValueError(f"Target: -fp-contract is fast, on or off, not {value!r}")
         k += 1
     return options
 

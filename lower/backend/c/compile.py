@@ -29,6 +29,18 @@ FLAGS = ("-O3", "-march=native", "-std=gnu11", "-fPIC", "-shared", "-fopenmp", "
 #: What ``build(..., fast_math=True)`` adds: GCC may reassociate, contract into fused
 #: multiply-adds and assume no NaN or infinity (results then differ from NumPy's in the last bits).
 FAST_MATH = ("-ffast-math", "-ffp-contract=fast")
+#: What ``build(..., fp_contract=True)`` changes: ``a * b + c`` may become one fused multiply-add
+#: (one rounding, as TVM's LLVM code has it), and nothing else of fast math.
+CONTRACT = "-ffp-contract=fast"
+
+
+def compile_flags(fast_math: bool = False, fp_contract: bool = False) -> tuple[str, ...]:
+    """The compiler's flags for a kernel: :data:`FLAGS`, with fast math or contraction."""
+    if fast_math:
+        return (*FLAGS, *FAST_MATH)
+    if fp_contract:
+        return tuple(CONTRACT if f == "-ffp-contract=off" else f for f in FLAGS)
+    return FLAGS
 
 
 #: Seconds a compile may take before the build gives up on it.
@@ -91,9 +103,31 @@ def splits_wide_vectors() -> bool:
     return fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25"
 
 
-def compile_c(source: str, fast_math: bool = False) -> Path:
+#: The instruction sets a performance report names, in this order.
+REPORTED_FEATURES = ("sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512vnni", "neon", "sve")
+
+
+def cpu_features() -> frozenset[str]:
+    """The instruction sets the compiler enables for ``-march=native`` on this machine (``avx2``,
+    ``fma``, ``avx512f``...): what the CPU really has, where its model name may mislead (a
+    Zen 4 part sold without AVX-512 is still ``znver4``)."""
+    found = set()
+    for line in native_target().splitlines():
+        match = re.match(r"\s+-m([\w.-]+)\s+\[enabled\]", line)
+        if match:
+            found.add(match.group(1))
+    return frozenset(found)
+
+
+def features_line() -> str:
+    """One line for a benchmark's header: the CPU's reported instruction sets."""
+    have = cpu_features()
+    return "CPU features (gcc -march=native): " + (" ".join(f for f in REPORTED_FEATURES if f in have) or "none found")
+
+
+def compile_c(source: str, fast_math: bool = False, fp_contract: bool = False) -> Path:
     """The shared object of *source*, compiled now or found in the cache; *fast_math* adds
-    :data:`FAST_MATH` to the flags.
+    :data:`FAST_MATH` to the flags, *fp_contract* allows :data:`CONTRACT` only.
 
     :raises LoweringError: without a compiler, or quoting the compiler's first error and the
         source line it names.
@@ -101,7 +135,7 @@ def compile_c(source: str, fast_math: bool = False) -> Path:
     cc = find_compiler()
     if cc is None:
         raise LoweringError("build: no C compiler found (set CC, or install cc); use target='python'")
-    flags = (*FLAGS, *FAST_MATH) if fast_math else FLAGS
+    flags = compile_flags(fast_math, fp_contract)
     # Fast-math kernels are linked without crtfastmath (see build); the marker keeps those once
     # linked with it out of the key.
     link = ("linked-without-crtfastmath",) if fast_math else ()
@@ -146,12 +180,12 @@ def run_compiler(command: list[str], source: str = "") -> None:
                             f"build: the C compiler failed: {done.stderr.strip()[:500]}")
 
 
-def compile_object(source: str, fast_math: bool, path: str) -> None:
+def compile_object(source: str, fast_math: bool, path: str, fp_contract: bool = False) -> None:
     """Compiles *source* into the object file *path*, with the flags :func:`compile_c` uses."""
     cc = find_compiler()
     if cc is None:
         raise LoweringError("build: no C compiler found (set CC, or install cc)")
-    flags = [f for f in ((*FLAGS, *FAST_MATH) if fast_math else FLAGS) if f != "-shared"]
+    flags = [f for f in compile_flags(fast_math, fp_contract) if f != "-shared"]
     with tempfile.TemporaryDirectory() as folder:
         src = Path(folder) / "kernel.c"
         src.write_text(source)

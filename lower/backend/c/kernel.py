@@ -41,11 +41,12 @@ class CKernel:
     """
 
     def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
-                 fast_math: bool = False, library: str | None = None, libm: bool = False) -> None:
+                 fast_math: bool = False, library: str | None = None, libm: bool = False,
+                 fp_contract: bool = False) -> None:
         program = c_source(body, buffers, params, checked=checks, libm=libm)
         self.source = program.source
         # *library*: a shared object export_library wrote from this same source.
-        self._lib = ctypes.CDLL(library if library is not None else str(compile_c(self.source, fast_math)))
+        self._lib = ctypes.CDLL(library if library is not None else str(compile_c(self.source, fast_math, fp_contract)))
         attach(self._lib)
         self._fn = getattr(self._lib, ENTRY)
         self._fn.restype = ctypes.c_int32

@@ -19,7 +19,7 @@ class PythonKernel:
     nothing: floats are computed in double precision, rounded where stored."""
 
     def __init__(self, body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], checks: bool = True,
-                 fast_math: bool = False, libm: bool = False) -> None:
+                 fast_math: bool = False, libm: bool = False, fp_contract: bool = False) -> None:
         self.source = python_source(body, buffers, params, checks=checks)
         self._fn = compile_source(self.source)
 
