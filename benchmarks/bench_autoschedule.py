@@ -6,8 +6,9 @@
 
 The workloads of ``topi_workloads.AUTOSCHEDULE``. Ours: the auto-scheduler's space searched by
 its policy (``XGBTuner`` with the evolutionary search; rejected configurations cost no trial)
-for *trials* measurements, for ``"llvm -fast-math"`` (fused multiply-adds, as TVM's LLVM
-contracts); the untuned default (the computation built unscheduled); NumPy; and TVM's own
+for *trials* measurements, for ``"llvm -fast-math"`` by default (``--math contract``: only the
+fused multiply-adds TVM's LLVM makes, ``"llvm -fp-contract=fast"``; ``--math strict``: NumPy's
+roundings); the untuned default (the computation built unscheduled); NumPy; and TVM's own
 compute tuned by MetaSchedule with the same trials (the libraries ``tvm_metaschedule_topi.py``
 leaves in ``DIR``, with its search time; the column is empty where TVM is not installed or
 the library is missing; ``--untuned`` there also builds TVM's compute unscheduled, for
@@ -35,9 +36,15 @@ from topi_workloads import AUTOSCHEDULE
 import schedule as te
 import topi
 from lower import build
+from lower.backend.c.compile import features_line
 from tune import auto_scheduler, autotvm
 
-TARGET = "llvm -fast-math"
+#: The target of each ``--math`` (passed to the processes the benchmark starts through the environment).
+TARGETS = {"fast": "llvm -fast-math", "contract": "llvm -fp-contract=fast", "strict": "llvm"}
+
+
+def _target() -> str:
+    return TARGETS[os.environ.get("TEBOUND_BENCH_MATH", "fast")]
 
 
 def _inputs(name: str) -> list[np.ndarray]:
@@ -53,7 +60,7 @@ def _tensors(name: str) -> list[Any]:
 
 
 def _task(name: str) -> Any:
-    return auto_scheduler.create(f"bench_autoschedule_{name}", _tensors(name), TARGET)
+    return auto_scheduler.create(f"bench_autoschedule_{name}", _tensors(name), _target())
 
 
 def tune(name: str, trials: int, log: str, features: str = "itervar", seed: int = 0) -> float:
@@ -77,7 +84,7 @@ def _ours(name: str, arrays: list[np.ndarray], log: str | None) -> tuple[Callabl
     else:
         args = _tensors(name)
         s = te.create_schedule(args[-1].op)
-    f = build(s, args, target=TARGET)
+    f = build(s, args, target=_target())
     result = np.zeros([int(d) for d in args[-1].shape], "float32")
     return lambda: f(*arrays, result), result
 
@@ -107,17 +114,22 @@ def main() -> None:
                         "knobs and the lowered schedule's loop features; knob: the knobs only, nothing lowered)")
     parser.add_argument("--seed", type=int, default=0, help="the search's seed")
     parser.add_argument("--separate", action="store_true", help="also time each peer in its own process")
+    parser.add_argument("--math", choices=sorted(TARGETS), help="floating-point contract of our kernels: fast math "
+                        "(the default), multiply-add contraction only, or NumPy's roundings")
     parser.add_argument("--logs", type=pathlib.Path, help="keep the tuning logs here; a workload whose log is "
                         "there already is timed from it, not tuned again")
     parser.add_argument("--only", help=argparse.SUPPRESS)  # one peer of one workload, as JSON
     parser.add_argument("--log", help=argparse.SUPPRESS)
     parser.add_argument("names", nargs="*", default=list(AUTOSCHEDULE))
     args = parser.parse_args()
+    if args.math:
+        os.environ["TEBOUND_BENCH_MATH"] = args.math
     if args.only:
         print(json.dumps(measure(args.names[0], [args.only], args.rounds, args.log, args.tvm).get(args.only)))
         return
     os.environ.setdefault("TEBOUND_CACHE_DIR", tempfile.mkdtemp(prefix="tebound_autoschedule_"))
-    print(f"{args.trials} trials; target {TARGET}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{args.trials} trials; target {_target()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(features_line())
     print("| workload | ours: search (s) | ours (ms) | untuned (ms) | MetaSchedule: search (s) | MetaSchedule (ms) "
           "| TVM untuned (ms) | NumPy (ms) | ours / best peer | tuning factor: ours, MetaSchedule |")
     print("|---|---|---|---|---|---|---|---|---|---|")

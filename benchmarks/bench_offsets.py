@@ -31,6 +31,7 @@ from bench_c_backend import blur, conv2d, matmul, softmax
 from bench_topi import SETTLE
 
 from lower import build, nd
+from lower.backend.c.compile import features_line
 
 OFFSETS = (0, 16, 32, 2064, 4080)
 #: The project and this folder: what a peer's scratch environment imports from.
@@ -162,6 +163,7 @@ def main() -> None:
     if args.only_peer:
         peer(args.only_peer)
         return
+    print(features_line())
     worst = ours()
     times = {}
     for spec in args.peer:

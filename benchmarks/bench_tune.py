@@ -25,6 +25,7 @@ import peers
 import schedule as te
 import topi
 from lower import build, nd
+from lower.backend.c.compile import features_line
 from topi import testing as topi_ref
 from tune import auto_scheduler, autotvm
 
@@ -86,6 +87,7 @@ def main() -> None:
     os.environ.setdefault("TEBOUND_CACHE_DIR", tempfile.mkdtemp(prefix="tebound_tune_"))
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; features: {features}; "
           f"optimizer: {optimizer}; target: {target}")
+    print(features_line())
     print("| workload | trials | search (s) | tuned (ms) | hand schedules (ms) | tuned / best hand "
           "| TVM default (ms) |")
     print("|---|---|---|---|---|---|---|")

@@ -92,3 +92,12 @@ def test_the_features_line_names_what_the_compiler_enables():
     assert line.startswith("CPU features (gcc -march=native): ")
     named = line.split(": ", 1)[1].split()
     assert set(named) <= cpu_features() or named == ["none", "found"]
+
+
+def test_the_option_travels_with_a_tasks_target_to_the_tuners_builds():
+    # Tuning jobs rebuild a trial in a worker process from the target's text.
+    s, args = _multiply_add()
+    text = str(Target("llvm -fp-contract=fast"))
+    assert "-fp-contract=fast" in text and Target(text).fp_contract
+    assert build(s, args, target=text).fp_contract is True
+    assert build(s, args, target=str(Target("llvm"))).fp_contract is False
