@@ -66,7 +66,8 @@ class _Share(StmtMutator):
             body = body.body.body  # type: ignore[attr-defined]
         body = yield body
         # An allocation nothing uses goes, as TVM's StorageRewrite drops it.
-        buffers = [b for b in buffers if b in _touched(buffers, body)]
+        touched = _touched(buffers, body)
+        buffers = [b for b in buffers if b in touched]
         merged, opaque = _plan(buffers, body, self.kernel or {})
         moved = {b: (target, 0) for b, target in merged.items()}
         kept = [b for b in buffers if b not in merged]
