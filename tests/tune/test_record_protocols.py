@@ -26,6 +26,16 @@ def test_a_record_round_trips_in_either_protocol(protocol):
         assert inp2.config.index == inp.config.index and res2.costs == res.costs and res2.error_no == res.error_no
 
 
+def test_a_json_record_names_the_hosts_load_beside_the_timing_and_tvms_keys_stay():
+    import json
+
+    inp, res = _records()[0]
+    row = json.loads(record.encode(inp, res))
+    assert set(row) == {"input", "config", "result", "version", "load"}
+    assert isinstance(row["load"], float) and abs(row["load"] - os.getloadavg()[0]) < 5
+    assert len(row["result"]) == 4  # TVM's four fields, as its readers take them
+
+
 def test_a_pickled_line_holding_code_is_not_a_record():
     line = base64.b64encode(pickle.dumps({"input": os.system})).decode()
     with pytest.raises(record.NotARecord, match="only plain data, not posix.system"):

@@ -39,6 +39,10 @@ def encode(inp: MeasureInput, result: MeasureResult, protocol: str = "json") -> 
         "config": inp.config.to_json_dict(),
         "result": [costs, int(result.error_no), float(result.all_cost), float(result.timestamp)],
         "version": VERSION,
+        # The host's load when the line is written (its 1-minute average, as the tuning's
+        # batch ends): a timing taken on a busy machine can be told from one on a quiet one.
+        # TVM's readers ignore the key.
+        "load": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
     }
     if protocol == "json":
         return json.dumps(row)
