@@ -136,10 +136,7 @@ def dump_record_to_string(inp: MeasureInput, res: MeasureResult) -> str:
                int(task.layout_rewrite_option), list(task.task_input_names)],
               [[], [step.record() for step in inp.state.transform_steps]]],
         "r": [[float(c) for c in res.costs], res.error_no, res.all_cost, res.timestamp],
-        "v": LOG_VERSION,
-        # The host's 1-minute load as the line is written (see tune.autotvm.record); TVM's
-        # reader ignores the key.
-        "load": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "v": LOG_VERSION,  # no other key: TVM's reader refuses a line with one (so no host load here)
     }
     return json.dumps(record)
 
