@@ -190,6 +190,10 @@ class SearchPolicy:
     """The base of the search policies (TVM's)."""
 
 
+#: How many of its best configurations the auto-scheduler measures again at the end of a tuning.
+REMEASURE_TOP = 3
+
+
 class SketchPolicy(SearchPolicy):
     """The search of *task* with *program_cost_model*: over loop states, or (``params=
     {"space": "knobs"}``) over the generated configuration space (see the module). *params*
@@ -260,6 +264,7 @@ class SketchPolicy(SearchPolicy):
         else:
             tuner = RandomTuner(self.task.tuning_task, seed=self.seed)
         tuner.screen = True  # configurations the sketch rejects are never measured
+        tuner.remeasure_top = REMEASURE_TOP  # the best few measured again before choosing, as Ansor does
         for callback in self.init_search_callbacks:
             if not isinstance(callback, PreloadCustomSketchRule):  # those shape sketches, not the tuner
                 callback(tuner)

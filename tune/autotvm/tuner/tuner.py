@@ -5,7 +5,14 @@ exhausted, or *early_stopping* trials after the last improvement.
 A tuner with ``screen`` set (the auto-scheduler's, as Ansor never measures a state its rules
 reject) instantiates each proposed configuration first: one the template rejects is marked
 visited and costs no trial. autotvm's tuners leave it unset, so that a rejected configuration
-is a failed trial, as in TVM."""
+is a failed trial, as in TVM.
+
+Trials rank by the fastest of their repeats: another process only ever slows a run down, so
+on a busy machine the fastest repeat is the nearest to the kernel's own time. A tuner with
+``remeasure_top`` set (the auto-scheduler's, as Ansor and MetaSchedule do) measures its best
+configurations again at the end, together, and keeps the fastest of all their runs: a good
+configuration first timed while the machine was busy gets a second chance. The new runs go to
+the log, where ``apply_history_best`` still ranks records by their mean, as TVM's does."""
 
 from __future__ import annotations
 
@@ -45,6 +52,10 @@ class Tuner:
         self.trials = 0
         self.screen = False
         self.rejected = 0
+        #: How many of the best configurations are measured again at the end (0: none).
+        self.remeasure_top = 0
+        #: The configurations measured by this tuning, each with its fastest cost so far.
+        self.measured: dict[int, tuple[ConfigEntity, float]] = {}
 
     # -- what subclasses provide --------------------------------------------------------------
     def has_next(self) -> bool:
@@ -71,12 +82,13 @@ class Tuner:
         if inputs:
             self.update(inputs, results)
 
-    def _keep_best(self, inp: MeasureInput, res: MeasureResult) -> None:
-        if res.mean < self.best_cost:
-            self.best_cost, self.best_config = res.mean, inp.config
+    def _keep_best(self, inp: MeasureInput, res: MeasureResult, improved_at: int | None = None) -> None:
+        cost = fastest(res)
+        if cost < self.best_cost:
+            self.best_cost, self.best_config = cost, inp.config
             self.best_measure_pair = (inp, res)
             self.best_flops = speed(self.task, res)
-            self.best_iter = self.trials
+            self.best_iter = self.trials if improved_at is None else improved_at
 
     def tune(self, n_trial: int, measure_option: MeasureOption | None = None, early_stopping: int | None = None,
              callbacks: Sequence[Callable[..., Any]] = (), si_prefix: str = "G") -> None:
@@ -106,6 +118,7 @@ class Tuner:
                     self.visited.add(inp.config.index)
                     self.trials += 1
                     self._keep_best(inp, res)
+                    self._note(inp, res)
                     logger.debug("No: %d\tcost: %s\terror: %s\tconfig: %s", self.trials,
                                  f"{res.mean * 1e3:.4f} ms" if res.error_no == 0 else "-", res.error_no, inp.config)
                 done += len(results)
@@ -115,7 +128,27 @@ class Tuner:
                 if early_stopping is not None and self.trials - self.best_iter >= early_stopping:
                     logger.debug("early stopped: no better configuration in %d trials", early_stopping)
                     break
+            self._remeasure(measure, callbacks)
 
+    def _note(self, inp: MeasureInput, res: MeasureResult) -> None:
+        cost = fastest(res)
+        if math.isfinite(cost):
+            known = self.measured.get(inp.config.index)
+            self.measured[inp.config.index] = (inp.config, cost if known is None else min(cost, known[1]))
+
+    def _remeasure(self, measure: MeasureBatch, callbacks: Sequence[Callable[..., Any]]) -> None:
+        """The best :attr:`remeasure_top` configurations measured again, in one batch; their
+        new runs are logged and may change the best (no trial is counted)."""
+        top = sorted(self.measured.values(), key=lambda pair: pair[1])[:self.remeasure_top]
+        if len(top) < 2:
+            return
+        inputs = [MeasureInput(self.task.target, self.task, config) for config, _ in top]
+        results = measure(inputs)
+        for inp, res in zip(inputs, results):
+            self._keep_best(inp, res, improved_at=self.best_iter)
+            self._note(inp, res)
+        for callback in callbacks:
+            callback(self, inputs, results)
 
     def _admitted(self, configs: Sequence[ConfigEntity]) -> list[ConfigEntity]:
         """*configs* but those the template rejects, which are marked visited."""
@@ -131,10 +164,17 @@ class Tuner:
         return kept
 
 
+def fastest(result: MeasureResult) -> float:
+    """The fastest of a trial's repeats (seconds per call), or inf for a failed trial."""
+    if result.error_no != 0 or not result.costs:
+        return float("inf")
+    return float(min(result.costs))
+
+
 def speed(task: Task, result: MeasureResult) -> float:
     """A result's speed in TVM's unit: flops per second (calls per second if the task counts no
-    flops); 0 for a failed trial."""
-    cost = result.mean
+    flops), of its fastest repeat; 0 for a failed trial."""
+    cost = fastest(result)
     if not math.isfinite(cost) or cost <= 0:
         return 0.0
     return (task.flop or 1.0) / cost
