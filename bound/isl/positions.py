@@ -33,6 +33,7 @@ class Regions:
 
     def __init__(self) -> None:
         self.names = IslNames()
+        self._fresh = 0
         self.axis = self.names[AXIS]
         self._universe = isl.Set.universe(make_space([self.axis], []))
 
@@ -78,6 +79,16 @@ class Regions:
     def forall(self, s: isl.Set, var: Var, where: isl.Set | None = None) -> isl.Set:
         """The positions in *s* for every value of *var* (in *where*)."""
         return self._quantify(s if where is None else s.union(where.complement()), var, False)
+
+    def over(self, region: isl.Set | None, var: Var, lo: Expr, hi: Expr) -> isl.Set | None:
+        """The positions of *region* (a family over *var*; None: every position) for some value
+        of *var* in ``[lo, hi)``; None when that range is not affine."""
+        self._fresh += 1
+        u = Var(f"u_{self._fresh}", var.dtype)
+        where = self.condition(arith.logical_and(arith.ge(u, lo), arith.lt(u, hi)))
+        if where is None:
+            return None
+        return self.exists(self.universe() if region is None else self.rename(region, var, u), u, where)
 
     def mentions(self, s: isl.Set, var: Var) -> bool:
         return s.find_dim_by_name(_DT.param, self.names[var]) >= 0

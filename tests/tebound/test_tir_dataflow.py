@@ -31,10 +31,21 @@ def remove_no_op_with_dataflow(mod):
         return tvm.tir.transform.RemoveNoOp()(mod)
 
 
-class TestAStoredValueDecidesALaterBranch(tvm.testing.CompareBeforeAfter):
+class Proving(tvm.testing.CompareBeforeAfter):
+    """Simplify proving conditions with known buffer values."""
+
     def transform(self):
         return simplify_with(**PROVE)
 
+
+class RemovingWithDataflow(tvm.testing.CompareBeforeAfter):
+    """RemoveNoOp with its dataflow analysis."""
+
+    def transform(self):
+        return remove_no_op_with_dataflow
+
+
+class TestAStoredValueDecidesALaterBranch(Proving):
     def before(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):
         A[2] = 7
         if A[2] > 5:
@@ -47,10 +58,7 @@ class TestAStoredValueDecidesALaterBranch(tvm.testing.CompareBeforeAfter):
         B[0] = 1
 
 
-class TestALoopsValuesInTermsOfThePositionDecideAnotherLoopsBranch(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return simplify_with(**PROVE)
-
+class TestALoopsValuesInTermsOfThePositionDecideAnotherLoopsBranch(Proving):
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         for i in T.serial(4, 12):
             A[i] = i * 2
@@ -65,10 +73,7 @@ class TestALoopsValuesInTermsOfThePositionDecideAnotherLoopsBranch(tvm.testing.C
             B[j] = 1
 
 
-class TestOnlyThePositionsWrittenAreKnown(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return simplify_with(**PROVE)
-
+class TestOnlyThePositionsWrittenAreKnown(Proving):
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         for i in range(8):
             A[i] = 0
@@ -91,10 +96,7 @@ class TestOnlyThePositionsWrittenAreKnown(tvm.testing.CompareBeforeAfter):
                 B[k] = 2
 
 
-class TestAValueALaterIterationMayHaveChangedIsNotUsed(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return simplify_with(**PROVE)
-
+class TestAValueALaterIterationMayHaveChangedIsNotUsed(Proving):
     def before(A: T.Buffer((4,), "int32")):
         A[0] = 3
         for i in range(4):
@@ -104,11 +106,8 @@ class TestAValueALaterIterationMayHaveChangedIsNotUsed(tvm.testing.CompareBefore
     expected = before
 
 
-class TestZeroPaddingSurvivesASumOverNeighbours(tvm.testing.CompareBeforeAfter):
+class TestZeroPaddingSurvivesASumOverNeighbours(Proving):
     """Zeros outside [2, 10) of A make zeros outside [2, 12) of the sums of three neighbours."""
-
-    def transform(self):
-        return simplify_with(**PROVE)
 
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         for i in range(16):
@@ -136,10 +135,7 @@ class TestZeroPaddingSurvivesASumOverNeighbours(tvm.testing.CompareBeforeAfter):
                 B[i] = 5
 
 
-class TestAnAssumptionHoldsAfterItOnlyInItsScope(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return simplify_with(**PROVE)
-
+class TestAnAssumptionHoldsAfterItOnlyInItsScope(Proving):
     def before(A: T.Buffer((2,), "int32"), n: T.int32, m: T.int32):
         if m > 0:
             T.evaluate(T.assume(n < 0))
@@ -181,10 +177,7 @@ class TestWithoutTheOptionsNothingIsPropagated(tvm.testing.CompareBeforeAfter):
     expected = before
 
 
-class TestALoopAnotherOneOverwritesUnreadGoes(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return remove_no_op_with_dataflow
-
+class TestALoopAnotherOneOverwritesUnreadGoes(RemovingWithDataflow):
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         for i in range(2, 10):
             B[i] = 5
@@ -200,10 +193,7 @@ class TestALoopAnotherOneOverwritesUnreadGoes(tvm.testing.CompareBeforeAfter):
             B[k] = A[k]
 
 
-class TestALoopWhoseValuesAreReadBeforeTheOverwriteStays(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return remove_no_op_with_dataflow
-
+class TestALoopWhoseValuesAreReadBeforeTheOverwriteStays(RemovingWithDataflow):
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         for i in range(16):
             B[i] = 5
@@ -213,10 +203,7 @@ class TestALoopWhoseValuesAreReadBeforeTheOverwriteStays(tvm.testing.CompareBefo
     expected = before
 
 
-class TestAStoreTheNextStoreReadsStays(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return remove_no_op_with_dataflow
-
+class TestAStoreTheNextStoreReadsStays(RemovingWithDataflow):
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         for i in range(16):
             B[i] = 5
@@ -225,10 +212,7 @@ class TestAStoreTheNextStoreReadsStays(tvm.testing.CompareBeforeAfter):
     expected = before
 
 
-class TestAStoreOfTheValueAlreadyThereGoesButOnlyOneOfTwo(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return remove_no_op_with_dataflow
-
+class TestAStoreOfTheValueAlreadyThereGoesButOnlyOneOfTwo(RemovingWithDataflow):
     def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
         B[3] = 9
         A[0] = B[1]
@@ -239,10 +223,7 @@ class TestAStoreOfTheValueAlreadyThereGoesButOnlyOneOfTwo(tvm.testing.CompareBef
         B[3] = 9
 
 
-class TestAnOverwrittenStoresCallStillRuns(tvm.testing.CompareBeforeAfter):
-    def transform(self):
-        return remove_no_op_with_dataflow
-
+class TestAnOverwrittenStoresCallStillRuns(RemovingWithDataflow):
     def before(A: T.Buffer((4,), "int32")):
         for i in range(4):
             A[i] = T.call_extern("draw", dtype="int32")

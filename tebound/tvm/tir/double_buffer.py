@@ -8,7 +8,7 @@ it, as TVM does."""
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lower.ir.stmt import Allocate, AttrStmt, Buffer, BufferView, For, IfThenElse, Load, Stmt, Store, seq
@@ -35,7 +35,6 @@ class _Entry:
     loop: For | None = None
     write: Var | None = None  # the half being filled, as a variable until the copies are made
     read: Expr | None = None  # the half being read
-    allocations: list[Buffer] = field(default_factory=list)
 
 
 def _targets(body: Stmt) -> dict[int, _Entry]:
@@ -50,9 +49,7 @@ def _targets(body: Stmt) -> dict[int, _Entry]:
             allocated[x.buffer.name] = x.buffer
         elif isinstance(x, AttrStmt) and x.key == SCOPE:
             marked.append(x.node)
-        elif isinstance(x, BufferView):
-            escaped.add(x.buffer.name)
-        elif isinstance(x, BufferArg):
+        elif isinstance(x, (BufferView, BufferArg)):  # a pointer to it escapes
             escaped.add(x.buffer.name)
     post_order_visit(body, see)
     out: dict[int, _Entry] = {}

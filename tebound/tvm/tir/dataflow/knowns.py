@@ -256,13 +256,10 @@ class KnownValues:
         return Var(f"{hint}_{self._fresh}", "int32")
 
     def _between(self, region: Region | None, var: Var, lo: Expr, hi: Expr) -> Region:
-        """The positions of *region* (a family over *var*) for some *var* in ``[lo, hi)``."""
-        u = self._var("u")
-        where = self.regions.condition(arith.logical_and(arith.ge(u, lo), arith.lt(u, hi)))
-        if where is None:
-            return self.regions.universe()
-        family = self.regions.universe() if region is None else self.regions.rename(region, var, u)
-        return self.regions.exists(family, u, where)
+        """What *region* (a family over *var*) may write for some *var* in ``[lo, hi)``: every
+        position when that is not known."""
+        written = self.regions.over(region, var, lo, hi)
+        return self.regions.universe() if written is None else written
 
     def _written_between(self, writes: Access, var: Var, lo: Expr, hi: Expr) -> Access:
         return {k: (buf, self._between(r, var, lo, hi)) for k, (buf, r) in writes.items()}

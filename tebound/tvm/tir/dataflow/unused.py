@@ -38,7 +38,6 @@ class UnusedValues:
         self.removed = removed
         #: For each store: the unused positions right after it, and where control is.
         self.after: dict[int, tuple[Access, Region]] = {}
-        self._fresh = 0
         try:
             self.visit(body, {}, self.regions.universe())
         except RecursionError:
@@ -115,18 +114,14 @@ class UnusedValues:
         inner = self.visit(s.body, unused, context)
         return _minus(inner, self.accesses.of_expr([s.value] if isinstance(s.value, Expr) else []))
 
-    def _later(self, access: Access, var: Var, lo: Expr, hi: Expr) -> Access:
-        """*access* (a family over *var*) of the iterations ``lo <= u < hi``."""
-        self._fresh += 1
-        u = Var(f"u_{self._fresh}", "int32")
-        where = self.regions.condition(arith.logical_and(arith.ge(u, lo), arith.lt(u, hi)))
+    def _later(self, access: Access, var: Var, lo: Expr, hi: Expr, must: bool = False) -> Access:
+        """*access* (a family over *var*) of the iterations ``lo <= u < hi``. What cannot be
+        told is anywhere for a "may" access and left out for a "must" one."""
         out: Access = {}
         for k, (buf, r) in access.items():
-            if where is None:
-                out[k] = (buf, None)
-                continue
-            family = self.regions.universe() if r is None else self.regions.rename(r, var, u)
-            out[k] = (buf, self.regions.exists(family, u, where))
+            got = self.regions.over(r, var, lo, hi)
+            if got is not None or not must:
+                out[k] = (buf, got)
         return out
 
     def _loop(self, s: Stmt, unused: Access, context: Region) -> Access:
@@ -140,8 +135,8 @@ class UnusedValues:
             self.visit(body, after_body, context)
             return _minus(after_body, self.accesses.of_expr([lo, extent]))
         writes = self.accesses(body, Kind.MUST_WRITE)
-        at_end = _minus(union(unused, self._later(writes, var, arith.add(var, 1), hi)),
+        at_end = _minus(union(unused, self._later(writes, var, arith.add(var, 1), hi, must=True)),
                         self._later(reads, var, arith.add(var, 1), hi))
         self.visit(body, at_end, context.intersect(where))
-        before = _minus(union(unused, self._later(writes, var, lo, hi)), self._later(reads, var, lo, hi))
+        before = _minus(union(unused, self._later(writes, var, lo, hi, must=True)), self._later(reads, var, lo, hi))
         return _minus(before, self.accesses.of_expr([lo, extent]))
