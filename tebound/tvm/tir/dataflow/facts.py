@@ -11,6 +11,7 @@ from lower.ir.stmt import Buffer, Load
 from schedule.ir import arith
 from schedule.ir.expr import Broadcast, Expr, Ramp, Var
 from schedule.ir.functor import ExprMutator, free_vars, post_order_visit, structural_equal, substitute
+from tebound.tvm.arith.analyzer import Analyzer
 
 
 @dataclass(frozen=True)
@@ -91,18 +92,18 @@ def lanes_of(index: Expr, value: Expr, lane: Var) -> tuple[Expr, Expr, tuple[Var
     return i, v, (lane, n)
 
 
-def in_axis_terms(value: Expr, index: Expr, analyzer: object) -> Expr:
+def in_axis_terms(value: Expr, index: Expr, analyzer: Analyzer) -> Expr:
     """*value* with a variable the (affine) *index* determines written through the position:
     at ``a = i + 3``, ``2*i`` becomes ``2*(a - 3)``."""
     for x in free_vars([value]):
         if x not in set(free_vars([index])):
             continue
-        at0 = analyzer.simplify(substitute(index, {x: 0}))  # type: ignore[attr-defined]
-        slope = analyzer.simplify(arith.sub(substitute(index, {x: 1}), at0))  # type: ignore[attr-defined]
+        at0 = analyzer.simplify(substitute(index, {x: 0}))
+        slope = analyzer.simplify(arith.sub(substitute(index, {x: 1}), at0))
         if x in set(free_vars([at0])) or getattr(slope, "value", None) not in (1, -1):
             continue
-        if not analyzer.can_prove_equal(index, arith.add(at0, arith.mul(slope, x))):  # type: ignore[attr-defined]
+        if not analyzer.can_prove_equal(index, arith.add(at0, arith.mul(slope, x))):
             continue
-        solved = arith.sub(AXIS, at0) if slope.value == 1 else arith.sub(at0, AXIS)  # type: ignore[attr-defined]
-        return analyzer.simplify(substitute(value, {x: solved}))  # type: ignore[attr-defined]
+        solved = arith.sub(AXIS, at0) if slope.value == 1 else arith.sub(at0, AXIS)
+        return analyzer.simplify(substitute(value, {x: solved}))
     return value
