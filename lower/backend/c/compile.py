@@ -103,6 +103,12 @@ def splits_wide_vectors() -> bool:
     return fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25"
 
 
+def vector_registers() -> int:
+    """How many vector registers the generated code may use: 32 with AVX-512 or on AArch64,
+    else 16."""
+    return 32 if "avx512f" in cpu_features() or platform.machine() in ("aarch64", "arm64") else 16
+
+
 #: The instruction sets a performance report names, in this order.
 REPORTED_FEATURES = ("sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512vnni", "neon", "sve")
 

@@ -40,6 +40,16 @@ class CallContext(ctypes.Structure):
 
 C_RUNTIME = r"""
 typedef struct tb_ctx tb_ctx_t;
+
+/* Keep a vector in a register: GCC would otherwise fold each of its uses into an instruction's
+   memory operand, loading it again for every use. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define TB_IN_REGISTER(v) __asm__("" : "+v"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define TB_IN_REGISTER(v) __asm__("" : "+w"(v))
+#else
+#define TB_IN_REGISTER(v) ((void)0)
+#endif
 typedef int32_t (*tb_callback_t)(tb_ctx_t*, int32_t, void**, int64_t*, double*, double*, int64_t*);
 struct tb_ctx { tb_callback_t python; int32_t status; int32_t site; int64_t detail[3]; };
 

@@ -14,12 +14,13 @@ from typing import Any
 
 from bound import simplify
 from lower.backend.c.callback import PythonCall
+from lower.backend.c.compile import native_vector_bytes, vector_registers
 from lower.backend.c.expr import CExprSource, c_type
 from lower.backend.c.outline import needs, own_sequences, parts
 from lower.backend.c.registers import promote
 from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site, needs_guard
 from lower.backend.c.threads import KernelSource
-from lower.backend.c.vector import VectorLoop, plan_vector_loop, vector_statements, vector_type
+from lower.backend.c.vector import LoadTable, VectorLoop, plan_vector_loop, shared_loads, vector_statements, vector_type
 from lower.backend.c.vector_math import use_vector_math
 from lower.backend.names import Names
 from lower.errors import LoweringError
@@ -210,10 +211,60 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
     def visit_seq_stmt(self, s: SeqStmt) -> Steps:
         groups = parts(s) if id(s) in self.own_sequences else [list(s.seq)]
         if len(groups) == 1:
-            yield from groups[0]
+            yield from self.sequence(groups[0])
             return
         for group in groups:
             yield from self.part(group)
+
+    def sequence(self, body: list[Stmt]) -> Steps:
+        """*body* in order, each run of consecutive written-out vector loops of one vector type
+        together, a vector that two of their statements load loaded once before them."""
+        run: list[VectorLoop] = []
+        for st in [*body, None]:
+            plan = self.written_out(st) if isinstance(st, For) else None
+            if plan is not None and (not run or run[0].type_name == plan.type_name):
+                run.append(plan)
+                continue
+            if run:
+                self.vector_run(run)
+            run = [plan] if plan is not None else []
+            if st is not None and plan is None:
+                yield st
+
+    def written_out(self, s: For) -> VectorLoop | None:
+        """The plan of *s* if it is a vectorized loop written out group by group."""
+        if s.kind != ForKind.VECTORIZED or (plan := plan_vector_loop(s)) is None:
+            return None
+        return plan if plan.groups <= MAX_VECTOR_GROUPS or self.touches_registers(s) else None
+
+    def vector_run(self, plans: list[VectorLoop]) -> None:
+        """The statements of written-out vector loops *plans*, one after the other, the vectors
+        several of them load (:func:`shared_loads`) loaded once first."""
+        vt = plans[0].type_name
+        self.expr.helpers.setdefault(vt, plans[0].typedef())
+        table = LoadTable()
+        shared = [(buf, index) for buf, index in shared_loads(plans) if buf not in self.expr.registers.lanes]
+        if shared:
+            self.emit("{")
+            self.indent += 1
+        # in registers, as many as leave most of them to the statements (else GCC spills)
+        pinned = len(shared) <= vector_registers() // 4 and \
+            plans[0].lanes * bits(plans[0].dtype) // 8 <= native_vector_bytes()
+        for buf, index in shared:
+            name = self.names.fresh("tb_v")
+            self.emit(f"{vt} {name} = {self.vector_access(buf, vt, index)};")
+            if pinned:
+                self.emit(f"TB_IN_REGISTER({name});")
+            table.add(buf, index, name)
+
+        def access(buf: Buffer, t: str, index: Expr) -> str:
+            return table.find(buf, index) or self.vector_access(buf, t, index)
+        for plan in plans:
+            for line in vector_statements(plan, self.expr, access, self.expr.helpers):
+                self.emit(line)
+        if shared:
+            self.indent -= 1
+            self.emit("}")
 
     def part(self, body: list[Stmt]) -> Steps:
         """*body*, statements of ``tb_main``'s own, as a function of its own that it calls
@@ -302,12 +353,11 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
                 value = arith.add(s.min, IntImm(s.loop_var.dtype, k))
                 yield substitute_stmt(s.body, {s.loop_var: value})
             return
+        if (plan := self.written_out(s)) is not None:
+            self.vector_run([plan])
+            return
         if s.kind == ForKind.VECTORIZED and (plan := plan_vector_loop(s)) is not None:
             self.expr.helpers.setdefault(plan.type_name, plan.typedef())
-            if plan.groups <= MAX_VECTOR_GROUPS or self.touches_registers(s):
-                for line in vector_statements(plan, self.expr, self.vector_access, self.expr.helpers):
-                    self.emit(line)
-                return
             target = next((st for st in plan.stores if st.buffer in self.arguments), None)
             if target is None:
                 self.vector_groups(plan, str(plan.groups))

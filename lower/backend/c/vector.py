@@ -10,8 +10,9 @@ vectorized loops stay ``omp simd`` loops. Vector loads and stores go through a t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bound import simplify
 from bound.arith.linear import Linear
@@ -149,18 +150,23 @@ def vector_type(dtype: str, lanes: int) -> tuple[str, str]:
                   f"aligned({bits(dtype) // 8})));")
 
 
+def _starts(plan: VectorLoop, group: Var | None = None) -> list[Expr]:
+    """The first lane of each group of *plan* (of group number *group* only, when given)."""
+    loop, v = plan.loop, plan.loop.loop_var
+    if group is not None:
+        return [simplify(arith.add(loop.min, arith.mul(group, arith.const(plan.lanes, v.dtype))))]
+    return [simplify(arith.add(loop.min, arith.const(g * plan.lanes, v.dtype))) for g in range(plan.groups)]
+
+
 def vector_statements(plan: VectorLoop, scalar: Callable[[Expr], str], access: Callable[[Buffer, str, Expr], str],
                       helpers: dict[str, str], group: Var | None = None) -> list[str]:
     """The C statements of *plan*: each store of each group of lanes, in order, or with *group*
     those of group number *group* (the body of a loop over the groups). ``access(buffer, vector
     type, index)`` is the C text of the vector of lanes from *index* on; functions the
     statements call are added to *helpers*."""
-    loop, v, vt = plan.loop, plan.loop.loop_var, plan.type_name
+    v, vt = plan.loop.loop_var, plan.type_name
     lines = []
-    starts = [arith.add(loop.min, arith.const(g * plan.lanes, v.dtype)) for g in range(plan.groups)] \
-        if group is None else [arith.add(loop.min, arith.mul(group, arith.const(plan.lanes, v.dtype)))]
-    for first in starts:
-        start = simplify(first)
+    for start in _starts(plan, group):
         for st in plan.stores:
             target = access(st.buffer, vt, simplify(substitute(st.index, {v: start})))
             if v in free_vars([st.value]):
@@ -171,6 +177,50 @@ def vector_statements(plan: VectorLoop, scalar: Callable[[Expr], str], access: C
                 lines.append(f"{{ const {ELEMENTS[plan.dtype]} tb_b = {scalar(st.value)}; "
                              f"{target} = ({vt}){{{lanes}}}; }}")
     return lines
+
+
+def shared_loads(plans: Sequence[VectorLoop]) -> list[tuple[Buffer, Expr]]:
+    """The vectors (a buffer and the index of the first lane) that the written-out statements
+    of *plans*, in order, load more than once, of buffers none of them stores: those can be
+    loaded once, before them. GCC does not reuse such a load across the stores between its
+    uses: a matmul's register tile, its rows unrolled, loaded each column vector once per row
+    (10 loads for 8 multiply-adds, where 6 do)."""
+    stored = {st.buffer for plan in plans for st in plan.stores}
+    seen: dict[tuple[int, int], list[list[Any]]] = {}  # by (buffer, hash of index): [index, count]
+    order: list[tuple[Buffer, Expr]] = []
+    for plan in plans:
+        v = plan.loop.loop_var
+        for start in _starts(plan):
+            for st in plan.stores:
+                for node in _lane_nodes(st.value, v):
+                    if not isinstance(node, Load) or node.buffer in stored:
+                        continue
+                    index = simplify(substitute(node.index, {v: start}))
+                    entries = seen.setdefault((id(node.buffer), hash(index)), [])
+                    entry = next((e for e in entries if structural_equal(e[0], index)), None)
+                    if entry is None:
+                        entries.append([index, 1])
+                    else:
+                        entry[1] += 1
+                        if entry[1] == 2:
+                            order.append((node.buffer, index))
+    return order
+
+
+class LoadTable:
+    """Vectors loaded once into constants (:func:`shared_loads`): their variables' names."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[int, int], list[tuple[Expr, str]]] = {}
+
+    def add(self, buf: Buffer, index: Expr, name: str) -> None:
+        self._names.setdefault((id(buf), hash(index)), []).append((index, name))
+
+    def find(self, buf: Buffer, index: Expr) -> str | None:
+        for known, name in self._names.get((id(buf), hash(index)), []):
+            if structural_equal(known, index):
+                return name
+        return None
 
 
 def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str],
