@@ -38,6 +38,7 @@ import topi
 from lower import build
 from lower.backend.c.compile import features_line
 from tune import auto_scheduler, autotvm
+from tune.auto_scheduler.tile_hints import hints
 
 #: The target of each ``--math`` (passed to the processes the benchmark starts through the environment).
 TARGETS = {"fast": "llvm -fast-math", "contract": "llvm -fp-contract=fast", "strict": "llvm"}
@@ -73,6 +74,7 @@ def tune(name: str, trials: int, log: str, features: str = "itervar", seed: int 
     tuner = autotvm.tuner.XGBTuner(task, feature_type=features, optimizer="evolution", seed=seed)
     tuner.screen = True
     start = time.time()
+    tuner.first = hints(task)  # the known-good tile shapes first, as SketchPolicy's knob search does
     tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
     return time.time() - start
 

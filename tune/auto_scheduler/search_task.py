@@ -8,7 +8,9 @@ A policy searches one of two spaces (``params={"space": ...}``):
   and evolved under the cost model (:mod:`.state_search`); the log holds TVM's lines.
 - ``"knobs"``: the configuration space generated from the DAG (:mod:`.sketch`), searched by
   autotvm's tuners (``XGBTuner`` with its evolutionary search, or ``RandomTuner``); the log
-  is autotvm's, under the task name ``auto/<workload key>``.
+  is autotvm's, under the task name ``auto/<workload key>``. The tuner measures first the
+  known-good tile shapes of :mod:`.tile_hints` (``params={"tile_hints": n}``, 8 by default;
+  0: none).
 
 ``apply_best`` applies the best loop state of a log if it holds any of the task, else its
 best configuration.
@@ -40,6 +42,7 @@ from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
 from tune.auto_scheduler.sketch_rules import CPU_RULES, CustomRule, generate_sketches
 from tune.auto_scheduler.state_search import DEFAULT_PARAMS, StateSearch, state_key
+from tune.auto_scheduler.tile_hints import HINTS, hints
 from tune.auto_scheduler.workload import WORKLOADS, make_workload_key, register_workload_tensors
 from tune.autotvm.measure import measure_option
 from tune.autotvm.space import InstantiationError
@@ -215,6 +218,10 @@ class SketchPolicy(SearchPolicy):
             if key in DEFAULT_PARAMS and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
                 raise ValueError(f"SketchPolicy: params[{key!r}] is a number >= 0, got {value!r}")
         self.space = self.params.pop("space", "states")
+        self.tile_hints = self.params.pop("tile_hints", HINTS)
+        if isinstance(self.tile_hints, bool) or not isinstance(self.tile_hints, int) or self.tile_hints < 0:
+            raise ValueError(f"SketchPolicy: params['tile_hints'] is an int >= 0 (how many known-good "
+                             f"configurations the knob search measures first), got {self.tile_hints!r}")
         if self.space not in ("states", "knobs"):
             raise ValueError(f"SketchPolicy: params['space'] is 'states' (TVM's loop states) or 'knobs' (the "
                              f"generated configuration space), got {self.space!r}")
@@ -265,6 +272,7 @@ class SketchPolicy(SearchPolicy):
             tuner = RandomTuner(self.task.tuning_task, seed=self.seed)
         tuner.screen = True  # configurations the sketch rejects are never measured
         tuner.remeasure_top = REMEASURE_TOP  # the best few measured again before choosing, as Ansor does
+        tuner.first = hints(self.task.tuning_task, self.tile_hints) if self.tile_hints else []
         for callback in self.init_search_callbacks:
             if not isinstance(callback, PreloadCustomSketchRule):  # those shape sketches, not the tuner
                 callback(tuner)

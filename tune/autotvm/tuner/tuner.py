@@ -12,7 +12,10 @@ on a busy machine the fastest repeat is the nearest to the kernel's own time. A 
 ``remeasure_top`` set (the auto-scheduler's, as Ansor and MetaSchedule do) measures its best
 configurations again at the end, together, and keeps the fastest of all their runs: a good
 configuration first timed while the machine was busy gets a second chance. The new runs go to
-the log, where ``apply_history_best`` still ranks records by their mean, as TVM's does."""
+the log, where ``apply_history_best`` still ranks records by their mean, as TVM's does.
+
+Configurations in ``first`` (the auto-scheduler's known-good tile shapes) are measured before
+the tuner proposes any, batch by batch, as ordinary trials."""
 
 from __future__ import annotations
 
@@ -56,6 +59,9 @@ class Tuner:
         self.remeasure_top = 0
         #: The configurations measured by this tuning, each with its fastest cost so far.
         self.measured: dict[int, tuple[ConfigEntity, float]] = {}
+        #: Configurations measured before the tuner's own choices (the auto-scheduler's
+        #: known-good tile shapes, :mod:`tune.auto_scheduler.tile_hints`), in this order.
+        self.first: list[ConfigEntity] = []
 
     # -- what subclasses provide --------------------------------------------------------------
     def has_next(self) -> bool:
@@ -101,7 +107,8 @@ class Tuner:
         done = in_a_row = 0
         with terminate_as_interrupt(), MeasureBatch(option, self.task) as measure:
             while done < n_trial and self.has_next():
-                configs = self.next_batch(min(measure.n_parallel, n_trial - done))
+                configs = self._first(min(measure.n_parallel, n_trial - done)) or \
+                    self.next_batch(min(measure.n_parallel, n_trial - done))
                 if not configs:
                     break
                 if self.screen:
@@ -149,6 +156,12 @@ class Tuner:
             self._note(inp, res)
         for callback in callbacks:
             callback(self, inputs, results)
+
+    def _first(self, count: int) -> list[ConfigEntity]:
+        """Up to *count* of :attr:`first` not measured yet, taken off the list."""
+        self.first = [c for c in self.first if c.index not in self.visited]
+        taken, self.first = self.first[:count], self.first[count:]
+        return taken
 
     def _admitted(self, configs: Sequence[ConfigEntity]) -> list[ConfigEntity]:
         """*configs* but those the template rejects, which are marked visited."""

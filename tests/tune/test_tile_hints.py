@@ -1,0 +1,115 @@
+"""The auto-scheduler's known-good tile shapes (tile_hints): register tiles that fill the vector
+registers of the machine they are ranked for, each accepted by the sketch and computing what
+NumPy computes; a tuner measures them before its own choices."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import schedule as te
+from lower import build
+from tune import auto_scheduler, autotvm
+from tune.auto_scheduler.tile_hints import Machine, hints
+from tune.autotvm.measure import MeasureResult, Runner
+from tune.autotvm.task import _Using
+
+from . import templates
+
+AVX2 = Machine(lanes=8, registers=16, l1=32 * 1024, l2=1024 * 1024, cores=2)
+AVX512 = Machine(lanes=16, registers=32, l1=48 * 1024, l2=2048 * 1024, cores=2)
+
+
+def _matmul_add(name: str, n: int = 64):
+    A, B, D = (te.placeholder((n, n), name=x) for x in "ABD")
+    k = te.reduce_axis((0, n), name="k")
+    mm = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
+    out = te.compute((n, n), lambda i, j: mm[i, j] + D[i, j], name="out")
+    return auto_scheduler.create(name, [A, B, D, out], "c")
+
+
+def _register_tile(config) -> tuple[list[int], int]:
+    """The register tile of a hint (the innermost split of each axis) and its vector axis."""
+    inners = [config[f"tile_{i}"].size[-1] for i in range(2)]
+    return inners, config["vector_axis"].val
+
+
+@pytest.mark.parametrize("machine", [AVX2, AVX512], ids=["avx2", "avx512"])
+def test_each_hint_fills_half_to_three_quarters_of_the_vector_registers(machine):
+    found = hints(_matmul_add(f"hints_{machine.lanes}"), 6, machine)
+    assert len(found) >= 2
+    tiles = set()
+    for config in found:
+        inners, lane = _register_tile(config)
+        assert inners[lane] % machine.lanes == 0
+        accumulators = math.prod(inners) // machine.lanes
+        assert machine.registers // 2 <= accumulators <= machine.registers * 3 // 4
+        assert config["cache"].val == 1 and config["vectorize"].val == 1
+        tiles.add((tuple(inners), tuple(config["tile_k"].size)))
+    assert len(tiles) == len(found)  # no two alike
+
+
+def test_the_best_ranked_hint_loads_least_per_multiply_add():
+    """On AVX2, 4 rows by 16 columns (2 vectors): 6 loads for 8 multiply-adds, as 2 x 32 does, but
+    with more of them broadcasts; 8 x 8 (9 loads for 8) ranks after both."""
+    inners, lane = _register_tile(hints(_matmul_add("hints_rank"), 1, AVX2)[0])
+    assert inners[lane] == 16 and inners[1 - lane] == 4
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+def test_the_hints_compute_what_numpy_computes(target):
+    task = _matmul_add("hints_numpy", 32)
+    found = hints(task, 2, AVX2)
+    assert found
+    rng = np.random.default_rng(0)
+    a, b, d = (rng.uniform(-1, 1, (32, 32)).astype("float32") for _ in range(3))
+    for config in found:
+        with _Using(config):
+            s, args = task.func()
+        out = np.zeros((32, 32), "float32")
+        build(s, args, target=target)(a, b, d, out)
+        np.testing.assert_allclose(out, a @ b + d, rtol=1e-5, atol=1e-5)
+
+
+def test_a_computation_without_a_reduction_gets_no_hints():
+    x = te.placeholder((64, 64), name="x")
+    y = te.compute((64, 64), lambda i, j: x[i, j] * 2, name="y")
+    assert hints(auto_scheduler.create("hints_none", [x, y], "c"), 8, AVX2) == []
+
+
+class _Recording(Runner):
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[int] = []
+
+    def run(self, measure_inputs, build_results):
+        self.runs += [inp.config.index for inp in measure_inputs]
+        return [MeasureResult((1e-3 * (1 + inp.config.index),), 0, 0.0, 0.0) for inp in measure_inputs]
+
+
+def test_a_tuner_measures_its_first_configurations_before_its_own_choices():
+    task = autotvm.task.create("tests/columns_matmul", args=(8,), target="c")
+    tuner = autotvm.tuner.RandomTuner(task, seed=0)
+    tuner.first = [task.config_space.get(5), task.config_space.get(2)]
+    runner = _Recording()
+    option = autotvm.measure_option(builder="local", runner=runner)
+    tuner.tune(n_trial=3, measure_option=option)
+    assert runner.runs[:2] == [5, 2] and len(runner.runs) == 3
+    tuner.first = [task.config_space.get(5)]  # measured already: not again
+    tuner.tune(n_trial=len(task.config_space) - 3, measure_option=option)
+    assert sorted(runner.runs) == list(range(len(task.config_space)))
+
+
+def test_the_knob_search_starts_from_the_hints_unless_asked_not_to():
+    A, B, C = templates.matmul(32)
+    dag_task = auto_scheduler.SearchTask(compute_dag=auto_scheduler.ComputeDAG([A, B, C]), workload_key="hints_policy",
+                                         target="c")
+    with_hints = auto_scheduler.SketchPolicy(dag_task, auto_scheduler.RandomModel(), params={"space": "knobs"})
+    assert with_hints.make_tuner().first
+    without = auto_scheduler.SketchPolicy(dag_task, auto_scheduler.RandomModel(),
+                                          params={"space": "knobs", "tile_hints": 0})
+    assert without.make_tuner().first == []
+    with pytest.raises(ValueError, match="tile_hints"):
+        auto_scheduler.SketchPolicy(dag_task, params={"space": "knobs", "tile_hints": -1})

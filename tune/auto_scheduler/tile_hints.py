@@ -1,0 +1,195 @@
+"""Known-good starting points for the generated configuration space (:mod:`.sketch`): the
+configurations a performance engineer would try first on this machine, measured before the
+tuner's own choices so that a short search starts from them instead of from random draws.
+
+A configuration is ranked by what its register tile and its parallel tile cost on the machine
+(:class:`Machine`: the vector lanes, the vector registers, the L1 and L2 sizes, the cores):
+
+- the register tile (the innermost tile level, accumulated in registers) must hold at least
+  half the vector registers in accumulators, so that enough independent multiply-adds hide
+  their latency, and leave a quarter free for the operands; among those, the fewer loads per
+  multiply-add the better (BLIS's reasoning: a 4x16 tile of float32 on AVX2 makes 8 vector
+  accumulators from 2 vector loads and 4 broadcasts per step);
+- the panels one register tile streams through (its rows and its columns over the reduction
+  steps it takes) fit in half of L1, and the parallel tile's blocks fit in half of L2;
+- the parallel loop gives every core work, in equal shares where it can.
+
+Only the knobs the sketch defines by name are read (``tile_<i>``, ``tile_k``, ``cache``,
+``vectorize``, ``vector_axis``, ``pack_<input>``, ``parallel_depth``, ``auto_unroll``); a space
+without a reduction's tiles gets no hints."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from lower.backend.c.compile import native_vector_bytes, vector_registers
+from tune.autotvm.space import ConfigEntity, ConfigSpace, InstantiationError
+from tune.autotvm.task import Task, _Using
+
+#: How many hints a search measures first by default.
+HINTS = 8
+#: Parallel tiles tried (best ranked first) for each register tile before giving it up.
+MAX_TRIED = 8
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the ranking needs to know of a CPU: float32 lanes of a vector, vector registers,
+    the data caches of one core (bytes), and the cores."""
+
+    lanes: int
+    registers: int
+    l1: int
+    l2: int
+    cores: int
+
+
+def _cache_bytes(level: int, default: int) -> int:
+    """The size of one core's data (or unified) cache of *level*, from sysfs."""
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        entries = sorted(os.listdir(root))
+    except OSError:
+        return default
+    for entry in entries:
+        try:
+            with open(f"{root}/{entry}/level") as f:
+                found = int(f.read())
+            with open(f"{root}/{entry}/type") as f:
+                kind = f.read().strip()
+            with open(f"{root}/{entry}/size") as f:
+                size = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        if found == level and kind in ("Data", "Unified") and size[:-1].isdigit():
+            scale = {"K": 1024, "M": 1024 * 1024}.get(size[-1], 1)
+            return int(size[:-1]) * scale
+    return default
+
+
+@functools.cache
+def machine() -> Machine:
+    """This machine (the compiler's vector width and features, sysfs's caches)."""
+    return Machine(lanes=native_vector_bytes() // 4, registers=vector_registers(), l1=_cache_bytes(1, 32 * 1024),
+                   l2=_cache_bytes(2, 512 * 1024), cores=os.cpu_count() or 1)
+
+
+def _sizes(space: ConfigSpace, name: str) -> list[list[int]]:
+    knob = space.space_map[name]
+    return [list(knob[i].size) for i in range(len(knob))]
+
+
+def _values(space: ConfigSpace, name: str) -> list[Any]:
+    knob = space.space_map[name]
+    return [knob[i].val for i in range(len(knob))]
+
+
+def _register_cost(inners: list[int], lane: int, kc: int, m: Machine) -> tuple[float, float] | None:
+    """Loads per multiply-add of a register tile of *inners* with its vectors along axis
+    *lane*, taking *kc* reduction steps, then its vector loads per multiply-add (a broadcast
+    is the cheaper load); None: too few or too many accumulators, or panels that overflow L1."""
+    if inners[lane] % m.lanes:
+        return None
+    vectors = inners[lane] // m.lanes
+    broadcasts = math.prod(inners) // inners[lane]
+    accumulators = vectors * broadcasts
+    if not m.registers // 2 <= accumulators <= m.registers * 3 // 4:
+        return None
+    if (inners[lane] + broadcasts) * kc * 4 > m.l1 // 2:  # one register tile's panels
+        return None
+    return (vectors + broadcasts) / accumulators, vectors / accumulators
+
+
+def _block_cost(tiles: list[int], lane: int, kc: int, m: Machine) -> tuple[float, float]:
+    """How far the parallel tile's blocks (its rows and columns over *kc* steps, and its
+    accumulators) overflow half of L2, then minus its multiply-adds per element loaded (the
+    reuse a larger tile buys)."""
+    rows = math.prod(tiles) // tiles[lane]
+    block = (rows + tiles[lane]) * kc * 4 + math.prod(tiles) * 4
+    return max(0.0, block / (m.l2 / 2) - 1), -rows * tiles[lane] / (rows + tiles[lane])
+
+
+def hints(task: Task, count: int = HINTS, m: Machine | None = None) -> list[ConfigEntity]:
+    """Up to *count* configurations of *task*'s generated space worth measuring first, best
+    first, no two with the same register tile and reduction step; [] where the space has no
+    reduction tiles."""
+    m = m or machine()
+    space = task.config_space
+    names = list(space.space_map)
+    tiles_named = sorted((n for n in names if n.startswith("tile_") and n[5:].isdigit()), key=lambda n: int(n[5:]))
+    if "tile_k" not in names or not tiles_named or "cache" not in names or 1 not in _values(space, "cache"):
+        return []
+    by_inner: list[dict[int, list[list[int]]]] = []  # each axis' splits, by their register tile
+    for name in tiles_named:
+        groups: dict[int, list[list[int]]] = {}
+        for size in _sizes(space, name):
+            groups.setdefault(size[-1], []).append(size)
+        by_inner.append(groups)
+    lanes_axes = _values(space, "vector_axis") if "vector_axis" in names else [len(tiles_named) - 1]
+    registers = []
+    for lane in lanes_axes:
+        for kc in sorted({s[-1] for s in _sizes(space, "tile_k")}, reverse=True):
+            for inners in itertools.product(*(sorted(g) for g in by_inner)):
+                cost = _register_cost(list(inners), lane, kc, m)
+                if cost is not None:
+                    registers.append((*cost, -kc, lane, kc, inners))
+    registers.sort(key=lambda r: r[:3])
+    out: list[ConfigEntity] = []
+    for *_, lane, kc, inners in registers:
+        blocks = sorted(itertools.product(*(g[i] for g, i in zip(by_inner, inners))),
+                        key=lambda choice: _block_cost([math.prod(s[1:]) for s in choice], lane, kc, m))
+        for choice in blocks[:MAX_TRIED]:
+            knobs = {**dict(zip(tiles_named, choice)), "tile_k": _find(space, "tile_k", kc), "cache": 1,
+                     "vectorize": 1, **({"vector_axis": lane} if "vector_axis" in names else {})}
+            entity = _admitted(task, space, knobs)
+            if entity is not None:
+                out.append(entity)
+                break
+        if len(out) >= count:
+            break
+    return out
+
+
+def _find(space: ConfigSpace, name: str, last: int) -> list[int]:
+    return next(s for s in _sizes(space, name) if s[-1] == last)
+
+
+def _admitted(task: Task, space: ConfigSpace, knobs: dict[str, Any]) -> ConfigEntity | None:
+    """The configuration of *knobs* with the other knobs chosen (packing on, the shallowest
+    parallel loop that feeds the cores, no unrolling), if the sketch accepts it."""
+    choice = []
+    for name, knob in space.space_map.items():
+        options = [getattr(knob[i], "size", None) or knob[i].val for i in range(len(knob))]
+        want = knobs.get(name)
+        if want is None and name.startswith("pack_"):
+            want = 1
+        index = next((i for i, o in enumerate(options) if _same(o, want)), 0) if want is not None else 0
+        choice.append(index)
+    depth_index = list(space.space_map).index("parallel_depth") if "parallel_depth" in space.space_map else None
+    depths = range(len(space.space_map["parallel_depth"])) if depth_index is not None else [None]
+    for depth in depths:
+        if depth is not None:
+            choice[depth_index] = depth
+        point = space.knob2point(choice)
+        if not space.is_index_valid(point):
+            continue
+        entity = space.get(point)
+        try:
+            with _Using(entity):
+                task.func()
+        except InstantiationError:  # a configuration the sketch rejects is no hint
+            continue
+        return entity
+    return None
+
+
+def _same(option: Any, want: Any) -> bool:
+    return list(option) == list(want) if isinstance(option, (list, tuple)) else option == want
+
+
+__all__ = ["HINTS", "Machine", "hints", "machine"]
