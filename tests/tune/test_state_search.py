@@ -26,6 +26,7 @@ from tune.auto_scheduler.search_task import (
     SketchPolicy,
     TuningOptions,
 )
+from tune.auto_scheduler.state_search import REMEASURE_TOP
 from tune.autotvm.measure import Runner
 
 RNG = np.random.default_rng(11)
@@ -56,6 +57,7 @@ class Costs(Runner):
     def __init__(self):
         super().__init__()
         self.seen = []
+        self.cost = {}  # by state: the same every time
 
     def run(self, measure_inputs, build_results):
         from tune.autotvm.measure import MeasureResult as Timed
@@ -64,6 +66,7 @@ class Costs(Runner):
         for inp, built in zip(measure_inputs, build_results):
             self.seen.append(json.dumps([s.record() for s in inp.state.transform_steps]))
             cost = 1e-3 * (1 + len(self.seen[-1]) % 7) if built.schedule is not None else None
+            self.cost[self.seen[-1]] = cost if cost else float("inf")
             out.append(Timed((cost,), 0, 0.0, 0.0) if cost else Timed(("no build",), 2, 0.0, 0.0))
         return out
 
@@ -103,10 +106,13 @@ def test_a_search_hands_each_batch_to_the_callbacks_and_logs_tvms_lines(tmp_path
     policy = SketchPolicy(task, seed=2, verbose=0)
     task.tune(TuningOptions(num_measure_trials=10, num_measures_per_round=4, runner=runner, verbose=0,
                             measure_callbacks=[RecordToFile(str(log)), callback]), search_policy=policy)
-    assert sum(seen) == 10 and max(seen) <= 4
-    assert len(set(runner.seen)) == len(runner.seen) == 10  # no state measured twice
+    # ten trials, then the best three measured again in one batch (logged, no trial counted)
+    assert seen[-1] == REMEASURE_TOP and sum(seen) == 10 + REMEASURE_TOP and max(seen) <= 4
+    trials, again = runner.seen[:10], runner.seen[10:]
+    assert len(set(trials)) == 10  # no state measured twice as a trial
+    assert again == sorted(trials, key=runner.cost.__getitem__)[:REMEASURE_TOP]
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(lines) == 10 and all(set(line) == {"i", "r", "v"} for line in lines)
+    assert len(lines) == 10 + REMEASURE_TOP and all(set(line) == {"i", "r", "v"} for line in lines)
     assert lines[0]["i"][0][0] == task.workload_key
     records = list(RecordReader(log))
     best = min(records, key=lambda r: r[1].costs[0])[0]
@@ -125,7 +131,9 @@ def test_a_resumed_search_measures_no_state_of_its_log_again(tmp_path):
     policy = SketchPolicy(task, seed=3, init_search_callbacks=[PreloadMeasuredStates(log)])
     task.tune(TuningOptions(num_measure_trials=6, num_measures_per_round=3, runner=second, verbose=0,
                             measure_callbacks=[RecordToFile(log)]), search_policy=policy)
-    assert len(second.seen) == 6 and not set(second.seen) & set(first.seen)
+    trials, again = second.seen[:6], second.seen[6:]
+    assert len(trials) == 6 and not set(trials) & set(first.seen)
+    assert len(again) == REMEASURE_TOP and set(again) <= set(trials)  # only its own states, again
     _check(task, *task.apply_best(log))  # the best of both runs
 
 
@@ -142,8 +150,8 @@ def test_early_stopping_ends_the_search_after_trials_without_improvement():
     task.tune(TuningOptions(num_measure_trials=40, num_measures_per_round=2, early_stopping=3, runner=runner,
                             verbose=0), search_policy=SketchPolicy(task, seed=4))
     # the first trial is the best; the search stops after the round in which more than 3 trials
-    # have followed it (TVM's test), the third
-    assert len(runner.seen) == 6
+    # have followed it (TVM's test), the third; then the best three are measured again
+    assert len(runner.seen) == 6 + REMEASURE_TOP
 
 
 def test_the_empty_policy_measures_the_initial_state():

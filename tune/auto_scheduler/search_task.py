@@ -41,7 +41,7 @@ from tune.auto_scheduler.records import MeasureInput as StateInput
 from tune.auto_scheduler.schedule_text import schedule_text
 from tune.auto_scheduler.sketch import apply_best, create
 from tune.auto_scheduler.sketch_rules import CPU_RULES, CustomRule, generate_sketches
-from tune.auto_scheduler.state_search import DEFAULT_PARAMS, StateSearch, state_key
+from tune.auto_scheduler.state_search import DEFAULT_PARAMS, REMEASURE_TOP, StateSearch, state_key
 from tune.auto_scheduler.tile_hints import HINTS, hints
 from tune.auto_scheduler.workload import WORKLOADS, make_workload_key, register_workload_tensors
 from tune.autotvm.measure import measure_option
@@ -191,10 +191,6 @@ class PreloadMeasuredStates:
 
 class SearchPolicy:
     """The base of the search policies (TVM's)."""
-
-
-#: How many of its best configurations the auto-scheduler measures again at the end of a tuning.
-REMEASURE_TOP = 3
 
 
 class SketchPolicy(SearchPolicy):

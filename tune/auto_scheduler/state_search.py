@@ -5,7 +5,11 @@ under the cost model, and measures the best unmeasured states, with a few random
 (epsilon-greedy). Each measured batch goes to the measure callbacks as
 ``callback(policy, inputs, results)`` (auto_scheduler's ``MeasureInput`` of a task and a
 state, and ``MeasureResult``), then to the cost model. The search stops after the trials
-asked for, or *early_stopping* trials after the last improvement."""
+asked for, or *early_stopping* trials after the last improvement. Then the best few states this
+search measured are measured again, together (as Ansor and MetaSchedule re-measure their top
+candidates), and each keeps the faster of its two costs: a good state first timed while the
+machine was busy gets a second chance. The new runs go to the callbacks (the log) too; they
+count no trial."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ from tune.auto_scheduler.population import evolutionary_search, sample_initial_p
 from tune.auto_scheduler.records import MeasureInput, MeasureResult, RecordReader, mean_cost
 from tune.autotvm.measure import MeasureBatch, measure_option
 
+#: How many of its best states a search measures again at its end.
+REMEASURE_TOP = 3
 #: The cost TVM records for a trial that failed.
 FAILED_COST = 1e10
 #: TVM's defaults of the policy's parameters (``SketchPolicy(params=...)``), but a population
@@ -53,6 +59,7 @@ class StateSearch:
         self.params = {**DEFAULT_PARAMS, **(policy.params or {})}
         self.rng = random.Random(policy.seed)
         self.measured: dict[str, float] = {}
+        self.own: dict[str, State] = {}  # the states this search measured, by key
         self.best_states: list[tuple[float, State]] = []
         self.best_cost, self.best_ct, self.ct = float("inf"), 0, 0
         self.exhausted = False
@@ -138,6 +145,7 @@ class StateSearch:
             callback(self.policy, inputs, results)
         self.policy.model.update(inputs, results)
         for state, res in zip(picks, results):
+            self.own[state_key(state)] = state
             self.ct += 1
             if mean_cost(res) < self.best_cost:
                 self.best_cost, self.best_ct = mean_cost(res), self.ct
@@ -160,7 +168,25 @@ class StateSearch:
                     if options.verbose:
                         print(f"auto_scheduler: no better state in {stop} trials; stopping early", flush=True)
                     break
+            self.remeasure(measure, options.measure_callbacks)
         return self.best_state
+
+    def remeasure(self, measure: Any, callbacks: Any = ()) -> None:
+        """The best :data:`REMEASURE_TOP` states this search measured, measured again in one
+        batch; each keeps the faster of its costs (no trial is counted)."""
+        ranked = sorted(self.own, key=lambda key: self.measured[key])
+        top = [key for key in ranked if self.measured[key] < FAILED_COST][:REMEASURE_TOP]
+        if len(top) < 2:
+            return
+        inputs = [MeasureInput(self.task, self.own[key]) for key in top]
+        results = [record_result(r) for r in measure(inputs)]
+        for callback in callbacks:
+            callback(self.policy, inputs, results)
+        for key, res in zip(top, results):
+            self.measured[key] = min(self.measured[key], mean_cost(res))
+        self.best_states = sorted(((self.measured[state_key(s)], s) for _, s in self.best_states),
+                                  key=lambda pair: pair[0])
+        self.best_cost = min(self.best_cost, *(self.measured[key] for key in top))
 
     def progress(self) -> str:
         best = f"{self.best_cost * 1e3:.3f} ms" if self.best_cost < float("inf") else "none yet"
@@ -196,4 +222,4 @@ class StateSearch:
         self.measure_round(self._batch, n_trial, callbacks)
 
 
-__all__ = ["DEFAULT_PARAMS", "FAILED_COST", "StateSearch", "record_result", "state_key"]
+__all__ = ["DEFAULT_PARAMS", "FAILED_COST", "REMEASURE_TOP", "StateSearch", "record_result", "state_key"]
