@@ -47,8 +47,11 @@ def test_each_hint_fills_half_to_three_quarters_of_the_vector_registers(machine)
         accumulators = math.prod(inners) // machine.lanes
         assert machine.registers // 2 <= accumulators <= machine.registers * 3 // 4
         assert config["cache"].val == 1 and config["vectorize"].val == 1
-        tiles.add((tuple(inners), tuple(config["tile_k"].size)))
+        tiles.add((tuple(inners), lane, tuple(config["tile_k"].size)))
     assert len(tiles) == len(found)  # no two alike
+    # each register tile before any comes again with another reduction step
+    firsts = [(tuple(_register_tile(c)[0]), _register_tile(c)[1]) for c in found]
+    assert len(set(firsts[:len(set(firsts))])) == len(set(firsts))
 
 
 def test_the_best_ranked_hint_loads_least_per_multiply_add():
@@ -113,3 +116,31 @@ def test_the_knob_search_starts_from_the_hints_unless_asked_not_to():
     assert without.make_tuner().first == []
     with pytest.raises(ValueError, match="tile_hints"):
         auto_scheduler.SketchPolicy(dag_task, params={"space": "knobs", "tile_hints": -1})
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+def test_a_padding_is_computed_once_at_the_root_in_a_hint(target):
+    n, c, k, size = 1, 8, 16, 8
+    data = te.placeholder((n, c, size, size), name="data")
+    weight = te.placeholder((k, c, 3, 3), name="weight")
+    pad = te.compute((n, c, size + 2, size + 2), lambda b, ch, y, x: te.if_then_else(
+        te.all(y >= 1, y <= size, x >= 1, x <= size), data[b, ch, y - 1, x - 1], 0.0), name="pad")
+    rc, ry, rx = te.reduce_axis((0, c), "rc"), te.reduce_axis((0, 3), "ry"), te.reduce_axis((0, 3), "rx")
+    conv = te.compute((n, k, size, size), lambda b, f, y, x: te.sum(
+        pad[b, rc, y + ry, x + rx] * weight[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
+    task = auto_scheduler.create(f"hints_conv_{target}", [data, weight, conv], "c")
+    found = hints(task, 2, AVX2)
+    assert found and all(config["place_pad"].val == "root" for config in found)
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (n, c, size, size)).astype("float32")
+    w = rng.uniform(-1, 1, (k, c, 3, 3)).astype("float32")
+    padded = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.zeros((n, k, size, size), "float32")
+    for dy in range(3):
+        for dx in range(3):
+            want += np.einsum("bcyx,fc->bfyx", padded[:, :, dy:dy + size, dx:dx + size], w[:, :, dy, dx])
+    with _Using(found[0]):
+        s, args = task.func()
+    out = np.zeros((n, k, size, size), "float32")
+    build(s, args, target=target)(a, w, out)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)

@@ -29,10 +29,14 @@ from typing import Any
 
 from lower.backend.c.compile import native_vector_bytes, vector_registers
 from tune.autotvm.space import ConfigEntity, ConfigSpace, InstantiationError
-from tune.autotvm.task import Task, _Using
+from tune.autotvm.task import Task
 
 #: How many hints a search measures first by default.
 HINTS = 8
+#: The other knobs' choices in a hint, by the knob's name prefix: inputs packed in panels, and
+#: a stage its consumers read at other indices (a padding, read nine times by a 3x3
+#: convolution) computed once, at the root, rather than inlined into every read.
+PREFERRED = {"pack_": 1, "place_": "root"}
 #: Parallel tiles tried (best ranked first) for each register tile before giving it up.
 MAX_TRIED = 8
 
@@ -105,13 +109,16 @@ def _register_cost(inners: list[int], lane: int, kc: int, m: Machine) -> tuple[f
     return (vectors + broadcasts) / accumulators, vectors / accumulators
 
 
-def _block_cost(tiles: list[int], lane: int, kc: int, m: Machine) -> tuple[float, float]:
-    """How far the parallel tile's blocks (its rows and columns over *kc* steps, and its
+def _block_cost(extents: list[int], tiles: list[int], lane: int, kc: int, m: Machine) -> tuple[float, ...]:
+    """The share of the cores left idle by the parallel tiles of *tiles* over *extents*, how
+    far the parallel tile's blocks (its rows and columns over *kc* steps, and its
     accumulators) overflow half of L2, then minus its multiply-adds per element loaded (the
     reuse a larger tile buys)."""
+    count = math.prod(-(-e // t) for e, t in zip(extents, tiles))
+    idle = (-(-count // m.cores) * m.cores - count) / count
     rows = math.prod(tiles) // tiles[lane]
     block = (rows + tiles[lane]) * kc * 4 + math.prod(tiles) * 4
-    return max(0.0, block / (m.l2 / 2) - 1), -rows * tiles[lane] / (rows + tiles[lane])
+    return idle, max(0.0, block / (m.l2 / 2) - 1), -rows * tiles[lane] / (rows + tiles[lane])
 
 
 def hints(task: Task, count: int = HINTS, m: Machine | None = None) -> list[ConfigEntity]:
@@ -131,18 +138,22 @@ def hints(task: Task, count: int = HINTS, m: Machine | None = None) -> list[Conf
             groups.setdefault(size[-1], []).append(size)
         by_inner.append(groups)
     lanes_axes = _values(space, "vector_axis") if "vector_axis" in names else [len(tiles_named) - 1]
-    registers = []
+    extents = [space.space_map[name].product for name in tiles_named]
+    ranked: dict[tuple[int, tuple[int, ...]], list[tuple[Any, ...]]] = {}  # by register tile: its kcs
     for lane in lanes_axes:
         for kc in sorted({s[-1] for s in _sizes(space, "tile_k")}, reverse=True):
             for inners in itertools.product(*(sorted(g) for g in by_inner)):
                 cost = _register_cost(list(inners), lane, kc, m)
                 if cost is not None:
-                    registers.append((*cost, -kc, lane, kc, inners))
-    registers.sort(key=lambda r: r[:3])
+                    ranked.setdefault((lane, inners), []).append((*cost, -kc))
+    # the register tiles best first, each with its longest reduction step; then their next steps
+    tiles_first = sorted(ranked, key=lambda tile: ranked[tile][0])
+    rounds = [(tile, -ranked[tile][r][-1]) for r in range(max(map(len, ranked.values()), default=0))
+              for tile in tiles_first if r < len(ranked[tile])]
     out: list[ConfigEntity] = []
-    for *_, lane, kc, inners in registers:
+    for (lane, inners), kc in rounds:
         blocks = sorted(itertools.product(*(g[i] for g, i in zip(by_inner, inners))),
-                        key=lambda choice: _block_cost([math.prod(s[1:]) for s in choice], lane, kc, m))
+                        key=lambda choice: _block_cost(extents, [math.prod(s[1:]) for s in choice], lane, kc, m))
         for choice in blocks[:MAX_TRIED]:
             knobs = {**dict(zip(tiles_named, choice)), "tile_k": _find(space, "tile_k", kc), "cache": 1,
                      "vectorize": 1, **({"vector_axis": lane} if "vector_axis" in names else {})}
@@ -160,14 +171,14 @@ def _find(space: ConfigSpace, name: str, last: int) -> list[int]:
 
 
 def _admitted(task: Task, space: ConfigSpace, knobs: dict[str, Any]) -> ConfigEntity | None:
-    """The configuration of *knobs* with the other knobs chosen (packing on, the shallowest
-    parallel loop that feeds the cores, no unrolling), if the sketch accepts it."""
+    """The configuration of *knobs* with the other knobs chosen (:data:`PREFERRED`, the
+    shallowest parallel loop that feeds the cores, no unrolling), if the sketch accepts it."""
     choice = []
     for name, knob in space.space_map.items():
         options = [getattr(knob[i], "size", None) or knob[i].val for i in range(len(knob))]
         want = knobs.get(name)
-        if want is None and name.startswith("pack_"):
-            want = 1
+        if want is None:
+            want = next((v for prefix, v in PREFERRED.items() if name.startswith(prefix)), None)
         index = next((i for i, o in enumerate(options) if _same(o, want)), 0) if want is not None else 0
         choice.append(index)
     depth_index = list(space.space_map).index("parallel_depth") if "parallel_depth" in space.space_map else None
@@ -178,13 +189,11 @@ def _admitted(task: Task, space: ConfigSpace, knobs: dict[str, Any]) -> ConfigEn
         point = space.knob2point(choice)
         if not space.is_index_valid(point):
             continue
-        entity = space.get(point)
         try:
-            with _Using(entity):
-                task.func()
+            task.instantiate(space.get(point))
         except InstantiationError:  # a configuration the sketch rejects is no hint
             continue
-        return entity
+        return space.get(point)  # a fresh entity: instantiating one leaves its errors on it
     return None
 
 
