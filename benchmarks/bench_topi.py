@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from peers import tvm_threads
 from topi_workloads import WORKLOADS
 
 import schedule as te
@@ -83,6 +84,7 @@ def tvm_library(path: pathlib.Path, arrays: list[np.ndarray],
                 shape: tuple[int, ...]) -> tuple[Callable[[], Any], Any] | None:
     """A call of the ``main`` of TVM's library at *path* on *arrays*, and its output of *shape*;
     None where TVM is not installed or the library is missing."""
+    tvm_threads()
     try:
         import tvm
     except ImportError:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import halide as hl
 import numpy as np
+from peers import halide_target
 from topi_workloads import AUTOSCHEDULE
 
 SCHEDULERS = {"Adams2019": "autoschedule_adams2019", "Mullapudi2016": "autoschedule_mullapudi2016",
@@ -171,7 +172,7 @@ def main() -> None:
     for plugin in SCHEDULERS.values():
         (found,) = [p for p in (here / "lib64" / f"lib{plugin}.so", here / "lib" / f"lib{plugin}.so") if p.exists()][:1]
         hl.load_plugin(str(found))
-    target = hl.get_jit_target_from_environment()
+    target = halide_target()
     print(f"Halide {hl.__version__ if hasattr(hl, '__version__') else ''}; target {target}")
     print("| workload | " + " | ".join(f"{s} (ms)" for s in SCHEDULERS) + " |")
     print("|---|" + "---|" * len(SCHEDULERS))

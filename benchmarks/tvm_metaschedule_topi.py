@@ -19,13 +19,14 @@ import pathlib
 import sys
 import time
 
-import tvm
-from tvm import te, topi
-from tvm.s_tir import meta_schedule as ms
-
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from peers import native_cpu  # noqa: E402
+from peers import native_cpu, tvm_threads  # noqa: E402
+
+tvm_threads()  # before TVM's runtime starts its thread pool: its tuning runs on every core
+import tvm  # noqa: E402
 from topi_workloads import AUTOSCHEDULE, WORKLOADS  # noqa: E402
+from tvm import te, topi  # noqa: E402
+from tvm.s_tir import meta_schedule as ms  # noqa: E402
 
 #: every workload by name: bench_topi's and bench_autoschedule's
 ALL = {**WORKLOADS, **{name: (shapes, make) for name, (shapes, make, _) in AUTOSCHEDULE.items()}}
