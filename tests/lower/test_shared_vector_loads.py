@@ -10,32 +10,17 @@ import re
 import numpy as np
 import pytest
 
-import schedule as te
 import tebound.tvm as tvm
 from lower import build
+
+from .test_c_vector import _register_tiled_matmul
 
 TARGETS = ["c", "python"]
 
 
-def _source(f) -> str:
-    return f.get_source() if hasattr(f, "get_source") else ""
-
-
 def _two_rows():
     """C = A @ B accumulated in a local tile of 2 rows (unrolled) by 32 columns (vectorized)."""
-    n = 64
-    A, B = te.placeholder((n, n), name="A"), te.placeholder((n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    CL = s.cache_write(C, "local")
-    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 2, 32)
-    s[CL].compute_at(s[C], jo)
-    i, j = s[CL].op.axis
-    (kk,) = s[CL].op.reduce_axis
-    s[CL].reorder(kk, i, j)
-    s[CL].unroll(i)
-    s[CL].vectorize(j)
+    s, A, B, C = _register_tiled_matmul(n=64, rows=2, cols=32)
     return s, [A, B, C]
 
 
@@ -51,7 +36,7 @@ def test_a_register_tile_computes_the_product(target):
 
 def test_each_column_vector_of_the_tile_is_loaded_once_per_step():
     s, args = _two_rows()
-    source = _source(build(s, args, target="c"))
+    source = build(s, args, target="c").get_source()
     loads = re.findall(r"\*\((tb_float32x\d+)\*\)&B\[", source)
     assert loads, source
     lanes = int(loads[0].rsplit("x", 1)[1])
@@ -103,7 +88,7 @@ def _shared(source: str) -> set[str]:
 
 
 def test_a_run_that_stores_a_buffer_shares_none_of_its_vectors():
-    assert _shared(_source(tvm.build(tvm.script.from_source(SEQUENCE), target="c"))) == set()
+    assert _shared(tvm.build(tvm.script.from_source(SEQUENCE), target="c").get_source()) == set()
 
 
 READ_ONLY = SEQUENCE.replace("B[j] = A[j] + B[j]", "C[j] = A[j] - B[j]").replace("A[j] = A[j] + B[j]",
@@ -114,7 +99,7 @@ READ_ONLY = SEQUENCE.replace("B[j] = A[j] + B[j]", "C[j] = A[j] - B[j]").replace
 def test_vectors_of_buffers_nothing_stores_are_loaded_once(target):
     f = tvm.build(tvm.script.from_source(READ_ONLY), target=target)
     if target == "c":
-        assert _shared(_source(f)) == {"A", "B"}
+        assert _shared(f.get_source()) == {"A", "B"}
     rng = np.random.default_rng(2)
     a, b = (rng.uniform(-1, 1, 32).astype("float32") for _ in range(2))
     c, d = np.zeros(32, "float32"), np.zeros(32, "float32")

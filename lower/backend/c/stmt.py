@@ -242,7 +242,7 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         several of them load (:func:`shared_loads`) loaded once first."""
         vt = plans[0].type_name
         self.expr.helpers.setdefault(vt, plans[0].typedef())
-        table = LoadTable()
+        table: LoadTable[str] = LoadTable()
         shared = [(buf, index) for buf, index in shared_loads(plans) if buf not in self.expr.registers.lanes]
         if shared:
             self.emit("{")
@@ -255,10 +255,10 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             self.emit(f"{vt} {name} = {self.vector_access(buf, vt, index)};")
             if pinned:
                 self.emit(f"TB_IN_REGISTER({name});")
-            table.add(buf, index, name)
+            table.set(buf, index, name)
 
         def access(buf: Buffer, t: str, index: Expr) -> str:
-            return table.find(buf, index) or self.vector_access(buf, t, index)
+            return table.get(buf, index) or self.vector_access(buf, t, index)
         for plan in plans:
             for line in vector_statements(plan, self.expr, access, self.expr.helpers):
                 self.emit(line)

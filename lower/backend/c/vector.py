@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
 from bound import simplify
 from bound.arith.linear import Linear
@@ -31,6 +31,7 @@ VECTOR_BYTES: int | None = None
 REGISTER_ELEMENTS = 256
 #: Element types written as vectors, by dtype: their C element type.
 ELEMENTS = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t"}
+T = TypeVar("T")
 _OPS = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
 _FLOATS = ("float32", "float64")
 
@@ -186,7 +187,7 @@ def shared_loads(plans: Sequence[VectorLoop]) -> list[tuple[Buffer, Expr]]:
     uses: a matmul's register tile, its rows unrolled, loaded each column vector once per row
     (10 loads for 8 multiply-adds, where 6 do)."""
     stored = {st.buffer for plan in plans for st in plan.stores}
-    seen: dict[tuple[int, int], list[list[Any]]] = {}  # by (buffer, hash of index): [index, count]
+    counts: LoadTable[int] = LoadTable()
     order: list[tuple[Buffer, Expr]] = []
     for plan in plans:
         v = plan.loop.loop_var
@@ -196,31 +197,30 @@ def shared_loads(plans: Sequence[VectorLoop]) -> list[tuple[Buffer, Expr]]:
                     if not isinstance(node, Load) or node.buffer in stored:
                         continue
                     index = simplify(substitute(node.index, {v: start}))
-                    entries = seen.setdefault((id(node.buffer), hash(index)), [])
-                    entry = next((e for e in entries if structural_equal(e[0], index)), None)
-                    if entry is None:
-                        entries.append([index, 1])
-                    else:
-                        entry[1] += 1
-                        if entry[1] == 2:
-                            order.append((node.buffer, index))
+                    count = (counts.get(node.buffer, index) or 0) + 1
+                    counts.set(node.buffer, index, count)
+                    if count == 2:
+                        order.append((node.buffer, index))
     return order
 
 
-class LoadTable:
-    """Vectors loaded once into constants (:func:`shared_loads`): their variables' names."""
+class LoadTable(Generic[T]):
+    """A value per vector load: a buffer and the index of its first lane, indices compared as
+    trees (the count of each load, the variable a shared one was loaded into)."""
 
     def __init__(self) -> None:
-        self._names: dict[tuple[int, int], list[tuple[Expr, str]]] = {}
+        self._entries: dict[tuple[int, int], list[tuple[Expr, T]]] = {}
 
-    def add(self, buf: Buffer, index: Expr, name: str) -> None:
-        self._names.setdefault((id(buf), hash(index)), []).append((index, name))
-
-    def find(self, buf: Buffer, index: Expr) -> str | None:
-        for known, name in self._names.get((id(buf), hash(index)), []):
+    def get(self, buf: Buffer, index: Expr) -> T | None:
+        for known, value in self._entries.get((id(buf), hash(index)), []):
             if structural_equal(known, index):
-                return name
+                return value
         return None
+
+    def set(self, buf: Buffer, index: Expr, value: T) -> None:
+        entries = self._entries.setdefault((id(buf), hash(index)), [])
+        entries[:] = [(known, v) for known, v in entries if not structural_equal(known, index)]
+        entries.append((index, value))
 
 
 def _vector_expr(value: Expr, v: Var, start: Expr, scalar: Callable[[Expr], str],
