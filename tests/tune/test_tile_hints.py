@@ -56,7 +56,7 @@ def test_each_hint_fills_half_to_three_quarters_of_the_vector_registers(machine)
 
 def test_the_best_ranked_hint_loads_least_per_multiply_add():
     """On AVX2, 4 rows by 16 columns (2 vectors): 6 loads for 8 multiply-adds, as 2 x 32 does, but
-    with more of them broadcasts; 8 x 8 (9 loads for 8) ranks after both."""
+    with more of them broadcasts (8 x 8 makes 9 loads for 8)."""
     inners, lane = _register_tile(hints(_matmul_add("hints_rank"), 1, AVX2)[0])
     assert inners[lane] == 16 and inners[1 - lane] == 4
 

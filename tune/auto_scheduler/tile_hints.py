@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lower.backend.c.compile import native_vector_bytes, vector_registers
+from tune.auto_scheduler.sketch import CORES
 from tune.autotvm.space import ConfigEntity, ConfigSpace, InstantiationError
 from tune.autotvm.task import Task
 
@@ -78,9 +79,10 @@ def _cache_bytes(level: int, default: int) -> int:
 
 @functools.cache
 def machine() -> Machine:
-    """This machine (the compiler's vector width and features, sysfs's caches)."""
+    """This machine (the compiler's vector width and features, sysfs's caches, the cores the
+    sketch's parallel loops are checked against)."""
     return Machine(lanes=native_vector_bytes() // 4, registers=vector_registers(), l1=_cache_bytes(1, 32 * 1024),
-                   l2=_cache_bytes(2, 512 * 1024), cores=os.cpu_count() or 1)
+                   l2=_cache_bytes(2, 512 * 1024), cores=CORES)
 
 
 def _sizes(space: ConfigSpace, name: str) -> list[list[int]]:
