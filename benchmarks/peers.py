@@ -20,14 +20,16 @@ import numpy as np
 Run = Callable[[], Any]
 
 
+def _native_options() -> list[list[str]]:
+    """``gcc -march=native -Q --help=target``, a line's words each (this file runs in the peers'
+    environments, without the project's ``lower.backend.c.compile``)."""
+    out = subprocess.run(["gcc", "-march=native", "-Q", "--help=target"], capture_output=True, text=True).stdout
+    return [line.split() for line in out.splitlines()]
+
+
 def native_cpu() -> str:
     """The compiler's name for this CPU (LLVM takes the same names)."""
-    out = subprocess.run(["gcc", "-march=native", "-Q", "--help=target"], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if parts and parts[0] == "-march=" and len(parts) > 1:
-            return parts[1]
-    return "generic"
+    return next((parts[1] for parts in _native_options() if len(parts) > 1 and parts[0] == "-march="), "generic")
 
 
 #: Halide's names of the x86 features the compiler reports (``-m<flag>`` enabled).
@@ -41,8 +43,7 @@ def halide_target() -> Any:
     import halide as hl
     if os.environ.get("HL_JIT_TARGET") or platform.machine() not in ("x86_64", "AMD64"):
         return hl.get_jit_target_from_environment()
-    out = subprocess.run(["gcc", "-march=native", "-Q", "--help=target"], capture_output=True, text=True).stdout
-    enabled = {parts[0][2:] for parts in (line.split() for line in out.splitlines())
+    enabled = {parts[0][2:] for parts in _native_options()
                if len(parts) >= 2 and parts[-1] == "[enabled]" and parts[0].startswith("-m")}
     if "avx512f" in enabled:  # a CPU that has it: Halide's detection is right there
         return hl.get_jit_target_from_environment()
