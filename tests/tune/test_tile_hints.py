@@ -1,6 +1,7 @@
-"""The auto-scheduler's known-good tile shapes (tile_hints): register tiles that fill the vector
-registers of the machine they are ranked for, each accepted by the sketch and computing what
-NumPy computes; a tuner measures them before its own choices."""
+"""The auto-scheduler's known-good tile shapes (tile_hints): register tiles that fit the vector
+registers of the machine they are ranked for and keep its multiply-add units busy, parallel
+tiles whose copies fit its L2, each accepted by the sketch and computing what NumPy computes; a
+tuner measures them before its own choices."""
 
 from __future__ import annotations
 
@@ -37,18 +38,22 @@ def _register_tile(config) -> tuple[list[int], int]:
 
 
 @pytest.mark.parametrize("machine", [AVX2, AVX512], ids=["avx2", "avx512"])
-def test_each_hint_fills_half_to_three_quarters_of_the_vector_registers(machine):
+def test_each_hint_keeps_its_tile_in_the_vector_registers_and_the_best_fills_the_units(machine):
     found = hints(_matmul_add(f"hints_{machine.lanes}"), 6, machine)
     assert len(found) >= 2
     tiles = set()
     for config in found:
         inners, lane = _register_tile(config)
         assert inners[lane] % machine.lanes == 0
-        accumulators = math.prod(inners) // machine.lanes
-        assert machine.registers // 2 <= accumulators <= machine.registers * 3 // 4
+        vectors, broadcasts = inners[lane] // machine.lanes, inners[1 - lane]
+        # the accumulators, then one step's vectors or its broadcasts, and one more operand
+        assert vectors * broadcasts + min(vectors, broadcasts) + 1 <= machine.registers
         assert config["cache"].val == 1 and config["vectorize"].val == 1
         tiles.add((tuple(inners), lane, tuple(config["tile_k"].size)))
     assert len(tiles) == len(found)  # no two alike
+    # the best has an accumulator for each multiply-add in flight (4 cycles x 2 units)
+    inners, lane = _register_tile(found[0])
+    assert math.prod(inners) // machine.lanes >= machine.fma_latency * machine.fma_units
     # each register tile before any comes again with another reduction step
     firsts = [(tuple(_register_tile(c)[0]), _register_tile(c)[1]) for c in found]
     assert len(set(firsts[:len(set(firsts))])) == len(set(firsts))
@@ -144,3 +149,37 @@ def test_a_padding_is_computed_once_at_the_root_in_a_hint(target):
     out = np.zeros((n, k, size, size), "float32")
     build(s, args, target=target)(a, w, out)
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+
+
+def _conv(name: str, channels: int, size: int):
+    """A 3x3 convolution of *channels* to *channels* over a *size* x *size* image, padded by 1."""
+    data = te.placeholder((1, channels, size, size), name="data")
+    weight = te.placeholder((channels, channels, 3, 3), name="weight")
+    pad = te.compute((1, channels, size + 2, size + 2), lambda b, ch, y, x: te.if_then_else(
+        te.all(y >= 1, y <= size, x >= 1, x <= size), data[b, ch, y - 1, x - 1], 0.0), name="pad")
+    rc, ry, rx = te.reduce_axis((0, channels), "rc"), te.reduce_axis((0, 3), "ry"), te.reduce_axis((0, 3), "rx")
+    conv = te.compute((1, channels, size, size), lambda b, f, y, x: te.sum(
+        pad[b, rc, y + ry, x + rx] * weight[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
+    return auto_scheduler.create(name, [data, weight, conv], "c")
+
+
+def test_a_deep_convolution_on_a_small_image_gets_a_tile_of_channels_by_a_row():
+    """512 -> 512 channels over 7 x 7, on AVX2. Worked by hand: 8 channels by the 7 positions of
+    a row hold 7 accumulators, loading 1 vector and 7 broadcasts a step (4 cycles, 7/8 of the
+    units busy); 16 x 7 would need 17 registers; 32 channels by 1 position waits on its own sums
+    (4 accumulators, half busy); 64 x 1 (8 accumulators, 9 loads) keeps 8/9 busy, but the copy
+    of its 64 channels' weights (64 x 512 x 9 floats, 1.2 MB) overflows half of L2. The weights
+    are copied at the parallel tile, so that tile spans the 49 positions (each weight copied
+    once) and at most 16 channels (16 x 512 x 9 floats: 295 KB of the 512)."""
+    found = hints(_conv("hints_deep_conv", 512, 7), 4, AVX2)
+    assert found
+    first = found[0]
+    assert first["vector_axis"].val == 1
+    assert [first[f"tile_{i}"].size[-1] for i in range(4)] == [1, 8, 1, 7]  # the rows' axis is the last
+    tiles = [math.prod(first[f"tile_{i}"].size[1:]) for i in range(4)]
+    assert tiles[2:] == [7, 7]
+    assert tiles[1] * 512 * 9 * 4 <= AVX2.l2 // 2
+    # every hint before a 64 x 1 tile keeps its copy within half of L2
+    for config in found:
+        channels = math.prod(config["tile_1"].size[1:])
+        assert channels * 512 * 9 * 4 <= AVX2.l2 // 2
