@@ -23,8 +23,12 @@ from lower.errors import LoweringError
 #: Without fast-math, and without contracting ``a * b + c`` into one fused multiply-add (GCC's
 #: default for GNU C, which rounds once where NumPy and the Python target round twice: 24% of a
 #: float32 ``a*b + c*d`` differed). On x86, full-width AVX vectors: some CPUs' tuning (AMD Zen)
-#: prefers half-width ones, which measured 15-20% slower on the tiled matmul benchmark.
+#: prefers half-width ones, which measured 15-20% slower on the tiled matmul benchmark. Without
+#: GCC's predictive commoning, which keeps a stencil's rows in registers from one iteration to
+#: the next: a vector row of 8 registers spills them to the stack, and the 3x3 blur ran 16%
+#: slower with it (1.88 against 1.57 ms; the matmuls, conv2d and softmax unchanged).
 FLAGS = ("-O3", "-march=native", "-std=gnu11", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off",
+         "-fno-predictive-commoning",
          *(("-mprefer-vector-width=256",) if platform.machine() in ("x86_64", "AMD64") else ()))
 #: What ``build(..., fast_math=True)`` adds: GCC may reassociate, contract into fused
 #: multiply-adds and assume no NaN or infinity (results then differ from NumPy's in the last bits).
