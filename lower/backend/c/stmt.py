@@ -16,6 +16,8 @@ from bound import simplify
 from lower.backend.c.callback import PythonCall
 from lower.backend.c.compile import native_vector_bytes, vector_registers
 from lower.backend.c.expr import CExprSource, c_type
+from lower.backend.c.extremum import Extremum, plan_extremum
+from lower.backend.c.extremum import helper as extremum_helper
 from lower.backend.c.outline import needs, own_sequences, parts
 from lower.backend.c.registers import promote
 from lower.backend.c.runtime import ASSERT, C_RUNTIME, Site, needs_guard
@@ -356,6 +358,9 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         if (plan := self.written_out(s)) is not None:
             self.vector_run([plan])
             return
+        if (extremum := plan_extremum(s, self.expr.registers.lanes)) is not None:
+            yield from self.extremum(s, extremum)
+            return
         if s.kind == ForKind.VECTORIZED and (plan := plan_vector_loop(s)) is not None:
             self.expr.helpers.setdefault(plan.type_name, plan.typedef())
             target = next((st for st in plan.stores if st.buffer in self.arguments), None)
@@ -378,6 +383,26 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
         yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
         for key in keys:
             del self.expr.hoisted[key], self.expr.hoisted_vars[key]
+
+    def extremum(self, s: For, plan: Extremum) -> Steps:
+        """*s*, a max or min over a contiguous row: by vectors, else as written (see
+        :mod:`lower.backend.c.extremum`)."""
+        name, text = extremum_helper(plan.kind)
+        self.expr.helpers.setdefault(name, text)
+        acc = self.expr.registers.element(plan.store.buffer, plan.store.index)
+        row = f"&{self.expr.buffer_name(plan.row.buffer)}[{self.expr.index(plan.row.buffer, plan.first)}]"
+        self.emit("{")
+        self.indent += 1
+        self.emit(f"float tb_m = {acc};")
+        self.emit(f"if ({name}(&tb_m, {row}, (int64_t)({self.expr.exact(s.extent)}))) {{")
+        self.emit(f"  {acc} = tb_m;")
+        self.emit("} else {")
+        self.indent += 1
+        yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
+        self.indent -= 1
+        self.emit("}")
+        self.indent -= 1
+        self.emit("}")
 
     def vector_groups(self, plan: VectorLoop, count: str) -> None:
         """A loop over *count* (C text) groups of lanes of *plan*, from its loop's start on."""
