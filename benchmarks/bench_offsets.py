@@ -12,6 +12,11 @@ by the Python of a scratch environment where it is installed (see :mod:`peers`),
 aligned arrays (TVM copies arrays into its own allocations anyway), and ours at its worst mix
 in turn with it in that process (the environment needs islpy and networkx for ours). ``--sweep`` moves one
 argument of one workload over a page, the others fixed, to tell an offset effect from noise.
+
+Both peers' LLVM code contracts ``a * b + c`` into fused multiply-adds (their assembly has
+``vfmadd`` and no ``vmulps`` for the conv2d); our default keeps NumPy's two roundings. So ours is
+also timed built with ``fp_contract=True``, the same floating-point contract as the peers, and
+the ratios are given for both builds.
 """
 
 from __future__ import annotations
@@ -59,12 +64,14 @@ def _best_of(run, repeat: int = 5) -> float:
     return min(times)
 
 
-def ours(rounds: int = 3) -> dict[str, float]:
-    """Prints ours at every mix of offsets; returns the worst (ms) of the default build per workload.
+def ours(rounds: int = 3) -> dict[str, tuple[float, float]]:
+    """Prints ours at every mix of offsets; returns the worst (ms) of the default build and of
+    the build with ``fp_contract=True`` per workload.
     Each mix's time is the median of *rounds* best-of-5 timings, the rounds going over all the
     mixes in turn, so that a moment of a busy machine does not decide one mix's time."""
-    print("| workload | realigned: median, worst (ms) | not realigned: median, worst (ms) | all aligned |")
-    print("|---|---|---|---|")
+    print("| workload | realigned: median, worst (ms) | not realigned: median, worst (ms) | all aligned "
+          "| fp_contract=True: median, worst (ms) |")
+    print("|---|---|---|---|---|")
     worst = {}
     for name, make in WORKLOADS.items():
         s, args, inputs, shape, ref, _ = make()
@@ -72,12 +79,14 @@ def ours(rounds: int = 3) -> dict[str, float]:
         f = build(s, args, target="c")
         plain = build(s, args, target="c")
         plain._realign = []
+        contract = build(s, args, target="c", fp_contract=True)
         placed = _placements(inputs, shape)
         time.sleep(SETTLE)  # NumPy's BLAS threads spin for a while after the reference
-        samples: dict[str, list[list[float]]] = {"realigned": [[] for _ in placed], "plain": [[] for _ in placed]}
+        builds = (("realigned", f), ("plain", plain), ("contract", contract))
+        samples: dict[str, list[list[float]]] = {key: [[] for _ in placed] for key, _ in builds}
         for r in range(rounds):
             for k, args_k in enumerate(placed):
-                for key, fn in (("realigned", f), ("plain", plain)):
+                for key, fn in builds:
                     fn(*args_k)
                     if r == 0:
                         np.testing.assert_allclose(args_k[-1], expected, rtol=1e-4, atol=1e-5)
@@ -87,8 +96,9 @@ def ours(rounds: int = 3) -> dict[str, float]:
 
         def cell(v: list[float]) -> str:
             return f"{statistics.median(v) * 1e3:.2f}, {max(v) * 1e3:.2f}"
-        print(f"| {name} | {cell(times['realigned'])} | {cell(times['plain'])} | {aligned * 1e3:.2f} |", flush=True)
-        worst[name] = max(times["realigned"]) * 1e3
+        print(f"| {name} | {cell(times['realigned'])} | {cell(times['plain'])} | {aligned * 1e3:.2f} "
+              f"| {cell(times['contract'])} |", flush=True)
+        worst[name] = (max(times["realigned"]) * 1e3, max(times["contract"]) * 1e3)
     return worst
 
 
@@ -129,23 +139,25 @@ def peer(name: str, rounds: int = 15, suspects: int = 3) -> None:
         got = run()
         np.testing.assert_allclose(np.asarray(got.numpy() if hasattr(got, "numpy") else got), expected,
                                    rtol=1e-4, atol=1e-5)
-        f = build(s, args, target="c")
         mixes = _placements(inputs, shape)
-        f(*mixes[-1])
-        np.testing.assert_allclose(mixes[-1][-1], expected, rtol=1e-4, atol=1e-5)
-        time.sleep(SETTLE)  # NumPy's BLAS threads spin for a while after the reference
-        first = [[] for _ in mixes]
-        for _ in range(3):
-            for k, placed in enumerate(mixes):
-                first[k].append(_best_of(lambda f=f, placed=placed: f(*placed)))
-        worst = sorted(range(len(mixes)), key=lambda k: statistics.median(first[k]))[-suspects:]
-        theirs, ours_by_mix = [], {k: [] for k in worst}
-        for _ in range(rounds):
-            theirs.append(_best_of(run))
-            for k in worst:
-                ours_by_mix[k].append(_best_of(lambda f=f, placed=mixes[k]: f(*placed)))
-        out[workload] = {"peer": statistics.median(theirs) * 1e3,
-                         "ours": max(statistics.median(v) for v in ours_by_mix.values()) * 1e3}
+        out[workload] = {}
+        for key, f in (("ours", build(s, args, target="c")),
+                       ("ours_contract", build(s, args, target="c", fp_contract=True))):
+            f(*mixes[-1])
+            np.testing.assert_allclose(mixes[-1][-1], expected, rtol=1e-4, atol=1e-5)
+            time.sleep(SETTLE)  # NumPy's BLAS threads spin for a while after the reference
+            first = [[] for _ in mixes]
+            for _ in range(3):
+                for k, placed in enumerate(mixes):
+                    first[k].append(_best_of(lambda f=f, placed=placed: f(*placed)))
+            worst = sorted(range(len(mixes)), key=lambda k: statistics.median(first[k]))[-suspects:]
+            theirs, ours_by_mix = [], {k: [] for k in worst}
+            for _ in range(rounds):
+                theirs.append(_best_of(run))
+                for k in worst:
+                    ours_by_mix[k].append(_best_of(lambda f=f, placed=mixes[k]: f(*placed)))
+            out[workload][key] = max(statistics.median(v) for v in ours_by_mix.values()) * 1e3
+            out[workload]["peer" if key == "ours" else "peer_contract"] = statistics.median(theirs) * 1e3
     print(json.dumps(out))
 
 
@@ -173,22 +185,25 @@ def main() -> None:
         lines = run.stdout.strip().splitlines()
         times[name] = json.loads(lines[-1]) if lines else {"error": run.stderr[-300:]}
     if times:
-        print("\n| workload | ours: worst of the mixes (ms) | " + " | ".join(f"{n} (ms)" for n in times)
-              + " | ours worst / best peer |")
-        print("|---|---|" + "---|" * len(times) + "---|")
-        for workload, w in worst.items():
+        print("\n| workload | ours: worst of the mixes (ms) | fp_contract=True: worst (ms) | "
+              + " | ".join(f"{n} (ms)" for n in times) + " | ours worst / best peer | fp_contract=True / best peer |")
+        print("|---|---|---|" + "---|" * len(times) + "---|---|")
+        for workload, (w, wc) in worst.items():
             got = [t[workload]["peer"] for t in times.values() if workload in t]
             cells = " | ".join(f"{t[workload]['peer']:.2f}" if workload in t else str(t.get("error", "-"))
                                for t in times.values())
-            ratio = f"{w / min(got):.2f}" if got else "-"
-            print(f"| {workload} | {w:.2f} | {cells} | {ratio} |")
-        print("\nIn each peer's process, ours and the peer in turn (ms):\n")
-        print("| workload | " + " | ".join(f"ours worst / {n}" for n in times) + " |")
-        print("|---|" + "---|" * len(times))
+            ratios = f"{w / min(got):.2f} | {wc / min(got):.2f}" if got else "- | -"
+            print(f"| {workload} | {w:.2f} | {wc:.2f} | {cells} | {ratios} |")
+        print("\nIn each peer's process, ours and the peer in turn (ms), ours built by default and with fp_contract=True:\n")
+        print("| workload | " + " | ".join(f"ours worst / {n} | fp_contract=True / {n}" for n in times) + " |")
+        print("|---|" + "---|---|" * len(times))
         for workload in worst:
             pairs = [t[workload] if workload in t else None for t in times.values()]
             print(f"| {workload} | " + " | ".join(
-                f"{p['ours']:.2f} / {p['peer']:.2f} = {p['ours'] / p['peer']:.2f}" if p else "-" for p in pairs) + " |")
+                f"{p['ours']:.2f} / {p['peer']:.2f} = {p['ours'] / p['peer']:.2f} | "
+                f"{p['ours_contract']:.2f} / {p['peer_contract']:.2f} = {p['ours_contract'] / p['peer_contract']:.2f}"
+                if p else "- | -" for p in pairs) + " |")
+
 
 if __name__ == "__main__":
     main()
