@@ -64,7 +64,7 @@ def _task(name: str) -> Any:
     return auto_scheduler.create(f"bench_autoschedule_{name}", _tensors(name), _target())
 
 
-def tune(name: str, trials: int, log: str, features: str = "itervar", seed: int = 0) -> float:
+def tune(name: str, trials: int, log: str, features: str = "knob", seed: int = 0) -> float:
     """Searches *name*'s space for *trials* measurements into *log*, the model learning from
     *features* (the cost model's ``feature_type``), the search drawing from *seed*; the wall time."""
     task = _task(name)
@@ -112,8 +112,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=64)
     parser.add_argument("--tvm", type=pathlib.Path, default=pathlib.Path("/tmp/tvm_ms"))
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--features", default="itervar", help="the cost model's feature_type (itervar: the "
-                        "knobs and the lowered schedule's loop features; knob: the knobs only, nothing lowered)")
+    parser.add_argument("--features", default="knob", help="the cost model's feature_type (knob, the default, "
+                        "as the auto-scheduler's knob search: the knobs only, nothing lowered; itervar: the knobs "
+                        "and the lowered schedule's loop features)")
     parser.add_argument("--seed", type=int, default=0, help="the search's seed")
     parser.add_argument("--separate", action="store_true", help="also time each peer in its own process")
     parser.add_argument("--math", choices=sorted(TARGETS), help="floating-point contract of our kernels: fast math "
