@@ -215,6 +215,18 @@ def test_non_divisible_transform_raises_error():
     assert s[B].leaf_iter_vars == before and s[B].layout_transform is None
 
 
+def test_a_mapping_that_sends_two_indices_to_one_is_refused():
+    """(i, j) -> ((i + j) % 4, (i - j) % 4) over 4 x 4: a 4 x 4 result, as many elements, but
+    (0, 0) and (2, 2) meet."""
+    A = te.placeholder([4, 4], name="A")
+    B = te.compute(A.shape, lambda i, j: A[i, j], name="B")
+    s = te.create_schedule(B.op)
+    before = list(s[B].leaf_iter_vars)
+    with pytest.raises(RuntimeError, match=r"the mapping from shape \(4, 4\) onto \(4, 4\) is not one to one"):
+        s[B].transform_layout(lambda i, j: [(i + j) % 4, (i - j + 4) % 4])
+    assert s[B].leaf_iter_vars == before and s[B].layout_transform is None
+
+
 @BOTH
 def test_a_permuted_stage_computed_at_a_loop_stores_its_region_permuted(exact):
     """A layout that only permutes the axes holds for a region as for the whole: the region
