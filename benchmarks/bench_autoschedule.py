@@ -38,6 +38,7 @@ import topi
 from lower import build
 from lower.backend.c.compile import features_line
 from tune import auto_scheduler, autotvm
+from tune.auto_scheduler.state_search import REMEASURE_TOP
 from tune.auto_scheduler.tile_hints import hints
 
 #: The target of each ``--math`` (passed to the processes the benchmark starts through the environment).
@@ -68,11 +69,14 @@ def tune(name: str, trials: int, log: str, features: str = "knob", seed: int = 0
     """Searches *name*'s space for *trials* measurements into *log*, the model learning from
     *features* (the cost model's ``feature_type``), the search drawing from *seed*; the wall time."""
     task = _task(name)
+    # about MetaSchedule's time per trial on CPUs (3 calls grown to 100 ms), as 5 repeats of at
+    # least 20 ms: trials rank by their fastest repeat, the nearest to the kernel's own time
+    # when other work loads the machine (one repeat of 100 ms averages the interruptions in)
     option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=60),
-                                    # MetaSchedule's runner on CPUs: 3 calls, once, grown to 100 ms
-                                    runner=autotvm.LocalRunner(number=3, repeat=1, min_repeat_ms=100, timeout=30))
+                                    runner=autotvm.LocalRunner(number=1, repeat=5, min_repeat_ms=20, timeout=30))
     tuner = autotvm.tuner.XGBTuner(task, feature_type=features, optimizer="evolution", seed=seed)
     tuner.screen = True
+    tuner.remeasure_top = REMEASURE_TOP  # the best few measured again at the end, as SketchPolicy's search does
     start = time.time()
     tuner.first = hints(task)  # the known-good tile shapes first, as SketchPolicy's knob search does
     tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])

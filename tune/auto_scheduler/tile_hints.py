@@ -176,11 +176,12 @@ def hints(task: Task, count: int = HINTS, m: Machine | None = None) -> list[Conf
                 cost = _register_cost(list(inners), lane, kc, taps, m)
                 if cost is None or -cost[0] < MIN_BUSY:
                     continue
-                blocks = sorted(itertools.product(*(g[i] for g, i in zip(by_inner, inners))),
-                                key=lambda choice: _block_cost(extents, [math.prod(s[1:]) for s in choice], lane,
-                                                               kc, taps, reduction, m))
-                best = _block_cost(extents, [math.prod(s[1:]) for s in blocks[0]], lane, kc, taps, reduction, m)
-                ranked.setdefault((lane, inners), []).append((best[1] > 1 or best[2] > 0, cost, -kc, blocks))
+                def block(choice: tuple[list[int], ...], lane: int = lane, kc: int = kc) -> tuple[float, ...]:
+                    return _block_cost(extents, [math.prod(s[1:]) for s in choice], lane, kc, taps, reduction, m)
+                blocks = sorted(itertools.product(*(g[i] for g, i in zip(by_inner, inners))), key=block)
+                _, copies, overflow, _ = block(blocks[0])
+                # (whether its best parallel tile copies twice or overflows L2, its rank, its step)
+                ranked.setdefault((lane, inners), []).append((copies > 1 or overflow > 0, cost, -kc, blocks))
     for steps in ranked.values():
         steps.sort(key=lambda step: step[:3])
     # the register tiles best first, each with its best reduction step, then their next steps;
