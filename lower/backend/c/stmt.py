@@ -15,6 +15,7 @@ from typing import Any
 from bound import simplify
 from lower.backend.c.callback import PythonCall
 from lower.backend.c.compile import native_vector_bytes, vector_registers
+from lower.backend.c.edges import cut_edges
 from lower.backend.c.expr import CExprSource, c_type
 from lower.backend.c.extremum import Extremum, plan_extremum
 from lower.backend.c.extremum import helper as extremum_helper
@@ -568,6 +569,7 @@ def c_source(body: Stmt, buffers: Sequence[Buffer], params: Sequence[Var], check
     gen.interruptible = True
     gen.expr.params = set(params)
     gen.arguments = set(buffers)
+    body = cut_edges(body)
     if not libm:
         body = use_vector_math(body)
     body, lanes = promote(body)
