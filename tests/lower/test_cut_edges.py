@@ -100,3 +100,21 @@ def test_a_split_tail_guard_is_cut_and_every_element_written_once(target):
     out = np.full(10, -1.0, "float32")
     build(s, [a, c], target=target)(x, out)
     np.testing.assert_array_equal(out, x * 2 + 1)
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_only_the_innermost_loop_is_cut_under_a_parallel_loop_of_symbolic_extent(target, n):
+    """A symbolic n x 4 array fused and split by 8, the outer loop parallel: the inner loop's
+    tail guard (outer*8 + inner < n*4) cuts the inner loop; the parallel loop keeps its bound."""
+    size = te.var("n")
+    A = te.placeholder((size, 4), name="A")
+    B = te.compute(A.shape, lambda i, j: A[i, j] * 2 + 1, name="B")
+    s = te.create_schedule(B.op)
+    outer, _ = s[B].split(s[B].fuse(*B.op.axis), 8)
+    s[B].parallel(outer)
+    f = build(s, [A, B], target=target)
+    a = np.arange(n * 4, dtype="float32").reshape(n, 4)
+    out = np.zeros((n, 4), "float32")
+    f(a, out)
+    np.testing.assert_array_equal(out, a * 2 + 1)

@@ -22,17 +22,13 @@ from schedule.ir.functor import distinct_post_order, free_vars
 def cut_edges(body: Stmt) -> Stmt:
     """*body* with each innermost serial loop whose statements test its variable (an ``if`` or
     an ``if_then_else``) cut at the tests' bounds."""
-    marked = False
-
-    def mark(s: Stmt) -> Stmt | None:
-        nonlocal marked
+    def cut(s: Stmt) -> Stmt | None:
         if isinstance(s, For) and s.kind == ForKind.SERIAL and _tests_variable(s):
-            marked = True
-            return AttrStmt(s.loop_var, HINT, arith.const(1, "int32"), _nest_tests(s))
+            # the loop alone: the pass would otherwise cut the loops around it too
+            return simplify_stmt(loop_partition(AttrStmt(s.loop_var, HINT, arith.const(1, "int32"), _nest_tests(s))))
         return None
 
-    hinted = ir_transform(body, None, mark, ["tir.For"])
-    return simplify_stmt(loop_partition(hinted)) if marked else body
+    return ir_transform(body, None, cut, ["tir.For"])
 
 
 def _nest_tests(s: For) -> For:
