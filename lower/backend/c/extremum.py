@@ -6,7 +6,7 @@ at a time: a fifth of a softmax's time. Its order matters only where the result'
 on which of several equal or unordered elements wins: a NaN (whose payload and position
 decide) or a zero (``-0.0`` and ``0.0`` compare equal). Elsewhere the maximum of a set of
 floats is the one value whatever the order. So the row is reduced by vectors first
-(:data:`HELPERS`), and where it held a NaN or came to a zero, the serial loop runs as written.
+(:func:`helper`), and where it held a NaN or came to a zero, the serial loop runs as written.
 """
 
 from __future__ import annotations
@@ -76,8 +76,7 @@ static int {name}(float* acc, const float* p, int64_t n) {{
   if ((abits & 0x7fffffff) > 0x7f800000) return 0;
   tb_v8 m0 = {{a, a, a, a, a, a, a, a}}, m1 = m0;
   tb_i8 nan = {{0}};
-  const tb_i8 magnitude = {{0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff}};
-  const tb_i8 inf = {{0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000}};
+  const tb_i8 magnitude = (tb_i8){{0}} + 0x7fffffff, inf = (tb_i8){{0}} + 0x7f800000;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {{
     const tb_v8 x0 = *(const tb_v8*)&p[i], x1 = *(const tb_v8*)&p[i + 8];

@@ -386,24 +386,14 @@ class _StmtSource(KernelSource, StmtFunctor[None]):
             del self.expr.hoisted[key], self.expr.hoisted_vars[key]
 
     def extremum(self, s: For, plan: Extremum) -> Steps:
-        """*s*, a max or min over a contiguous row: by vectors, else as written (see
-        :mod:`lower.backend.c.extremum`)."""
+        """*s*, a max or min over a contiguous row: by vectors, else (the held value untouched)
+        as written (see :mod:`lower.backend.c.extremum`)."""
         name, text = extremum_helper(plan.kind)
         self.expr.helpers.setdefault(name, text)
         acc = self.expr.registers.element(plan.store.buffer, plan.store.index)
         row = f"&{self.expr.buffer_name(plan.row.buffer)}[{self.expr.index(plan.row.buffer, plan.first)}]"
-        self.emit("{")
-        self.indent += 1
-        self.emit(f"float tb_m = {acc};")
-        self.emit(f"if ({name}(&tb_m, {row}, (int64_t)({self.expr.exact(s.extent)}))) {{")
-        self.emit(f"  {acc} = tb_m;")
-        self.emit("} else {")
-        self.indent += 1
-        yield from self.block(self.loop_head(s), s.body, first=self.stop_check(s))
-        self.indent -= 1
-        self.emit("}")
-        self.indent -= 1
-        self.emit("}")
+        serial = self.block(self.loop_head(s), s.body, first=self.stop_check(s))
+        yield from self.block(f"if (!{name}(&{acc}, {row}, (int64_t)({self.expr.exact(s.extent)})))", serial)
 
     def vector_groups(self, plan: VectorLoop, count: str) -> None:
         """A loop over *count* (C text) groups of lanes of *plan*, from its loop's start on."""
