@@ -194,7 +194,8 @@ def main() -> None:
                                for t in times.values())
             ratios = f"{w / min(got):.2f} | {wc / min(got):.2f}" if got else "- | -"
             print(f"| {workload} | {w:.2f} | {wc:.2f} | {cells} | {ratios} |")
-        print("\nIn each peer's process, ours and the peer in turn (ms), ours built by default and with fp_contract=True:\n")
+        print("\nIn each peer's process, ours and the peer in turn (ms), ours built by default and with "
+              "fp_contract=True:\n")
         print("| workload | " + " | ".join(f"ours worst / {n} | fp_contract=True / {n}" for n in times) + " |")
         print("|---|" + "---|---|" * len(times))
         for workload in worst:

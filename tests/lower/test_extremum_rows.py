@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import schedule as te
 import tebound.tvm as tvm
 from lower import build
-import schedule as te
 
 
 def _centered(rows: int, cols: int, reduce=te.max):

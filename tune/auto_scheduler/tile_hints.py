@@ -190,7 +190,7 @@ def hints(task: Task, count: int = HINTS, m: Machine | None = None) -> list[Conf
     rounds = sorted(((tile, ranked[tile][r]) for r in range(max(map(len, ranked.values()), default=0))
                      for tile in tiles_first if r < len(ranked[tile])), key=lambda pair: pair[1][0])
     out: list[ConfigEntity] = []
-    for (lane, inners), (_, _, kc, blocks) in rounds:
+    for (lane, _), (_, _, kc, blocks) in rounds:
         for choice in blocks[:MAX_TRIED]:
             knobs = {**dict(zip(tiles_named, choice)), "tile_k": _find(space, "tile_k", -kc), "cache": 1,
                      "vectorize": 1, **({"vector_axis": lane} if "vector_axis" in names else {})}
