@@ -24,6 +24,7 @@ the ratios are given for both builds.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import os
@@ -35,7 +36,7 @@ import time
 
 import numpy as np
 from bench_c_backend import blur, conv2d, matmul, softmax
-from bench_topi import SETTLE
+from bench_topi import SETTLE, warm
 
 from lower import build, nd
 from lower.backend.c.compile import features_line
@@ -150,8 +151,9 @@ def sweep(workload: str, argument: int, rounds: int = 3) -> None:
 def peer(name: str, workloads: dict[str, object], rounds: int = 15, suspects: int = 3) -> None:
     """Prints, as JSON, per workload: the median time (ms) of *name*'s schedule (checked) and
     that of ours at its worst mix of offsets, timed in turn in rounds in this process, and the
-    median of the rounds' ratios, so that the ratio does not depend on when the host was busy;
-    each timed :data:`~bench_topi.SETTLE` after the other's last call, as a peer's threads spin.
+    median and quartiles of the rounds' ratios, so that the ratio does not depend on when the
+    host was busy; each is timed :data:`~bench_topi.SETTLE` after the other's last call, as a
+    peer's threads spin, and after :func:`~bench_topi.warm`.
     The worst mix is the slowest of the *suspects* slowest of a first pass over all mixes, timed
     again (:func:`_worst_mix`); the rounds then time it afresh."""
     out = {}
@@ -177,17 +179,27 @@ def peer(name: str, workloads: dict[str, object], rounds: int = 15, suspects: in
                 for k, placed in enumerate(mixes):
                     first[k].append(_best_of(lambda f=f, placed=placed: f(*placed)))
             worst = _worst_mix(f, mixes, [statistics.median(v) for v in first], suspects)
-            theirs, ours_at_worst = [], []
+            theirs, ours_at_worst, call = [], [], functools.partial(f, *mixes[worst])
             for _ in range(rounds):
                 # TVM's pool threads spin (300,000 yields) after its call, taking a core from ours.
                 time.sleep(SETTLE)
+                warm(run)
                 theirs.append(_best_of(run))
                 time.sleep(SETTLE)
-                ours_at_worst.append(_best_of(lambda f=f, placed=mixes[worst]: f(*placed)))
+                warm(call)
+                ours_at_worst.append(_best_of(call))
             out[workload][key] = statistics.median(ours_at_worst) * 1e3
             out[workload]["peer" if key == "ours" else "peer_contract"] = statistics.median(theirs) * 1e3
-            out[workload][key + "_ratio"] = statistics.median(a / b for a, b in zip(ours_at_worst, theirs))
+            ratios = statistics.quantiles([a / b for a, b in zip(ours_at_worst, theirs)], n=4)
+            out[workload][key + "_ratio"] = ratios[1]
+            out[workload][key + "_quartiles"] = (ratios[0], ratios[2])
     print(json.dumps(out))
+
+
+def _ratio(p: dict, key: str) -> str:
+    """The median of the rounds' ratios of *key* and, in brackets, their quartiles."""
+    low, high = p[key + "_quartiles"]
+    return f"{p[key + '_ratio']:.2f} ({low:.2f}-{high:.2f})"
 
 
 def main() -> None:
@@ -230,14 +242,14 @@ def main() -> None:
             ratios = f"{w / min(got):.2f} | {wc / min(got):.2f}" if got else "- | -"
             print(f"| {workload} | {w:.2f} | {wc:.2f} | {cells} | {ratios} |")
         print("\nIn each peer's process, ours at its worst mix and the peer in turn (medians, ms), and the "
-              "median of the rounds' ratios; ours built by default and with fp_contract=True:\n")
+              "median of the rounds' ratios (their quartiles); ours built by default and with fp_contract=True:\n")
         print("| workload | " + " | ".join(f"ours worst / {n} | fp_contract=True / {n}" for n in times) + " |")
         print("|---|" + "---|---|" * len(times))
         for workload in worst:
             pairs = [t[workload] if workload in t else None for t in times.values()]
             print(f"| {workload} | " + " | ".join(
-                f"{p['ours']:.2f} / {p['peer']:.2f}: {p['ours_ratio']:.2f} | "
-                f"{p['ours_contract']:.2f} / {p['peer_contract']:.2f}: {p['ours_contract_ratio']:.2f}"
+                f"{p['ours']:.2f} / {p['peer']:.2f}: {_ratio(p, 'ours')} | "
+                f"{p['ours_contract']:.2f} / {p['peer_contract']:.2f}: {_ratio(p, 'ours_contract')}"
                 if p else "- | -" for p in pairs) + " |")
 
 

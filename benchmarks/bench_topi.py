@@ -102,6 +102,20 @@ def tvm_peer(name: str, arrays: list[np.ndarray], folder: pathlib.Path) -> tuple
     return tvm_library(folder / f"{name}.so", arrays, numpy_peer(name, arrays)[0]().shape)
 
 
+#: Seconds of calls, untimed, after a pause and before a timing: a host whose second core sleeps
+#: when idle gives it back only after a few milliseconds of work (a 1.3 ms conv2d ran 3.2, 2.9,
+#: 3.4, 1.9 ms in the first calls after a 0.3 s pause, then 1.3).
+WARM = 0.02
+
+
+def warm(run: Callable[[], Any], seconds: float = WARM) -> None:
+    """Call *run* until *seconds* have passed (at least once)."""
+    end = time.perf_counter() + seconds
+    run()
+    while time.perf_counter() < end:
+        run()
+
+
 def _median_ms(run: Callable[[], Any], repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -123,7 +137,7 @@ def alternate(made: dict[str, Any], expected: np.ndarray, rounds: int, tol: floa
               settle: float = SETTLE) -> dict[str, float]:
     """The median run time (ms) of each peer of *made* (name -> (run, its output, or None if run
     returns it)), each first checked against *expected*; the peers alternate round after round,
-    each timed *settle* seconds after the last call of the one before."""
+    each timed *settle* seconds after the last call of the one before, and after :func:`warm`."""
     runners: dict[str, Callable[[], Any]] = {}
     for peer, (run, result) in made.items():
         got = run() if result is None else (run(), result)[1]
@@ -134,6 +148,7 @@ def alternate(made: dict[str, Any], expected: np.ndarray, rounds: int, tol: floa
     for _ in range(rounds):  # alternating: each round times every peer once more
         for peer, run in runners.items():
             time.sleep(settle)
+            warm(run)
             samples[peer].append(_median_ms(run, 5))
     return {p: statistics.median(v) for p, v in samples.items()}
 
