@@ -28,7 +28,11 @@ def _native_options() -> list[list[str]]:
 
 
 def native_cpu() -> str:
-    """The compiler's name for this CPU (LLVM takes the same names)."""
+    """The compiler's name for this CPU (LLVM takes the same names); ``$PEER_CPU`` wins (say
+    ``znver3`` on a Zen 4, with a ``gcc`` on the path that adds ``-mno-avx512f``: every peer
+    then compiles for AVX2 on an AVX-512 machine)."""
+    if os.environ.get("PEER_CPU"):
+        return os.environ["PEER_CPU"]
     return next((parts[1] for parts in _native_options() if len(parts) > 1 and parts[0] == "-march="), "generic")
 
 
