@@ -115,12 +115,12 @@ def _worst_mix(f, mixes: list[list[np.ndarray]], first: list[float], suspects: i
     again over *rounds*, the slowest of those. The figure for it is then timed afresh
     (:func:`_timed_afresh`): the slowest of many noisy medians is slow by noise too, and its own
     median would be biased upwards."""
-    chosen = sorted(range(len(mixes)), key=first.__getitem__)[-suspects:]
-    again: dict[int, list[float]] = {k: [] for k in chosen}
+    slowest = sorted(range(len(mixes)), key=first.__getitem__)[-suspects:]
+    again: dict[int, list[float]] = {k: [] for k in slowest}
     for _ in range(rounds):
-        for k in chosen:
+        for k in slowest:
             again[k].append(_best_of(lambda k=k: f(*mixes[k])))
-    return max(chosen, key=lambda k: statistics.median(again[k]))
+    return max(slowest, key=lambda k: statistics.median(again[k]))
 
 
 def _timed_afresh(f, mixes: list[list[np.ndarray]], k: int, rounds: int = 7) -> float:
