@@ -51,6 +51,11 @@ GROUPS = {
         "simplify", "loop_partition", "storage_rewrite", "narrow_datatype", "unroll_loop", "hoist_if",
         "inject_virtual_thread", "inject_double_buffer", "storage_flatten", "remove_no_op", "thread_sync",
         "vectorize", "lower_warp_memory")],
+    # A te program's trip through the CPU code generators, the ir_builder, buffers and the tir ops.
+    "codegen": [f"{UNIT}/test_{name}.py" for name in (
+        "target_codegen_llvm", "target_codegen_c_host", "target_codegen_extern", "target_codegen_bool",
+        "target_codegen_static_init", "tir_ir_builder", "tir_buffer", "lower_build", "tir_intrin", "tir_ops")],
+    "integration": [f"tests/python/integration/test_{name}.py" for name in ("dot", "ewise", "gemm", "reduce", "scan")],
 }
 SUPPORT = ["conftest.py", "tests/python/conftest.py", f"{TOPI}/common.py"]
 GALLERY = "gallery"
@@ -69,7 +74,7 @@ UNCOMMENT = {"how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py": ["# tas
 APART = re.compile(r"\brelay\b|tvm\.script|\bT\.prim_func\b|\bI\.ir_module\b")
 #: For the groups written in TVMScript, which we read: what needs TensorIR, relay or a GPU.
 APART_SCRIPT = re.compile(r"\brelay\b|\bT\.block\b|requires_gpu|requires_cuda|requires_tensorcore")
-SCRIPT_GROUPS = {"tir_transform"}
+SCRIPT_GROUPS = {"tir_transform", "codegen"}
 
 
 def git(tvm: Path, *args: str) -> str:
@@ -97,9 +102,15 @@ def test_functions(path: Path, script: bool = False) -> dict[str, bool]:
     tree = ast.parse(source)
     # A file importing TVMScript's parser, a module of relay's or relay's graph tuner is theirs
     # throughout; `from tvm import relay` alone imports, and fails only where it is used.
-    imports = r"relay\.|graph_tuner" if script else r"tvm\.script|relay\.|graph_tuner"
+    # relay.backend's Runtime and Executor are records tvm.build takes, not relay's compilers.
+    imports = r"relay\.(?!backend import)|graph_tuner" if script else r"tvm\.script|relay\.|graph_tuner"
     apart_file = any(re.search(imports, ast.get_source_segment(source, node) or "")
                      for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
+    # ...and, in a group written in TVMScript, so is a file that defines TensorIR (T.block) at
+    # module level: the file cannot import without it.
+    apart_file = apart_file or script and any(
+        re.search(r"\bT\.block\b", ast.get_source_segment(source, node) or "")
+        for node in tree.body if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test"))
     pattern = APART_SCRIPT if script else APART
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 

@@ -45,21 +45,25 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
 
 
 def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, target_host: Any = None,
-          runtime: Any = None, name: str = "default_function", binds: Any = None,
+          runtime: Any = None, name: str | None = None, binds: Any = None,
           exact: bool | None = None) -> BuiltFunc:
     """The compiled function of schedule *inputs* over *args* for *target* (a Target, its text,
     or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
-    pass); *target_host* and *runtime* are accepted: the host is this machine.
+    pass); *target_host* and *runtime* are accepted: the host is this machine. The function
+    is called *name*; by default, as in TVM, a schedule's is ``default_function`` and a
+    lowered module's keeps the name ``lower`` gave it.
 
     :raises ValueError: for ``binds`` of another layout (see :func:`through_binds`).
     """
     args = through_binds(args, binds, "build") if binds else args
     if isinstance(inputs, IRModule) and len(inputs) == 1:
-        inputs = next(iter(dict(inputs.items()).values()))
+        key, inputs = next(iter(dict(inputs.items()).items()))
+        name = name or key
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
-        return build_lowered(inputs, target, name=name)
+        return build_lowered(inputs, target, name=name or inputs.name)
     with tvm_rules():
-        return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False), name=name)
+        return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False),
+                      name=name or "default_function")
 
 
 def schedule_to_module(sch: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None) -> IRModule:

@@ -24,6 +24,7 @@ from lower.module import stmt_list
 from schedule import decl_buffer, ir_builder
 from schedule.ir.extern_calls import CallEffectKind
 from tebound.tvm.tir import buffer, expr, op, stmt, stmt_functor, transform
+from tebound.tvm.tir.buffer import Buffer
 from tebound.tvm.tir.expr import (
     EQ,
     GE,
@@ -114,7 +115,7 @@ from tebound.tvm.tir.op import (
 )
 
 __all__ = [
-    "Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "BufferLoad", "BufferStore", "Call",
+    "Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "Buffer", "BufferLoad", "BufferStore", "Call",
     "CallEffectKind", "Cast", "Div", "EQ", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "GE",
     "GT", "IfThenElse", "IntImm", "LE", "LT", "Let", "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "NE", "Not",
     "Or", "PrimExpr", "PrimFunc", "ProducerConsumer", "ProducerLoad", "ProducerRealize", "ProducerStore",

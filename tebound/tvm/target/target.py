@@ -1,5 +1,5 @@
-"""TVM's ``tvm.target``: ``Target`` and ``Target.current()``; every kind runs on this machine
-(see :mod:`lower.target`)."""
+"""TVM's ``tvm.target.target``: ``Target`` and the helpers that make one for a kind of device
+(``cuda()``, ``arm_cpu()``, ...); every kind runs on this machine (see :mod:`lower.target`)."""
 
 from __future__ import annotations
 
@@ -56,5 +56,5 @@ def rasp(options: Any = None) -> Target:
     return arm_cpu("bcm2837", options)
 
 
-__all__ = ["GpuSemanticsWarning", "Target", "TargetKind", "arm_cpu", "bifrost", "create", "cuda", "intel_graphics",
-           "mali", "rasp", "rocm"]
+__all__ = ["GpuSemanticsWarning", "Target", "TargetKind", "arm_cpu", "bifrost", "create", "cuda",
+           "intel_graphics", "mali", "rasp", "rocm"]

@@ -1,13 +1,8 @@
-"""TVM's ``tvm.relay`` is not part of this project, which covers tensor expressions and their
-lowering. The module imports, so that a file which imports relay beside te can run its te tests;
-any use of a relay name raises :class:`RelayUnavailable` saying so. ``relay.GlobalVar`` is
-TVM's IR name a module's functions are keyed by, which relay re-exports: ours is here too."""
+"""What a use of a relay name raises: relay is not part of tebound."""
 
 from __future__ import annotations
 
-from tebound.tvm.ir.expr import GlobalVar
-
-__all__ = ["GlobalVar", "RelayUnavailable"]
+__all__ = ["RelayUnavailable"]
 
 
 class RelayUnavailable(ImportError):

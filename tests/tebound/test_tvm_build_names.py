@@ -1,0 +1,64 @@
+"""What a module built from ``tvm.lower``'s result is called, and the names TVM's code
+generator files import (``tvm.target.codegen``, ``tvm.relay.backend``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tebound.tvm as tvm
+from tebound.tvm import te
+
+
+def _add():
+    n = 64
+    A = te.placeholder((n,), name="A")
+    B = te.placeholder((n,), name="B")
+    C = te.compute((n,), lambda i: A[i] + B[i], name="C")
+    s = te.create_schedule(C.op)
+    s[C].vectorize(s[C].split(C.op.axis[0], factor=4)[1])
+    return s, [A, B, C]
+
+
+@pytest.mark.parametrize("target", ["c", "llvm"])
+def test_a_lowered_module_keeps_the_name_lower_gave_it(target):
+    s, args = _add()
+    a, b = np.random.rand(64).astype("float32"), np.random.rand(64).astype("float32")
+    named = tvm.build(tvm.lower(s, args, name="vector_add"), target=target)
+    assert named.entry_name == "vector_add"
+    c = np.zeros(64, "float32")
+    named["vector_add"](a, b, c)
+    np.testing.assert_allclose(c, a + b, rtol=1e-6)
+    with pytest.raises(AttributeError, match="its function is 'vector_add'"):
+        named["default_function"]
+    # lower's own default is "main", a schedule's build "default_function", and a name given
+    # to build wins over the module's.
+    assert tvm.build(tvm.lower(s, args), target=target).entry_name == "main"
+    assert tvm.build(s, args, target).entry_name == "default_function"
+    renamed = tvm.build(tvm.lower(s, args, name="vector_add"), target=target, name="other")
+    c[:] = 0
+    renamed["other"](a, b, c)
+    np.testing.assert_allclose(c, a + b, rtol=1e-6)
+
+
+def test_codegen_answers_as_tvm_without_llvm_and_runtime_records_are_accepted():
+    assert tvm.target.codegen.llvm_version_major(allow_none=True) is None
+    with pytest.raises(RuntimeError, match="no LLVM"):
+        tvm.target.codegen.llvm_version_major()
+    with pytest.raises(RuntimeError, match="no LLVM"):
+        tvm.target.codegen.llvm_lookup_intrinsic_id("llvm.sqrt")
+    from tebound.tvm.relay.backend import Executor, Runtime
+
+    runtime = Runtime("crt", {"system-lib": True})
+    assert runtime["system-lib"] is True and runtime.name == "crt" and Executor().name == "graph"
+    with pytest.raises(TypeError, match="options are a dict"):
+        Runtime("cpp", ["system-lib"])
+    s, args = _add()
+    a, b, c = np.ones(64, "float32"), np.full(64, 2, "float32"), np.zeros(64, "float32")
+    tvm.target.codegen.build_module(tvm.lower(s, args, name="f"), "c")["f"](a, b, c)
+    np.testing.assert_array_equal(c, 3)
+    built = tvm.build(s, args, "llvm", runtime=runtime)
+    built(a, b, c)
+    np.testing.assert_array_equal(c, 3)
+    with pytest.raises(ImportError, match="relay is not part of tebound"):
+        tvm.relay.build  # noqa: B018
