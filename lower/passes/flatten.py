@@ -425,7 +425,7 @@ class _Loads(ExprMutator):
     def visit_call(self, e: Call) -> Expr:
         if e.name != "tvm_access_ptr":
             return self.visit_default(e)
-        arg, offset, extent, mask = (self(a) for a in e.args)
+        _, arg, offset, extent, mask = (self(a) for a in e.args)
         if not isinstance(arg, BufferView):
             raise LoweringError(f"access_ptr: {e.args[0]} is not a buffer")
         start = self.owner.analyzer.simplify(arith.add(arg.offset, offset))

@@ -15,7 +15,8 @@ from schedule.base.checks import check_name
 from schedule.base.errors import ScheduleTypeError
 from schedule.ir import arith
 from schedule.ir.dtype import check_dtype
-from schedule.ir.expr import Call, Expr, StringImm, Var, _node
+from schedule.ir.expr import Call, Expr, IntImm, Ramp, StringImm, Var, _node
+from schedule.ir.extern_stmt import ElemLoad, ElemStore
 
 _counter = [0]
 
@@ -45,23 +46,77 @@ class DeclBuffer:
     def __repr__(self) -> str:
         return f"buffer({self.name})"
 
+    def offset_of(self, indices: Any) -> list[Expr]:
+        """The flat element index of *indices* in the buffer's storage, ``elem_offset`` included,
+        as a list of one expression (TVM's, one per group of axes; ours have one group)."""
+        where = f"offset_of of buffer '{self.name}'"
+        index = [arith.as_index(i, f"{where}: index") for i in _as_tuple(indices)]
+        if len(index) != len(self.shape):
+            raise ScheduleTypeError(f"{where}: {len(index)} indices for {len(self.shape)} dimensions")
+        flat: Expr = self.elem_offset
+        if self.strides:
+            for i, step in zip(index, self.strides):
+                flat = arith.add(flat, arith.mul(i, step))
+        else:
+            inner: Expr = arith.const(0)
+            for i, d in zip(index, self.shape):
+                inner = arith.add(arith.mul(inner, d), i)
+            flat = arith.add(flat, inner)
+        return [flat]
+
+    def _element(self, begin: Any, dtype: str | None, where: str) -> tuple[Expr, str]:
+        """The index and dtype of a load or store of *dtype* (a vector dtype: its lanes, in a row)
+        at *begin*; an element offset that is a variable is bound where the storage starts."""
+        lanes_dtype = check_dtype(dtype or self.dtype)
+        scalar, _, lanes = lanes_dtype.partition("x")
+        if scalar != self.dtype:
+            raise ScheduleTypeError(f"{where}: the buffer holds {self.dtype}, not {scalar}")
+        flat = self.offset_of(begin)[0]
+        if not isinstance(self.elem_offset, IntImm):
+            flat = arith.sub(flat, self.elem_offset)
+        return (Ramp(flat, arith.const(1, flat.dtype), int(lanes)) if lanes else flat), lanes_dtype
+
+    def vload(self, begin: Any, dtype: str | None = None) -> Expr:
+        """The element at *begin* (a vector *dtype* such as ``"float32x4"``: that many elements
+        from it on), for an ir_builder body."""
+        index, dtype = self._element(begin, dtype, f"vload of buffer '{self.name}'")
+        return ElemLoad(self, index, dtype)
+
+    def vstore(self, begin: Any, value: Any) -> ElemStore:
+        """The statement storing *value* at *begin* (a vector: its lanes from *begin* on); emit it
+        with ``ib.emit``."""
+        where = f"vstore of buffer '{self.name}'"
+        try:
+            e = arith.convert(value)
+        except TypeError as err:
+            raise ScheduleTypeError(f"{where}: {err}") from None
+        index, _ = self._element(begin, e.dtype, where)
+        return ElemStore(self, e, index)
+
+    #: TVM's access masks: ``Buffer.READ | Buffer.WRITE`` reads and writes.
+    READ = 1
+    WRITE = 2
+
     def access_ptr(self, access_mask: Any, ptr_type: str = "handle", content_lanes: int = 1,
                    offset: Any = 0, extent: Any = None) -> Expr:
         """A pointer to the buffer's data from element *offset* on, for an external call that
         reads (``"r"``), writes (``"w"``) or both (``"rw"``); the call receives a flat array of
-        the *extent* elements the pointer reaches (by default, to the end of the buffer)."""
+        the *extent* elements the pointer reaches (by default, to the end of the buffer). As
+        TVM's, the call is ``tvm_access_ptr(type_annotation(dtype), data, offset, extent, mask)``;
+        its offset is counted from the buffer's first element (lowering adds ``elem_offset``)."""
         mask = _access_mask(self.name, access_mask)
         start = arith.as_index(offset, f"access_ptr of buffer '{self.name}': offset")
         if extent is None:
             if self.strides:
-                whole = arith.mul(self.shape[0], self.strides[0]) if self.shape else arith.const(1)
+                whole = arith.mul(self.strides[0], self.shape[0]) if self.shape else arith.const(1)
             else:
-                whole = arith.const(1)
-                for d in self.shape:
+                whole = self.shape[0] if self.shape else arith.const(1)
+                for d in self.shape[1:]:
                     whole = arith.mul(whole, d)
-            extent = arith.sub(whole, start)
+            extent = whole if arith.value_of(start) == 0 else arith.sub(whole, start)
         size = arith.as_index(extent, f"access_ptr of buffer '{self.name}': extent")
-        return Call("handle", "tvm_access_ptr", (BufferArg(self), start, size, arith.const(mask)))
+        return Call("handle", "tvm_access_ptr", (Call(self.dtype, "type_annotation", ()), BufferArg(self), start, size,
+                                                 arith.const(mask)))
 
 
 @_node

@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedule.base.errors import ScheduleError
-from schedule.ir.buffer import DeclBuffer
 from schedule.ir.expr import Expr, Var, _node
 from schedule.ir.functor import field_names, post_order_visit
+
+if TYPE_CHECKING:  # the buffer's loads and stores are these statements
+    from schedule.ir.buffer import DeclBuffer
 
 #: The loop kinds a body's loop may have, as ``ir_builder.for_range(kind=...)`` names them.
 LOOP_KINDS = ("serial", "parallel", "vectorize", "unroll")

@@ -9,6 +9,7 @@ import pytest
 import schedule as te
 from lower import build, lower
 from lower.backend.python.runtime import OutOfBoundsError
+from schedule.ir.evaluate import evaluate
 
 from .run import random, run
 
@@ -129,3 +130,45 @@ def test_extern_errors_name_what_is_wrong():
     C = te.extern((4,), [A], lambda ins, outs: te.call_packed("test.nowhere", ins[0], outs[0]), name="C")
     with pytest.raises(ValueError, match="no function is registered as 'test.nowhere'"):
         run(te.create_schedule(C.op), [A, C], [random((4,))], True)
+
+
+@BOTH
+def test_vload_and_vstore_of_declared_buffers_build_an_extern_body(exact):
+    """``buf.vstore(i, buf.vload(i) ...)`` in an ir_builder body: the element at a multi-index,
+    and, with a constant element offset, that many elements further on."""
+    A = te.placeholder((4, 6), name="A")
+    shifted = te.decl_buffer((4, 5), "float32", name="shifted", strides=[6, 1], elem_offset=1)
+
+    def body(ins, outs):
+        ib = te.ir_builder.create()
+        with ib.for_range(0, 4, name="i") as i:
+            with ib.for_range(0, 5, name="j") as j:
+                ib.emit(outs[0].vstore((i, j), ins[0].vload((i, j)) * 2 + ins[0].vload([i, j], "float32")))
+        return ib.get()
+
+    C = te.extern((4, 5), [A], body, in_buffers=[shifted], name="C")
+    s = te.create_schedule(C.op)
+    a = random((4, 6))
+    (c,) = run(s, [A, C], [a], exact)
+    np.testing.assert_array_equal(c, a[:, 1:] * 3)
+
+
+def test_offset_of_access_ptr_and_vload_refusals():
+    m, n = te.size_var("m"), te.size_var("n")
+    buf = te.decl_buffer((m, n), "float32", name="Ab", elem_offset=100)
+    (flat,) = buf.offset_of([2, 3])
+    assert evaluate(flat, {n: 7}) == 100 + 2 * 7 + 3
+    strided = te.decl_buffer((m, n), "float32", name="Sb", strides=[n + 1, 1])
+    assert evaluate(strided.offset_of((2, 3))[0], {n: 7}) == 2 * 8 + 3
+    # TVM's call: tvm_access_ptr(type_annotation(dtype), data, offset, extent, mask).
+    ptr = strided.access_ptr("rw", offset=5)
+    assert ptr.args[0].dtype == "float32" and ptr.args[2].value == 5
+    assert evaluate(ptr.args[3], {m: 3, n: 7}) == 8 * 3 - 5
+    assert ptr.args[4].value == (te.DeclBuffer.READ | te.DeclBuffer.WRITE) == 3
+    assert buf.access_ptr("w").args[4].value == te.DeclBuffer.WRITE
+    with pytest.raises(te.ScheduleTypeError, match="1 indices for 2 dimensions"):
+        buf.offset_of([1])
+    with pytest.raises(te.ScheduleTypeError, match="holds float32, not int32"):
+        buf.vload([0, 0], "int32x4")
+    with pytest.raises(te.ScheduleTypeError, match="vstore of buffer 'Ab'"):
+        buf.vstore([0, 0], "text")
