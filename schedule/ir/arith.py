@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from schedule.base.errors import ScheduleTypeError
 from schedule.ir import expr as _expr
 from schedule.ir.dtype import binary_result, check_dtype, element, int_range, is_bool, is_float, is_index, lanes
 from schedule.ir.expr import (
@@ -65,7 +66,7 @@ def convert(value: Any) -> Expr:
         return value.as_expr()
     if isinstance(value, (bool, numbers.Real)) and not isinstance(value, complex):
         return const(value)
-    raise TypeError(f"cannot use a {type(value).__name__} ({value!r}) as an expression")
+    raise ScheduleTypeError(f"cannot use a {type(value).__name__} ({value!r}) as an expression")
 
 
 _SMALL_INTS: dict[tuple[int, str | None], IntImm] = {}  # constants are immutable: share the common ones
@@ -96,7 +97,7 @@ def _const(value: Any, dtype: str | None) -> Expr:
         elif isinstance(value, numbers.Real):
             dtype = "float32"
         else:
-            raise TypeError(f"const: cannot make a constant of a {type(value).__name__}")
+            raise ScheduleTypeError(f"const: cannot make a constant of a {type(value).__name__}")
     dtype = check_dtype(dtype)
     if lanes(dtype) != 1:  # a vector constant is its scalar broadcast, as TVM makes it
         return Broadcast(_const(value, element(dtype)), lanes(dtype))
@@ -143,7 +144,7 @@ def _cast_vector(dtype: str, x: Expr) -> Expr:
     if lanes(x.dtype) == 1:
         return _expr.Broadcast(cast(element(dtype), x), n)
     if lanes(x.dtype) != n:
-        raise TypeError(f"cannot cast {x} ({x.dtype}) to {dtype}: the lanes differ")
+        raise ScheduleTypeError(f"cannot cast {x} ({x.dtype}) to {dtype}: the lanes differ")
     if isinstance(x, _expr.Broadcast):
         return _expr.Broadcast(cast(element(dtype), x.value), n)
     return Cast(dtype, x)
@@ -226,8 +227,8 @@ def true_div(a: Any, b: Any) -> Expr:
     """Python's ``/``: floating division; refused on two integers, as in TVM."""
     a, b = match_types(a, b)
     if not is_float(a.dtype):
-        raise TypeError(f"'/' on integers ({a} / {b}) is ambiguous; use '//' or te.floordiv for "
-                        "floor division, te.truncdiv for C division")
+        raise ScheduleTypeError(f"'/' on integers ({a} / {b}) is ambiguous; use '//' or te.floordiv for "
+                                "floor division, te.truncdiv for C division")
     return div(a, b)
 
 
@@ -314,8 +315,8 @@ def _compare(node: type, fold: Callable[[Any, Any], bool], a: Any, b: Any) -> Ex
 def _as_bool(x: Any, what: str) -> Expr:
     x = convert(x)
     if not is_bool(x.dtype):
-        raise TypeError(f"{what}: operand {x} is {x.dtype}; logical operations need bool "
-                        "expressions (comparisons, te.all, te.any)")
+        raise ScheduleTypeError(f"{what}: operand {x} is {x.dtype}; logical operations need bool "
+                                "expressions (comparisons, te.all, te.any)")
     return x
 
 
@@ -330,7 +331,7 @@ def bit_op(name: str, a: Any, b: Any) -> Expr:
     """``a <op> b`` on integers (*name* a key of :data:`BIT_OPS`); constants fold."""
     a, b = match_types(a, b)
     if is_float(a.dtype) or is_bool(a.dtype):
-        raise TypeError(f"{name}: operands are {a.dtype}; bit operations need integers")
+        raise ScheduleTypeError(f"{name}: operands are {a.dtype}; bit operations need integers")
     x, y = value_of(a), value_of(b)
     if x is not None and y is not None:
         return const(BIT_OPS[name](int(x), int(y)), a.dtype)
@@ -341,7 +342,7 @@ def bitwise_not(a: Any) -> Expr:
     """``~a`` on an integer."""
     a = convert(a)
     if is_float(a.dtype) or is_bool(a.dtype):
-        raise TypeError(f"bitwise_not: the operand is {a.dtype}; bit operations need integers")
+        raise ScheduleTypeError(f"bitwise_not: the operand is {a.dtype}; bit operations need integers")
     x = value_of(a)
     return const(~int(x), a.dtype) if x is not None else Call(a.dtype, "bitwise_not", (a,))
 
@@ -453,10 +454,10 @@ def as_index(value: Any, what: str) -> Expr:
     :raises TypeError: when it is not an integer (a float, a bool, a string ...).
     """
     if isinstance(value, bool) or not is_expr_like(value):
-        raise TypeError(f"{what}: {value!r} is not an integer expression")
+        raise ScheduleTypeError(f"{what}: {value!r} is not an integer expression")
     e = convert(value)
     if not is_index(e.dtype):
-        raise TypeError(f"{what}: {e} has dtype {e.dtype}, not an integer type")
+        raise ScheduleTypeError(f"{what}: {e} has dtype {e.dtype}, not an integer type")
     return e
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from schedule.base.errors import ScheduleTypeError
+
 _DTYPE_RE = re.compile(r"^(bool|int|uint|float|handle)(\d*)(?:x(\d+))?$")
 _DEFAULT_BITS = {"bool": 1, "int": 32, "uint": 32, "float": 32, "handle": 64}
 _VALID_BITS = {"bool": {1}, "int": {8, 16, 32, 64}, "uint": {8, 16, 32, 64},
@@ -22,7 +24,7 @@ def check_dtype(dtype: object) -> str:
     :raises ValueError: if it names no supported type.
     """
     if not isinstance(dtype, str):
-        raise TypeError(f"dtype must be a string such as 'float32', not {type(dtype).__name__}")
+        raise ScheduleTypeError(f"dtype must be a string such as 'float32', not {type(dtype).__name__}")
     return _canonical(dtype)
 
 
@@ -121,7 +123,7 @@ def binary_result(a: str, b: str) -> str:
         return a
     if lanes(a) != lanes(b):
         if lanes(a) != 1 and lanes(b) != 1:
-            raise TypeError(f"cannot combine {a} and {b}: their lanes differ")
+            raise ScheduleTypeError(f"cannot combine {a} and {b}: their lanes differ")
         n = max(lanes(a), lanes(b))
         return with_lanes(binary_result(element(a), element(b)), n)
     if lanes(a) != 1:
@@ -132,7 +134,7 @@ def binary_result(a: str, b: str) -> str:
     if fa != fb:
         return a if fa else b
     if "handle" in (type_code(a), type_code(b)):
-        raise TypeError(f"cannot combine {a} and {b}")
+        raise ScheduleTypeError(f"cannot combine {a} and {b}")
     ba, bb = bits(a), bits(b)
     if ba != bb:
         return a if ba > bb else b

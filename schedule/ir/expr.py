@@ -20,6 +20,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from schedule.base.errors import ScheduleTypeError
 from schedule.ir.dtype import check_dtype, int_range, is_bool, is_float, is_index, lanes, with_lanes
 
 if TYPE_CHECKING:
@@ -103,14 +104,14 @@ class Expr:
         return self._structural_hash
 
     def __bool__(self) -> bool:
-        raise TypeError(f"cannot use expression {self} as a Python bool; "
-                        "use te.all / te.any to combine conditions")
+        raise ScheduleTypeError(f"cannot use expression {self} as a Python bool; "
+                                "use te.all / te.any to combine conditions")
 
     def __int__(self) -> int:
-        raise TypeError(f"int() of the non-constant expression {self}")
+        raise ScheduleTypeError(f"int() of the non-constant expression {self}")
 
     def __float__(self) -> float:
-        raise TypeError(f"float() of the non-constant expression {self}")
+        raise ScheduleTypeError(f"float() of the non-constant expression {self}")
 
     def equal(self, other: Any) -> Expr:
         """``self == other`` as a condition, as TVM's ``PrimExpr.equal``."""
@@ -162,7 +163,7 @@ _LEAF = {"_height": 1, "_node_count": 1}
 
 def _check_expr(owner: str, name: str, value: object) -> None:
     if not isinstance(value, Expr):
-        raise TypeError(f"{owner}: {name} must be an expression, not {type(value).__name__}")
+        raise ScheduleTypeError(f"{owner}: {name} must be an expression, not {type(value).__name__}")
 
 
 # ----------------------------------------------------------------------------- leaves
@@ -177,7 +178,7 @@ class IntImm(Expr):
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", check_dtype(self.dtype))
         if not (is_index(self.dtype) or is_bool(self.dtype)):
-            raise TypeError(f"IntImm: dtype must be an integer or bool, not {self.dtype}")
+            raise ScheduleTypeError(f"IntImm: dtype must be an integer or bool, not {self.dtype}")
         lo, hi = int_range(self.dtype)
         if not lo <= self.value <= hi:
             raise ValueError(f"IntImm: {self.value} does not fit in {self.dtype}")
@@ -200,7 +201,7 @@ class FloatImm(Expr):
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", check_dtype(self.dtype))
         if not is_float(self.dtype):
-            raise TypeError(f"FloatImm: dtype must be a float type, not {self.dtype}")
+            raise ScheduleTypeError(f"FloatImm: dtype must be a float type, not {self.dtype}")
         object.__setattr__(self, "value", float(self.value))
         self.__dict__.update(_LEAF)
 
@@ -227,7 +228,7 @@ class Var(Expr):
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
-            raise TypeError(f"Var: name must be a string, not {type(self.name).__name__}")
+            raise ScheduleTypeError(f"Var: name must be a string, not {type(self.name).__name__}")
         object.__setattr__(self, "dtype", check_dtype(self.dtype))
         self.__dict__.update(_LEAF)
 
@@ -272,7 +273,7 @@ class BinaryOp(Expr):
         _check_expr(name, "a", self.a)
         _check_expr(name, "b", self.b)
         if self.a.dtype != self.b.dtype:
-            raise TypeError(f"{name}: operand dtypes differ ({self.a.dtype} vs {self.b.dtype})")
+            raise ScheduleTypeError(f"{name}: operand dtypes differ ({self.a.dtype} vs {self.b.dtype})")
         object.__setattr__(self, "_dtype", self.a.dtype)
         # Sizes known at construction save the walks that would find them later.
         d, da, db = self.__dict__, self.a.__dict__, self.b.__dict__
@@ -362,9 +363,9 @@ class LogicalOp(Expr):
             value = getattr(self, name)
             _check_expr(type(self).__name__, name, value)
             if not is_bool(value.dtype):
-                raise TypeError(f"{type(self).__name__}: operand {value} is {value.dtype}, not bool")
+                raise ScheduleTypeError(f"{type(self).__name__}: operand {value} is {value.dtype}, not bool")
         if self.a.dtype != self.b.dtype:
-            raise TypeError(f"{type(self).__name__}: operand lanes differ ({self.a.dtype} vs {self.b.dtype})")
+            raise ScheduleTypeError(f"{type(self).__name__}: operand lanes differ ({self.a.dtype} vs {self.b.dtype})")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -388,7 +389,7 @@ class Not(Expr):
     def __post_init__(self) -> None:
         _check_expr("Not", "a", self.a)
         if not is_bool(self.a.dtype):
-            raise TypeError(f"Not: operand {self.a} is {self.a.dtype}, not bool")
+            raise ScheduleTypeError(f"Not: operand {self.a} is {self.a.dtype}, not bool")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -415,13 +416,13 @@ class Select(Expr):
         for f in fields(self):
             _check_expr("Select", f.name, getattr(self, f.name))
         if not is_bool(self.condition.dtype):
-            raise TypeError(f"Select: condition {self.condition} is {self.condition.dtype}, not bool")
+            raise ScheduleTypeError(f"Select: condition {self.condition} is {self.condition.dtype}, not bool")
         if self.true_value.dtype != self.false_value.dtype:
-            raise TypeError(f"Select: branch dtypes differ ({self.true_value.dtype} vs "
-                            f"{self.false_value.dtype})")
+            raise ScheduleTypeError(f"Select: branch dtypes differ ({self.true_value.dtype} vs "
+                                    f"{self.false_value.dtype})")
         if lanes(self.condition.dtype) != lanes(self.true_value.dtype):
-            raise TypeError(f"Select: the condition has {lanes(self.condition.dtype)} lanes, the values "
-                            f"{lanes(self.true_value.dtype)}")
+            raise ScheduleTypeError(f"Select: the condition has {lanes(self.condition.dtype)} lanes, the values "
+                                    f"{lanes(self.true_value.dtype)}")
         object.__setattr__(self, "_dtype", self.true_value.dtype)
 
     @property
@@ -455,7 +456,7 @@ def _scalar_operand(owner: str, name: str, value: Any, like: Expr | None = None)
             "int32" if -(2**31) <= value < 2**31 else "int64", value)
     _check_expr(owner, name, value)
     if lanes(value.dtype) != 1:
-        raise TypeError(f"{owner}: {name} must be a scalar, not the vector {value} ({value.dtype})")
+        raise ScheduleTypeError(f"{owner}: {name} must be a scalar, not the vector {value} ({value.dtype})")
     return value
 
 
@@ -481,7 +482,7 @@ class Ramp(Expr):
         object.__setattr__(self, "stride", _scalar_operand("Ramp", "stride", self.stride, base))
         object.__setattr__(self, "lanes", _check_lanes("Ramp", self.lanes))
         if self.stride.dtype != base.dtype:
-            raise TypeError(f"Ramp: base and stride dtypes differ ({base.dtype} vs {self.stride.dtype})")
+            raise ScheduleTypeError(f"Ramp: base and stride dtypes differ ({base.dtype} vs {self.stride.dtype})")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -514,7 +515,7 @@ class Let(Expr):
 
     def __post_init__(self) -> None:
         if not isinstance(self.var, Var):
-            raise TypeError(f"Let: var must be a Var, not {type(self.var).__name__}")
+            raise ScheduleTypeError(f"Let: var must be a Var, not {type(self.var).__name__}")
         object.__setattr__(self, "value", _scalar_operand("Let", "value", self.value, self.var)
                            if _is_number(self.value) else self.value)
         _check_expr("Let", "value", self.value)
@@ -522,8 +523,8 @@ class Let(Expr):
                            if _is_number(self.body) else self.body)
         _check_expr("Let", "body", self.body)
         if self.value.dtype != self.var.dtype:
-            raise TypeError(f"Let: the value of {self.var.name} is {self.value.dtype}, the variable "
-                            f"{self.var.dtype}")
+            raise ScheduleTypeError(f"Let: the value of {self.var.name} is {self.value.dtype}, the variable "
+                                    f"{self.var.dtype}")
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -562,7 +563,7 @@ class Op:
     @staticmethod
     def get(name: str) -> Op:
         if not isinstance(name, str) or not name:
-            raise TypeError(f"Op.get: an operator's name is a non-empty str ('tir.exp'), got {name!r}")
+            raise ScheduleTypeError(f"Op.get: an operator's name is a non-empty str ('tir.exp'), got {name!r}")
         return Op._table.setdefault(name, Op(name))
 
     def same_as(self, other: object) -> bool:

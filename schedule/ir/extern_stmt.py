@@ -97,6 +97,11 @@ class ElemStore(BodyStmt):
     value: Expr
     index: Expr
 
+    @property
+    def indices(self) -> tuple[Expr, ...]:
+        """The flat index, as TVM's flattened ``BufferStore.indices`` holds it."""
+        return (self.index,)
+
 
 @dataclass(frozen=True, eq=False)
 class Block(BodyStmt):
@@ -135,6 +140,11 @@ class ElemLoad(Expr):
     buffer: DeclBuffer
     index: Expr
     dtype: str
+
+    @property
+    def indices(self) -> tuple[Expr, ...]:
+        """The flat index, as TVM's flattened ``BufferLoad.indices`` holds it."""
+        return (self.index,)
 
     def print_with(self, printer: Any) -> str:
         return f"{self.buffer.name}[{printer(self.index)}]"

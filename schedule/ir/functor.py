@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
-from schedule.base.errors import InternalError
+from schedule.base.errors import InternalError, ScheduleTypeError
 from schedule.ir import expr as _expr
 from schedule.ir.arith import convert
 from schedule.ir.expr import CommReducer, Expr, FloatImm, Reduce, Var
@@ -306,7 +306,7 @@ def substitute(e: Expr, vmap: Mapping[Any, Any]) -> Expr:
     for k, v in vmap.items():
         key = k.var if isinstance(k, IterVar) else k
         if not isinstance(key, Var):
-            raise TypeError(f"substitute: keys must be variables, not {type(k).__name__}")
+            raise ScheduleTypeError(f"substitute: keys must be variables, not {type(k).__name__}")
         clean[key] = convert(v)
     return _Substitute(clean)(e) if clean else e
 

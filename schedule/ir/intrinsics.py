@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
+import math
 from typing import Any
 
+from schedule.base.errors import ScheduleTypeError
 from schedule.ir import arith
 from schedule.ir.dtype import bits, check_dtype, is_float
-from schedule.ir.expr import Call, Expr
+from schedule.ir.expr import Call, Expr, FloatImm
 
 #: Unary float functions, by the name they print with; each has a NumPy counterpart of the same name
 #: except where :data:`NUMPY_NAMES` says otherwise.
@@ -19,9 +22,18 @@ NUMPY_NAMES = {"fabs": "abs", "round": "rint"}
 def _float_call(name: str, x: Any) -> Expr:
     x = arith.convert(x)
     if not is_float(x.dtype):
-        raise TypeError(f"te.{name}: argument {x} is {x.dtype}; cast it to a float type first "
-                        "(x.astype('float32'))")
+        raise ScheduleTypeError(f"te.{name}: argument {x} is {x.dtype}; cast it to a float type first "
+                                "(x.astype('float32'))")
+    folded = ROUNDINGS.get(name)
+    v = arith.value_of(x)
+    if folded is not None and v is not None and math.isfinite(v):
+        return FloatImm(x.dtype, float(folded(v)))  # TVM folds a constant's rounding on the spot
     return Call(x.dtype, name, (x,))
+
+
+#: The roundings folded on constants; ``round`` is to the nearest even integer on ties, as the
+#: C and Python targets compute it (``nearbyint``, ``numpy.rint``).
+ROUNDINGS = {"floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": builtins.round}
 
 
 def _make_unary(name: str) -> Any:
@@ -109,7 +121,7 @@ def power(x: Any, y: Any) -> Expr:
     """``x ** y`` on floats."""
     x, y = arith.match_types(x, y)
     if not is_float(x.dtype):
-        raise TypeError(f"te.power: arguments are {x.dtype}; cast them to a float type first")
+        raise ScheduleTypeError(f"te.power: arguments are {x.dtype}; cast them to a float type first")
     return Call(x.dtype, "pow", (x, y))
 
 
@@ -117,5 +129,5 @@ def likely(cond: Any) -> Expr:
     """Mark a condition as usually true (printed ``likely(...)`` around split-tail guards)."""
     c = arith.convert(cond)
     if c.dtype != "bool":
-        raise TypeError(f"likely: {c} is {c.dtype}, not bool")
+        raise ScheduleTypeError(f"likely: {c} is {c.dtype}, not bool")
     return Call("bool", "likely", (c,))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from schedule.base.checks import check_name
-from schedule.base.errors import ScheduleError
+from schedule.base.errors import ScheduleError, ScheduleTypeError
 from schedule.ir.arith import convert, sub
 from schedule.ir.dtype import is_index
 from schedule.ir.expr import Expr, IntImm, Var
@@ -102,9 +102,9 @@ class IterVar(ExprLike):
 
     def __post_init__(self) -> None:
         if self.dom is not None and not isinstance(self.dom, Range):
-            raise TypeError(f"IterVar: dom must be a Range or None, not {type(self.dom).__name__}")
+            raise ScheduleTypeError(f"IterVar: dom must be a Range or None, not {type(self.dom).__name__}")
         if not isinstance(self.var, Var):
-            raise TypeError(f"IterVar: var must be a Var, not {type(self.var).__name__}")
+            raise ScheduleTypeError(f"IterVar: var must be a Var, not {type(self.var).__name__}")
         object.__setattr__(self, "iter_type", IterVarType(self.iter_type))
 
     __hash__ = object.__hash__
@@ -167,7 +167,8 @@ def thread_axis(dom: Any = None, tag: str = "", name: str = "") -> IterVar:
         tag, dom = dom, None
     check_name("thread_axis", name)
     if not isinstance(tag, str):
-        raise TypeError(f"thread_axis: the tag must be a string such as 'threadIdx.x', not {type(tag).__name__}")
+        raise ScheduleTypeError(f"thread_axis: the tag must be a string such as 'threadIdx.x', "
+                                f"not {type(tag).__name__}")
     if not tag:
         raise ScheduleError("thread_axis: a thread tag such as 'threadIdx.x' is required")
     r = None if dom is None else _as_range(dom, "thread_axis")

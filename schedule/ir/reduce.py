@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from schedule.base.checks import check_name
-from schedule.base.errors import ScheduleError
+from schedule.base.errors import ScheduleError, ScheduleTypeError
 from schedule.ir import arith
 from schedule.ir.expr import CommReducer, Expr, FloatImm, IntImm, ProducerLoad, Reduce, Var
 from schedule.ir.itervar import IterVar, IterVarType
@@ -31,12 +31,12 @@ class Reducer:
         """``r(expr, axis, where=None, init=None)`` reduces; ``r(a, b, ...)`` combines values."""
         unknown = sorted(set(kwargs) - {"axis", "where", "init"})
         if unknown:
-            raise TypeError(f"{self.name}: unexpected keyword argument '{unknown[0]}' (expected axis=, "
-                            "where=, init=)")
+            raise ScheduleTypeError(f"{self.name}: unexpected keyword argument '{unknown[0]}' (expected axis=, "
+                                    "where=, init=)")
         given = dict(zip(("axis", "where", "init"), args))
         for key in kwargs:
             if key in given:
-                raise TypeError(f"{self.name}: {key} is given both by position and by keyword")
+                raise ScheduleTypeError(f"{self.name}: {key} is given both by position and by keyword")
         given.update(kwargs)
         axis = given.get("axis")
         if isinstance(axis, (IterVar, list, tuple)):

@@ -168,3 +168,31 @@ def test_op_attributes_and_effect_kinds_are_kept():
     tvm.ir.register_op_attr("tir.tests_mylog", "TCallEffectKind", tvm.tir.CallEffectKind.Opaque, level=5)
     assert op_attr("tests_mylog", "TCallEffectKind") == 1  # the lower level does not replace it
     assert tvm.tir.call_intrin("float32", "tir.tests_mylog", 1.0).op.same_as(tvm.ir.Op.get("tir.tests_mylog"))
+
+
+def test_tvm_statement_classes_match_an_ir_builder_body_and_build_the_lowered_kind():
+    ib = tir.ir_builder.create()
+    n = te.size_var("n")
+    A = ib.allocate("float32", n, name="A", scope="global")
+    with ib.for_range(0, n, name="i") as i:
+        with ib.if_scope(tir.truncmod(i, 2) == 0):
+            A[i] = A[i] + 1
+        with ib.else_scope():
+            A[0] = A[i] + 2
+        with ib.for_range(0, 10, name="j") as j:
+            A[j] = A[j] * 2
+    body = ib.get()
+    assert isinstance(body, tir.Allocate) and not isinstance(body, tir.IfThenElse)
+    loop = body.body
+    assert isinstance(loop, tir.For) and isinstance(loop.body, tir.SeqStmt) and isinstance(loop.body[1], tir.For)
+    branch = loop.body[0]
+    assert isinstance(branch, tir.IfThenElse) and isinstance(branch.condition, tir.EQ)
+    assert isinstance(branch.then_case, tir.BufferStore) and branch.then_case.indices[0] is loop.var
+    assert [x.value for x in branch.else_case.indices] == [0]
+    assert isinstance(branch.else_case.value.a, tir.BufferLoad)
+    assert not isinstance(branch.else_case.value.a, tir.BufferStore)
+    # The constructors build the lowered statements, which lowering's passes take.
+    x = te.var("x")
+    seq = tir.SeqStmt([tir.Evaluate(0), tir.Evaluate(1)])
+    assert isinstance(tir.LetStmt(x, 1, seq), tir.LetStmt) and isinstance(seq, tir.SeqStmt)
+    assert type(tir.IfThenElse(x > 0, seq, None)).__module__ == "lower.ir.stmt"

@@ -413,8 +413,8 @@ class _Parser:
     def apply(self, node: ast.AST, fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return fn(*args)
-        except ScheduleError as err:
-            raise self.error(node, str(err)) from None
+        except ScheduleError as err:  # a ScheduleTypeError stays one
+            raise self.error(node, str(err), type(err)) from None
         except (TypeError, ValueError, ZeroDivisionError) as err:
             raise self.error(node, str(err), ScheduleTypeError) from None
 

@@ -1,23 +1,18 @@
 """TVM's ``tvm.tir``: expressions and their constructors, index arithmetic, math intrinsics,
 calls, buffers, the IR builder, the statements (ours are flat: ``BufferStore``/``BufferLoad``
-name our ``Store``/``Load``; ``For`` and ``BufferStore`` also match an ``ir_builder``'s, see
-:mod:`.kinds`), ``PrimFunc``, ``stmt_functor`` and ``transform``."""
+name our ``Store``/``Load``; ``For``, ``Allocate``, ``IfThenElse``, ``SeqStmt``, the stores and
+loads ... also match an ``ir_builder``'s, see :mod:`.kinds`), ``PrimFunc``, ``stmt_functor``
+and ``transform``."""
 
 from lower.ir.stmt import (
-    Allocate,
-    AttrStmt,
     ForKind,
-    IfThenElse,
-    LetStmt,
     Load,
     ProducerConsumer,
     Provide,
     Realize,
-    SeqStmt,
     Stmt,
     Store,
 )
-from lower.ir.stmt import Load as BufferLoad
 from lower.ir.stmt import Provide as ProducerStore
 from lower.ir.stmt import Realize as ProducerRealize
 from lower.module import stmt_list
@@ -60,7 +55,18 @@ from tebound.tvm.tir.expr import (
     Sub,
     Var,
 )
-from tebound.tvm.tir.kinds import BufferStore, Evaluate, For, PrimFunc
+from tebound.tvm.tir.kinds import (
+    Allocate,
+    AttrStmt,
+    BufferLoad,
+    BufferStore,
+    Evaluate,
+    For,
+    IfThenElse,
+    LetStmt,
+    PrimFunc,
+    SeqStmt,
+)
 from tebound.tvm.tir.op import (
     abs,  # noqa: A004
     acos,
