@@ -47,3 +47,28 @@ def test_refused_operands_raise_tvm_error_and_type_error():
         with pytest.raises(tvm.error.TVMError) as caught:
             make()
         assert isinstance(caught.value, TypeError)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"])
+def test_popcount_and_the_bit_functions_count_in_the_operands_own_width(dtype):
+    A = te.placeholder((6,), dtype, name="A")
+    one = tir.const(1, dtype)
+    B = te.compute((6,), lambda i: tir.popcount(A[i]), name="B")
+    C = te.compute((6,), lambda i: tir.bitwise_xor(tir.bitwise_and(A[i], tir.shift_left(one, one + one)),
+                                                   tir.bitwise_or(tir.shift_right(A[i], one), one)), name="C")
+    D = te.compute((6,), lambda i: tir.bitwise_not(A[i]), name="D")
+    s = te.create_schedule([B.op, C.op, D.op])
+    a = np.array([-1, -128, 0, 5, 127, 77]).astype(dtype)
+    b, c, d = (np.zeros(6, dtype) for _ in range(3))
+    tvm.build(s, [A, B, C, D])(a, b, c, d)
+    width = np.iinfo(dtype).bits
+    np.testing.assert_array_equal(b, [bin(int(x) & ((1 << width) - 1)).count("1") for x in a])
+    np.testing.assert_array_equal(c, (a & (1 << 2)) ^ ((a >> 1) | 1))
+    np.testing.assert_array_equal(d, ~a)
+
+
+def test_bit_functions_refuse_floats():
+    x = te.var("x", "float32")
+    for make in (lambda: tir.popcount(x), lambda: tir.bitwise_and(x, x), lambda: tir.shift_left(x, 1)):
+        with pytest.raises(tvm.error.TVMError, match="float32"):
+            make()

@@ -412,10 +412,10 @@ class CExprSource(ExprFunctor[str]):
             return f"{self._reinterpret(args[0].dtype, e.dtype)}({self(args[0])})"
         if name in FLOAT_TESTS:  # C's type-generic macros, float16 included
             return f"({name}({self(args[0])}) != 0)"
-        if name == "popcount":
-            wide = bits(args[0].dtype) > 32
-            return (f"__builtin_popcountll((uint64_t)({self(args[0])}))" if wide
-                    else f"__builtin_popcount((uint32_t)({self(args[0])}))")
+        if name == "popcount":  # of the operand's own width: an int8's -1 has 8 set bits
+            width = bits(args[0].dtype)
+            own = f"(uint{width}_t)({self(args[0])})"
+            return f"__builtin_popcountll({own})" if width > 32 else f"__builtin_popcount({own})"
         raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                             f"te.register_intrin_lowering('{e.name}', target='c', f=...)")
 

@@ -190,6 +190,8 @@ class ExprSource(ExprFunctor[str]):
         if e.name in ("shift_left", "shift_right"):  # counts outside [0, bits) as NumPy's (see _shift)
             a, b = (self(x) for x in e.args)
             return f"_shift({a}, {b}, {e.name == 'shift_left'}, {e.dtype!r})"
+        if e.name == "popcount":  # of the operand's own width, as the C target counts
+            return f"_popcount({self(e.args[0])}, {bits(e.args[0].dtype)})"
         if e.name not in MATH_FUNCS:
             raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                                 f"te.register_intrin_lowering('{e.name}', target='python', f=...)")

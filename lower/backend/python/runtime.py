@@ -87,6 +87,11 @@ def _shift(a: int, b: int, left: bool, dtype: str) -> int:
     return -1 if not left and a < 0 else 0
 
 
+def _popcount(x: int, width: int) -> int:
+    """The set bits of *x* in a two's complement of *width* bits (its dtype's)."""
+    return (x & ((1 << width) - 1)).bit_count()
+
+
 def _fmax(a: float, b: float) -> float:
     """The larger float, NaN if either is NaN (NumPy's ``maximum``; the C target's too)."""
     return a if a > b or a != a else b
@@ -328,4 +333,5 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
                            "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
                            "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_shift": _shift,
+                           "_popcount": _popcount,
                            **WRAPS}

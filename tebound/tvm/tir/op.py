@@ -29,9 +29,13 @@ from schedule import (  # noqa: F401
     truncmod,
 )
 from schedule import log as _log
+from schedule.base.errors import ScheduleTypeError as _ScheduleTypeError
+from schedule.ir.arith import bit_op as _bit_op
+from schedule.ir.arith import bitwise_not as _bitwise_not
 from schedule.ir.arith import convert as _convert
 from schedule.ir.dtype import is_float as _is_float
 from schedule.ir.expr import Call as _Call
+from schedule.ir.expr import Expr as _Expr
 from schedule.ir.intrinsics import (  # noqa: F401
     acos,
     asin,
@@ -65,3 +69,41 @@ def log(x: object) -> _Call:
     it, as TVM's code generators do: cast to a float type to compute it)."""
     e = _convert(x)
     return _log(e) if _is_float(e.dtype) else _Call(e.dtype, "log", (e,))
+
+
+def bitwise_and(x: object, y: object, span: object = None) -> _Expr:
+    """``x & y`` on integers."""
+    return _bit_op("bitwise_and", x, y)
+
+
+def bitwise_or(x: object, y: object, span: object = None) -> _Expr:
+    """``x | y`` on integers."""
+    return _bit_op("bitwise_or", x, y)
+
+
+def bitwise_xor(x: object, y: object, span: object = None) -> _Expr:
+    """``x ^ y`` on integers."""
+    return _bit_op("bitwise_xor", x, y)
+
+
+def bitwise_not(x: object, span: object = None) -> _Expr:
+    """``~x`` on an integer."""
+    return _bitwise_not(x)
+
+
+def shift_left(x: object, y: object, span: object = None) -> _Expr:
+    """``x << y`` on integers."""
+    return _bit_op("shift_left", x, y)
+
+
+def shift_right(x: object, y: object, span: object = None) -> _Expr:
+    """``x >> y`` on integers (arithmetic for signed types)."""
+    return _bit_op("shift_right", x, y)
+
+
+def popcount(x: object) -> _Expr:
+    """The number of set bits of an integer (of its two's complement for a negative one)."""
+    e = _convert(x)
+    if _is_float(e.dtype) or e.dtype == "bool":
+        raise _ScheduleTypeError(f"popcount: the operand is {e.dtype}; it counts the bits of an integer")
+    return _Call(e.dtype, "popcount", (e,))
