@@ -15,12 +15,15 @@ import re
 import textwrap
 from typing import Any
 
+from bound.arith.simplify import simplify
 from lower.ir.script.parse_expr import Scope, ScriptError, SourceText, View, _dtype
 from lower.ir.script.parse_stmt import StmtReader
 from lower.ir.stmt import NO_OP, Buffer
 from lower.lower import LoweredFunc
 from lower.module import IRModule
-from schedule.ir.expr import StringImm, Var
+from schedule.ir import arith
+from schedule.ir.expr import Expr, StringImm, Var
+from schedule.ir.functor import free_vars, structural_equal
 from schedule.operation.placeholder import placeholder
 
 _BUILTINS = {"range": range, "True": True, "False": False, "None": None}
@@ -97,15 +100,43 @@ class _FunctionReader(StmtReader):
 
     def bind_tensor(self, name: str, call: ast.Call, handle: str | None = None) -> Any:
         shape, dtype, kwargs = self.buffer_args(call)
-        unread = set(kwargs) - {"buffer_type", "data", "offset_factor", "align"}
+        unread = set(kwargs) - {"buffer_type", "data", "offset_factor", "align", "strides", "elem_offset"}
         if unread:
-            raise self.error(f"an argument buffer with {', '.join(sorted(unread))} is not read (only shape and dtype)",
-                             call)
+            raise self.error(f"an argument buffer with {', '.join(sorted(unread))} is not read (only shape, dtype, "
+                             "strides and elem_offset)", call)
+        self.bind_compact(name, shape, kwargs, call)
         tensor = placeholder(shape, dtype, name=_stem(name))
         flat = Buffer(tensor.op.name, dtype, tensor.shape, "global", tensor)
         self.buffers[tensor] = flat
         self.scope.bind(name, View(flat, tuple(tensor.shape)))
         return tensor
+
+    def bind_compact(self, name: str, shape: tuple, kwargs: dict, call: ast.Call) -> None:
+        """An argument is a compact array: its buffer's ``strides`` are the row-major ones of
+        its shape and its ``elem_offset`` 0. A variable the script declared for one (``stride =
+        T.int32()``) is bound to that value, as a call binds it from the array it is given."""
+        compact: list[Expr] = []
+        step: Expr = arith.const(1)
+        for extent in reversed(shape):
+            compact.insert(0, step)
+            step = arith.mul(step, extent)
+        strides = kwargs.get("strides") or ()
+        if not isinstance(strides, (list, tuple)) or (strides and len(strides) != len(shape)):
+            raise self.error(f"argument buffer {name!r}: strides are a list of one per dimension", call)
+        given = [(f"stride {k}", s, c) for k, (s, c) in enumerate(zip(strides, compact))]
+        if kwargs.get("elem_offset") is not None:
+            given.append(("elem_offset", kwargs["elem_offset"], arith.const(0)))
+        for what, value, value_here in given:
+            value = arith.convert(value)
+            if structural_equal(simplify(value), simplify(value_here)):
+                continue
+            if isinstance(value, Var) and self.scope.lookup(value.name) is value \
+                    and value not in free_vars([d for d in shape if isinstance(d, Expr)]):
+                self.scope.bind(value.name, value_here)
+                continue
+            raise self.error(f"argument buffer {name!r}: its {what} is {value}, where a compact array has "
+                             f"{value_here}; arguments here are compact arrays (declare the layout with "
+                             "te.extern's in_buffers to view part of one)", call)
 
     def stmt_Assign(self, node: ast.Assign) -> Any:  # noqa: N802
         value = node.value

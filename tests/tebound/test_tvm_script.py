@@ -152,3 +152,45 @@ def test_a_buffer_over_a_pointer_variable_reads_prints_back_and_keeps_its_lets()
 def test_a_buffer_over_a_pointer_variable_is_refused_at_build_naming_both(target):
     with pytest.raises(tvm.error.TVMError, match=r"buffer 'A' is declared over the pointer variable 'q'.*T.match_buffer"):
         tvm.build(from_source(POINTED), target=target)
+
+
+@I.ir_module
+class Strided:
+    @T.prim_func
+    def fused_multiply_add(A: T.handle, B: T.handle, C: T.handle, D: T.handle):
+        T.func_attr({"global_symbol": "fma", "tir.noalias": True})
+        n = T.int32()
+        stride_a = T.int32()
+        stride_b = T.int32()
+        offset = T.int32()
+        A_1 = T.match_buffer(A, [n, 3], strides=[stride_a, 1], elem_offset=0, align=64, offset_factor=1)
+        B_1 = T.match_buffer(B, [n, 3], strides=[stride_b, 1], elem_offset=offset)
+        C_1 = T.match_buffer(C, [n, 3], strides=[3, 1])
+        D_1 = T.match_buffer(D, [n * 3], strides=[1])
+        for i, j in T.grid(n, 3):
+            D_1[i * stride_a + j + offset] = A_1[i, j] * B_1[i, j] + C_1[i * stride_b // 3, j]
+
+
+def test_argument_buffers_with_strides_and_offsets_are_compact_arrays_named_by_their_symbol():
+    """A stride or offset variable takes the compact array's value, as a call of TVM's binds it
+    from the (compact) array it is given; the function is called by its global symbol."""
+    f = tvm.build(Strided, target="llvm")
+    assert f.entry_name == "fma"
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.uniform(-1, 1, (5, 3)).astype("float32") for _ in range(3))
+    d = np.full(15, np.nan, "float32")
+    f["fma"](a, b, c, d)
+    np.testing.assert_allclose(d, (a * b + c).ravel(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("declared, message", [
+    ("strides=[4, 1]", r"its stride 0 is 4, where a compact array has 3"),
+    ("strides=[n, 1]", r"its stride 0 is n, where a compact array has 3"),
+    ("elem_offset=2", r"its elem_offset is 2, where a compact array has 0"),
+    ("strides=[1]", r"strides are a list of one per dimension"),
+])
+def test_an_argument_buffer_of_another_layout_is_refused_naming_it(declared, message):
+    text = ("@T.prim_func\ndef main(a: T.handle):\n    n = T.int32()\n"
+            f"    A = T.match_buffer(a, [n, 3], {declared})\n    A[0, 0] = 1.0\n")
+    with pytest.raises(SyntaxError, match=rf"argument buffer 'A': {message}"):
+        from_source(text)

@@ -51,14 +51,13 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
     or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
     pass); *target_host* and *runtime* are accepted: the host is this machine. The function
     is called *name*; by default, as in TVM, a schedule's is ``default_function`` and a
-    lowered module's keeps the name ``lower`` gave it.
+    lowered function keeps its global symbol (the name ``lower`` gave it).
 
     :raises ValueError: for ``binds`` of another layout (see :func:`through_binds`).
     """
     args = through_binds(args, binds, "build") if binds else args
     if isinstance(inputs, IRModule) and len(inputs) == 1:
-        key, inputs = next(iter(dict(inputs.items()).items()))
-        name = name or key
+        inputs = next(iter(dict(inputs.items()).values()))
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
         return build_lowered(inputs, target, name=name or inputs.name)
     with tvm_rules():
