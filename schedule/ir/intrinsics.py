@@ -14,13 +14,18 @@ from schedule.ir.expr import Call, Expr, FloatImm
 #: Unary float functions, by the name they print with; each has a NumPy counterpart of the same name
 #: except where :data:`NUMPY_NAMES` says otherwise.
 FLOAT_UNARY = ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
-               "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "erf", "floor",
-               "ceil", "round", "trunc", "fabs")
-NUMPY_NAMES = {"fabs": "abs", "round": "rint"}
+               "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "sigmoid",
+               "erf", "floor", "ceil", "round", "nearbyint", "trunc", "fabs")
+NUMPY_NAMES = {"fabs": "abs", "round": "rint", "nearbyint": "rint", "asin": "arcsin", "acos": "arccos",
+               "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}
+#: Binary float functions (libm's and NumPy's names but ``atan2``, NumPy's ``arctan2``).
+FLOAT_BINARY = ("atan2", "hypot", "copysign", "nextafter")
 
 
 def _float_call(name: str, x: Any) -> Expr:
     x = arith.convert(x)
+    if name in ROUNDINGS and not is_float(x.dtype):
+        return x  # an integer is its own rounding, as TVM gives it
     if not is_float(x.dtype):
         raise ScheduleTypeError(f"te.{name}: argument {x} is {x.dtype}; cast it to a float type first "
                                 "(x.astype('float32'))")
@@ -33,7 +38,8 @@ def _float_call(name: str, x: Any) -> Expr:
 
 #: The roundings folded on constants; ``round`` is to the nearest even integer on ties, as the
 #: C and Python targets compute it (``nearbyint``, ``numpy.rint``).
-ROUNDINGS = {"floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": builtins.round}
+ROUNDINGS = {"floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": builtins.round,
+             "nearbyint": builtins.round}
 
 
 def _make_unary(name: str) -> Any:
@@ -50,9 +56,52 @@ sqrt, rsqrt = _make_unary("sqrt"), _make_unary("rsqrt")
 sin, cos, tan = _make_unary("sin"), _make_unary("cos"), _make_unary("tan")
 sinh, cosh, tanh = _make_unary("sinh"), _make_unary("cosh"), _make_unary("tanh")
 asin, acos, atan = _make_unary("asin"), _make_unary("acos"), _make_unary("atan")
+asinh, acosh, atanh = _make_unary("asinh"), _make_unary("acosh"), _make_unary("atanh")
 sigmoid, erf = _make_unary("sigmoid"), _make_unary("erf")
 floor, ceil, trunc = _make_unary("floor"), _make_unary("ceil"), _make_unary("trunc")
 round = _make_unary("round")  # noqa: A001 - te.round
+nearbyint = _make_unary("nearbyint")
+
+
+def _make_binary(name: str) -> Any:
+    def fn(x: Any, y: Any) -> Expr:
+        x, y = arith.match_types(x, y)
+        if not is_float(x.dtype):
+            raise ScheduleTypeError(f"te.{name}: arguments are {x.dtype}; cast them to a float type first")
+        return Call(x.dtype, name, (x, y))
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}(x, y)`` of float expressions (libm's)."
+    return fn
+
+
+atan2, hypot = _make_binary("atan2"), _make_binary("hypot")
+copysign, nextafter = _make_binary("copysign"), _make_binary("nextafter")
+
+
+def ldexp(x: Any, exponent: Any) -> Expr:
+    """``x * 2**exponent``: a float times a power of two given by an integer."""
+    x, exponent = arith.convert(x), arith.convert(exponent)
+    if not is_float(x.dtype) or is_float(exponent.dtype) or exponent.dtype == "bool":
+        raise ScheduleTypeError(f"te.ldexp: takes a float and an integer exponent, not {x.dtype} and "
+                                f"{exponent.dtype}")
+    return Call(x.dtype, "ldexp", (x, exponent))
+
+
+def popcount(x: Any) -> Expr:
+    """The number of set bits of an integer in its own width (an int8's -1 has 8)."""
+    x = arith.convert(x)
+    if is_float(x.dtype) or x.dtype == "bool":
+        raise ScheduleTypeError(f"popcount: the operand is {x.dtype}; it counts the bits of an integer")
+    return Call(x.dtype, "popcount", (x,))
+
+
+def clz(x: Any) -> Expr:
+    """The number of leading zero bits of an integer in its own width (all of them for 0), an
+    int32 as TVM gives it."""
+    x = arith.convert(x)
+    if is_float(x.dtype) or x.dtype == "bool":
+        raise ScheduleTypeError(f"te.clz: the operand is {x.dtype}; it counts the bits of an integer")
+    return Call("int32", "clz", (x,))
 
 
 #: Tests of a float's class, each a bool call (TVM's ``tir.isnan`` ...); an integer is never NaN

@@ -294,3 +294,30 @@ def test_warp_memory_read_under_a_lane_condition_stays_in_shared_memory():
     f(a, b)
     i = np.arange(128)
     np.testing.assert_array_equal(b, np.where(i % 2 == 0, a[i // 32 * 32 + (i + 1) % 32], a * 2))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64"])
+def test_bit_counts_and_the_newer_math_functions_in_cuda_count_in_the_operands_width(dtype):
+    n = 64
+    A, F = te.placeholder((n,), dtype, name="A"), te.placeholder((n,), "float32", name="F")
+    B = te.compute((n,), lambda i: te.clz(A[i]) * 100 + te.popcount(A[i]).astype("int32"), name="B")
+    C = te.compute((n,), lambda i: te.atan2(F[i], 0.5) + te.ldexp(F[i], A[i] % 4) + te.asinh(F[i]), name="C")
+    s = te.create_schedule([B.op, C.op])
+    for t in (B, C):
+        bx, tx = s[t].split(t.op.axis[0], factor=32)
+        s[t].bind(bx, te.thread_axis("blockIdx.x"))
+        s[t].bind(tx, te.thread_axis("threadIdx.x"))
+    f = lower.build(s, [A, F, B, C], "cuda")
+    source = f.imported_modules[0].get_source()
+    width = np.iinfo(dtype).bits
+    assert (f"__clzll((long long)(uint64_t)(" if width == 64 else f"(__clz((int)(uint8_t)(") in source
+    assert "atan2f(" in source and "ldexpf(" in source and "asinhf(" in source
+    rng = np.random.default_rng(4)
+    a = rng.integers(-128, 127, n).astype(dtype)
+    a[:3] = [0, -1, 1]
+    x = rng.uniform(-1, 1, n).astype("float32")
+    b, c = np.full(n, -1, "int32"), np.full(n, np.nan, "float32")
+    f(a, x, b, c)
+    bits_of = [int(v) & ((1 << width) - 1) for v in a]
+    np.testing.assert_array_equal(b, [(width - v.bit_length()) * 100 + bin(v).count("1") for v in bits_of])
+    np.testing.assert_allclose(c, np.arctan2(x, 0.5) + np.ldexp(x, a % 4) + np.arcsinh(x), rtol=1e-5, atol=1e-6)

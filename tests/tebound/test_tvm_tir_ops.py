@@ -72,3 +72,65 @@ def test_bit_functions_refuse_floats():
     for make in (lambda: tir.popcount(x), lambda: tir.bitwise_and(x, x), lambda: tir.shift_left(x, 1)):
         with pytest.raises(tvm.error.TVMError, match="float32"):
             make()
+
+
+UNARY = [("asinh", np.arcsinh, -2, 2), ("acosh", np.arccosh, 1, 3), ("atanh", np.arctanh, -0.9, 0.9),
+         ("nearbyint", np.rint, -5, 5)]
+BINARY = [("atan2", np.arctan2), ("hypot", np.hypot), ("copysign", np.copysign), ("nextafter", np.nextafter)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_math_intrinsics_compute_numpys_numbers(dtype):
+    rng = np.random.default_rng(3)
+    n = 16
+    A, B = te.placeholder((n,), dtype, name="A"), te.placeholder((n,), dtype, name="B")
+    E = te.placeholder((n,), "int32", name="E")
+
+    def unary(f):
+        return lambda i: f(A[i])
+
+    def binary(f):
+        return lambda i: f(A[i], B[i])
+
+    outs = [te.compute((n,), unary(getattr(tir, name)), name=name) for name, *_ in UNARY]
+    outs += [te.compute((n,), binary(getattr(tir, name)), name=name) for name, _ in BINARY]
+    outs.append(te.compute((n,), lambda i: tir.ldexp(A[i], E[i]), name="ldexp"))
+    f = tvm.build(te.create_schedule([t.op for t in outs]), [A, B, E, *outs])
+    b, e = rng.uniform(-1, 1, n).astype(dtype), rng.integers(-20, 20, n).astype("int32")
+    for k, (name, ref, lo, hi) in enumerate(UNARY):
+        a = rng.uniform(lo, hi, n).astype(dtype)
+        if name == "nearbyint":
+            a[:4] = [0.5, 1.5, 2.5, -2.5]  # ties go to the even neighbour
+        results = [np.full(n, np.nan, dtype) for _ in outs]
+        f(a, b, e, *results)
+        np.testing.assert_allclose(results[k], ref(a), rtol=2e-7 if dtype == "float32" else 1e-15)
+    a = rng.uniform(-1, 1, n).astype(dtype)
+    results = [np.full(n, np.nan, dtype) for _ in outs]
+    f(a, b, e, *results)
+    for k, (name, ref) in enumerate(BINARY, start=len(UNARY)):
+        np.testing.assert_allclose(results[k], ref(a, b), rtol=2e-7 if dtype == "float32" else 1e-15)
+    np.testing.assert_array_equal(results[len(UNARY) + 2], np.copysign(a, b))
+    np.testing.assert_array_equal(results[len(UNARY) + 3], np.nextafter(a, b))  # the dtype's next value
+    np.testing.assert_array_equal(results[-1], np.ldexp(a, e))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64"])
+def test_clz_counts_the_leading_zeros_in_the_operands_width(dtype):
+    A = te.placeholder((6,), dtype, name="A")
+    B = te.compute((6,), lambda i: tir.clz(A[i]), name="B")
+    assert B.dtype == "int32"
+    a = np.array([0, 1, 5, -1, 100, 64]).astype(dtype)
+    b = np.full(6, -7, "int32")
+    tvm.build(te.create_schedule(B.op), [A, B])(a, b)
+    width = np.iinfo(dtype).bits
+    np.testing.assert_array_equal(b, [width - (int(x) & ((1 << width) - 1)).bit_length() for x in a])
+
+
+def test_roundings_of_an_integer_are_the_integer_and_float_only_functions_refuse_it():
+    i = te.var("i")
+    for f in (tir.round, tir.trunc, tir.ceil, tir.floor, tir.nearbyint):
+        assert f(i) is i and f(tir.const(10, "int32")).value == 10
+    for make in (lambda: tir.atan2(i, i), lambda: tir.ldexp(i, i), lambda: tir.ldexp(te.var("x", "float32"), 1.5),
+                 lambda: tir.clz(te.var("x", "float32")), lambda: tir.asinh(i)):
+        with pytest.raises(tvm.error.TVMError):
+            make()

@@ -61,7 +61,9 @@ _LIBM = {"exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "
          "log1p": "log1p", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh",
          "cosh": "cosh", "tanh": "tanh", "asin": "asin", "acos": "acos", "atan": "atan", "erf": "erf",
          "floor": "floor", "ceil": "ceil", "round": "nearbyint", "trunc": "trunc", "fabs": "fabs",
-         "pow": "pow", "fmod": "fmod"}
+         "pow": "pow", "fmod": "fmod", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
+         "nearbyint": "nearbyint", "atan2": "atan2", "hypot": "hypot", "copysign": "copysign",
+         "nextafter": "nextafter"}
 
 _BIT_OPS = {"shift_right": ">>", "shift_left": "<<", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
 
@@ -412,6 +414,16 @@ class CExprSource(ExprFunctor[str]):
             return f"{self._reinterpret(args[0].dtype, e.dtype)}({self(args[0])})"
         if name in FLOAT_TESTS:  # C's type-generic macros, float16 included
             return f"({name}({self(args[0])}) != 0)"
+        if name == "ldexp":  # the exponent stays an integer
+            single = e.dtype in ("float32", "float16")
+            text = f"ldexp{'f' if single else ''}(({'float' if single else 'double'}){self(args[0])}, " \
+                   f"(int){self(args[1])})"
+            return text if e.dtype in ("float32", "float64") else f"(({c_type(e.dtype)}){text})"
+        if name == "clz":  # of the operand's own width, and all of them for 0 (__builtin_clz leaves 0 undefined)
+            width = bits(args[0].dtype)
+            own = f"(uint{width}_t)({self(args[0])})"
+            counted = f"__builtin_clzll({own})" if width > 32 else f"(__builtin_clz({own}) - {32 - width})"
+            return f"({own} == 0 ? {width} : (int32_t){counted})"
         if name == "popcount":  # of the operand's own width: an int8's -1 has 8 set bits
             width = bits(args[0].dtype)
             own = f"(uint{width}_t)({self(args[0])})"

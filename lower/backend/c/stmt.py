@@ -76,7 +76,8 @@ _C_WORDS = {
     *(f"{n}{s}" for n in (
         "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
         "tanh", "asin", "acos", "atan", "erf", "floor", "ceil", "round", "trunc", "fabs", "pow", "fmod",
-        "nearbyint") for s in ("", "f")),
+        "nearbyint", "asinh", "acosh", "atanh", "atan2", "hypot", "copysign", "nextafter", "ldexp")
+        for s in ("", "f")),
 }
 
 _HEADER = """#include <math.h>

@@ -9,6 +9,7 @@ from typing import Any
 from lower.backend.c.expr import CExprSource
 from lower.errors import LoweringError
 from lower.ir.stmt import Buffer, BufferView, Load
+from schedule.ir.dtype import bits
 from schedule.ir.expr import Call, Expr, StringImm
 
 #: Types and constants the C target takes from the C library's headers, which NVRTC lacks.
@@ -84,9 +85,12 @@ class CudaExprSource(CExprSource):
             return self(e.args[0])
         if e.name == "prefetch":
             return "0"
-        if e.name == "popcount":
-            wide = e.args[0].dtype.endswith("64")
-            return f"__popcll((uint64_t)({self(e.args[0])}))" if wide else f"__popc((uint32_t)({self(e.args[0])}))"
+        if e.name in ("popcount", "clz"):  # of the operand's own width, as on the CPU
+            width = bits(e.args[0].dtype)
+            own = f"(uint{width}_t)({self(e.args[0])})"
+            if e.name == "popcount":
+                return f"__popcll({own})" if width > 32 else f"__popc({own})"
+            return f"__clzll((long long){own})" if width > 32 else f"(__clz((int){own}) - {32 - width})"
         return super().visit_call(e)
 
     def _python_call(self, kind: str, name: str, call: Call, args: list[Expr]) -> str:

@@ -192,6 +192,10 @@ class ExprSource(ExprFunctor[str]):
             return f"_shift({a}, {b}, {e.name == 'shift_left'}, {e.dtype!r})"
         if e.name == "popcount":  # of the operand's own width, as the C target counts
             return f"_popcount({self(e.args[0])}, {bits(e.args[0].dtype)})"
+        if e.name == "clz":
+            return f"_clz({self(e.args[0])}, {bits(e.args[0].dtype)})"
+        if e.name == "nextafter" and e.dtype != "float64":  # the next value of the operands' own type
+            return f"_nextafter({self(e.args[0])}, {self(e.args[1])}, {e.dtype!r})"
         if e.name not in MATH_FUNCS:
             raise LoweringError(f"build: unknown intrinsic '{e.name}'; give it a lowering rule with "
                                 f"te.register_intrin_lowering('{e.name}', target='python', f=...)")

@@ -92,6 +92,16 @@ def _popcount(x: int, width: int) -> int:
     return (x & ((1 << width) - 1)).bit_count()
 
 
+def _clz(x: int, width: int) -> int:
+    """The leading zero bits of *x* in a two's complement of *width* bits (*width* for 0)."""
+    return width - (x & ((1 << width) - 1)).bit_length()
+
+
+def _nextafter(a: float, b: float, dtype: str) -> float:
+    """The next *dtype* value after *a* towards *b*."""
+    return float(np.nextafter(np.array(a, dtype), np.array(b, dtype)))
+
+
 def _fmax(a: float, b: float) -> float:
     """The larger float, NaN if either is NaN (NumPy's ``maximum``; the C target's too)."""
     return a if a > b or a != a else b
@@ -333,5 +343,5 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
                            "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
                            "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_shift": _shift,
-                           "_popcount": _popcount,
+                           "_popcount": _popcount, "_clz": _clz, "_nextafter": _nextafter,
                            **WRAPS}

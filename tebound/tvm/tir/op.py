@@ -29,7 +29,6 @@ from schedule import (  # noqa: F401
     truncmod,
 )
 from schedule import log as _log
-from schedule.base.errors import ScheduleTypeError as _ScheduleTypeError
 from schedule.ir.arith import bit_op as _bit_op
 from schedule.ir.arith import bitwise_not as _bitwise_not
 from schedule.ir.arith import convert as _convert
@@ -38,22 +37,33 @@ from schedule.ir.expr import Call as _Call
 from schedule.ir.expr import Expr as _Expr
 from schedule.ir.intrinsics import (  # noqa: F401
     acos,
+    acosh,
     asin,
+    asinh,
     atan,
+    atan2,
+    atanh,
     ceil,
+    clz,
+    copysign,
     cos,
     cosh,
     erf,
     exp2,
     exp10,
     floor,
+    hypot,
     isfinite,
     isinf,
     isnan,
+    ldexp,
     likely,
     log1p,
     log2,
     log10,
+    nearbyint,
+    nextafter,
+    popcount,
     reinterpret,
     round,  # noqa: A004
     rsqrt,
@@ -100,10 +110,3 @@ def shift_right(x: object, y: object, span: object = None) -> _Expr:
     """``x >> y`` on integers (arithmetic for signed types)."""
     return _bit_op("shift_right", x, y)
 
-
-def popcount(x: object) -> _Expr:
-    """The number of set bits of an integer (of its two's complement for a negative one)."""
-    e = _convert(x)
-    if _is_float(e.dtype) or e.dtype == "bool":
-        raise _ScheduleTypeError(f"popcount: the operand is {e.dtype}; it counts the bits of an integer")
-    return _Call(e.dtype, "popcount", (e,))
