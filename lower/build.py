@@ -25,6 +25,7 @@ from lower.ir.stmt_functor import buffers_passed_to_calls, post_order_visit, sto
 from lower.library import read_library, write_library, write_object
 from lower.lower import LoweredFunc, collector_paused, lower_quietly
 from lower.passes.intrin_lowering import lower_intrinsics
+from lower.passes.remove_assume import remove_assume
 from lower.passes.scalarize import scalarize_vectors
 from lower.passes.tensor_core import expand_wmma
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
@@ -119,7 +120,8 @@ class BuiltFunc:
         # A TVM target's rules (registered for "llvm", "cuda" ...) first, then our target's.
         loaded = {"library": library} if library is not None else {}
         with collector_paused():  # code generation allocates as lowering does (see there)
-            body = lower_intrinsics(func.body, (tvm_target.kind.name, target) if tvm_target is not None else target)
+            body = lower_intrinsics(remove_assume(func.body),
+                                    (tvm_target.kind.name, target) if tvm_target is not None else target)
             #: For target "cuda": the kernels' CUDA source (TVM's imported module), refused
             #: before anything compiles when CUDA cannot express the schedule.
             self._device = CudaModule.of(body, name, [func.buffers[t] for t in func.tensors],

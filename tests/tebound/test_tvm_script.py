@@ -194,3 +194,24 @@ def test_an_argument_buffer_of_another_layout_is_refused_naming_it(declared, mes
             f"    A = T.match_buffer(a, [n, 3], {declared})\n    A[0, 0] = 1.0\n")
     with pytest.raises(SyntaxError, match=rf"argument buffer 'A': {message}"):
         from_source(text)
+
+
+@T.prim_func
+def doubled_with_a_fact(A: T.Buffer((4, 4), "int32"), B: T.Buffer((14,), "int32")):
+    A_1 = T.Buffer((16,), "int32", data=A.data)
+    for i, j in T.grid(4, 4):
+        T.assume(i < 3 or j < 2 or A_1[i * 4 + j] == 0)
+    for i in range(14):
+        B[i] = A_1[i] * 2
+
+
+def test_assume_is_a_fact_that_computes_nothing():
+    """The assumed condition is false for the array given (A[3, 3] is 15): still nothing
+    checks it, as TVM removes ``T.assume`` before code generation."""
+    assert "T.assume(" in doubled_with_a_fact.script()
+    f = tvm.build(doubled_with_a_fact, target="llvm")
+    assert "assume" not in f.get_source()
+    a = np.arange(16, dtype="int32").reshape(4, 4)
+    b = np.full(14, -1, "int32")
+    f(a, b)
+    np.testing.assert_array_equal(b, a.ravel()[:14] * 2)
