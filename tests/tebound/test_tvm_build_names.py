@@ -62,3 +62,31 @@ def test_codegen_answers_as_tvm_without_llvm_and_runtime_records_are_accepted():
     np.testing.assert_array_equal(c, 3)
     with pytest.raises(ImportError, match="relay is not part of tebound"):
         tvm.relay.build  # noqa: B018
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+def test_a_list_or_a_module_of_several_functions_builds_each_under_its_name(target):
+    s, args = _add()
+    A, B, C = args
+    D = te.compute(A.shape, lambda i: A[i] * B[i], name="D")
+    s2 = te.create_schedule(D.op)
+    add, mul = tvm.lower(s, args, name="fadd"), tvm.lower(s2, [A, B, D], name="fmul")
+    a, b = np.random.rand(64).astype("float32"), np.random.rand(64).astype("float32")
+    for m in (tvm.build([add, mul], target), tvm.build(tvm.IRModule({"one": add, "two": mul}), target=target)):
+        assert m.entry_names == ["fadd", "fmul"] and "fmul" in m
+        c, d = np.full(64, np.nan, "float32"), np.full(64, np.nan, "float32")
+        m["fadd"](a, b, c)
+        m.get_function("fmul")(a, b, d)
+        np.testing.assert_allclose(c, a + b, rtol=1e-6)
+        np.testing.assert_allclose(d, a * b, rtol=1e-6)
+        assert m.time_evaluator("fmul", tvm.cpu(0), number=2)(a, b, d).mean > 0
+        with pytest.raises(AttributeError, match=r"its functions are \['fadd', 'fmul'\]"):
+            m["fsub"]
+        with pytest.raises(TypeError, match="none is 'main'"):
+            m(a, b, c)
+        with pytest.raises(ValueError, match="export each with"):
+            m.export_library("/nonexistent/lib.so")
+    with pytest.raises(ValueError, match="two functions are called 'fadd'"):
+        tvm.build([add, tvm.lower(s, args, name="fadd")], target)
+    with pytest.raises(TypeError, match="not Schedule"):
+        tvm.build([add, s], target)

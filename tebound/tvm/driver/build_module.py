@@ -10,6 +10,7 @@ from typing import Any
 
 from lower.build import BuiltFunc, build_lowered
 from lower.build import build as _build
+from lower.built_module import BuiltModule
 from lower.ir.stmt import ProducerConsumer
 from lower.ir.stmt_functor import ir_transform
 from lower.lower import LoweredFunc
@@ -46,10 +47,11 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
 
 def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, target_host: Any = None,
           runtime: Any = None, name: str | None = None, binds: Any = None,
-          exact: bool | None = None) -> BuiltFunc:
+          exact: bool | None = None) -> BuiltFunc | BuiltModule:
     """The compiled function of schedule *inputs* over *args* for *target* (a Target, its text,
     or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
-    pass); *target_host* and *runtime* are accepted: the host is this machine. The function
+    pass); of a list of those or a module of several, a :class:`BuiltModule` of them by name.
+    *target_host* and *runtime* are accepted: the host is this machine. The function
     is called *name*; by default, as in TVM, a schedule's is ``default_function`` and a
     lowered function keeps its global symbol (the name ``lower`` gave it).
 
@@ -58,11 +60,33 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
     args = through_binds(args, binds, "build") if binds else args
     if isinstance(inputs, IRModule) and len(inputs) == 1:
         inputs = next(iter(dict(inputs.items()).values()))
+    if isinstance(inputs, (IRModule, list, tuple)):  # several functions: a module of them by name
+        return build_several(list(inputs.functions.values()) if isinstance(inputs, IRModule) else list(inputs),
+                             target)
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
         return build_lowered(inputs, target, name=name or inputs.name)
     with tvm_rules():
         return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False),
                       name=name or "default_function")
+
+
+def build_several(funcs: list[Any], target: Any) -> BuiltModule:
+    """Each of *funcs* (what ``lower`` returned) built, under its global symbol.
+
+    :raises TypeError: for anything but lowered functions; :raises ValueError: for two of one name.
+    """
+    built: dict[str, BuiltFunc] = {}
+    for f in funcs:
+        if not isinstance(f, LoweredFunc):
+            raise TypeError(f"build: a module of several functions is built from what tvm.lower returned, "
+                            f"not {type(f).__name__}")
+        if f.name in built:
+            raise ValueError(f"build: two functions are called {f.name!r}; give each its own name "
+                             f"(tvm.lower(..., name=))")
+        built[f.name] = build_lowered(f, target, name=f.name)
+    if not built:
+        raise ValueError("build: the module has no function")
+    return BuiltModule(built)
 
 
 def schedule_to_module(sch: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None) -> IRModule:
