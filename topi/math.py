@@ -10,6 +10,7 @@ import schedule as te
 from schedule import Tensor
 from schedule.ir import arith
 from schedule.ir.dtype import is_float
+from schedule.ir.functor import structural_equal
 from topi import tag
 
 
@@ -88,3 +89,29 @@ def reinterpret(x: Tensor, dtype: str) -> Tensor:
         raise TypeError(f"topi.reinterpret: takes a tensor, got {x!r}")
     te.reinterpret(dtype, arith.const(0, x.dtype))  # refuses a type of another width now
     return te.compute(x.shape, lambda *i: te.reinterpret(dtype, x[i]), name="T_reinterpret", tag=tag.ELEMWISE)
+
+
+def elemwise_sum(xs: Any) -> Tensor:
+    """The element-wise sum of the tensors *xs*, which share one shape and dtype (TVM's
+    ``topi.elemwise_sum``, stage ``T_elemwise_sum``).
+
+    :raises TypeError: for anything but a non-empty list of tensors; :raises ValueError: for
+        tensors of different shapes or dtypes.
+    """
+    if not isinstance(xs, (list, tuple)) or not xs:
+        raise TypeError(f"topi.elemwise_sum: takes a non-empty list of tensors, got {xs!r}")
+    tensors = [_check("elemwise_sum", x) for x in xs]
+    first = tensors[0]
+    for t in tensors[1:]:
+        if t.dtype != first.dtype or len(t.shape) != len(first.shape) or not all(
+                structural_equal(a, b) for a, b in zip(t.shape, first.shape)):
+            raise ValueError(f"topi.elemwise_sum: tensor '{t.name}' ({t.dtype}, shape {list(t.shape)}) differs from "
+                             f"'{first.name}' ({first.dtype}, shape {list(first.shape)}); sum tensors of one shape "
+                             f"and dtype (topi.add broadcasts)")
+
+    def total(*i: Any) -> Any:
+        out = first[i]
+        for t in tensors[1:]:
+            out = out + t[i]
+        return out
+    return te.compute(first.shape, total, name="T_elemwise_sum", tag=tag.ELEMWISE)

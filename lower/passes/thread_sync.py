@@ -58,21 +58,20 @@ def barrier_holders(root: Stmt) -> set[int]:
 
 def holders_of(root: Stmt, pick: Callable[[Stmt], bool]) -> set[int]:
     """The ids of the statements under *root* (itself included) that hold a statement *pick*
-    chooses."""
-    parent: dict[int, Stmt | None] = {id(root): None}
-    holders: set[int] = set()
-    stack = [root]
+    chooses. A statement may sit in several places (a partitioned loop's copies share their
+    body): it holds wherever it is, and so does each statement around any of its places."""
+    holds: dict[int, bool] = {}
+    stack: list[tuple[Stmt, bool]] = [(root, False)]
     while stack:
-        s = stack.pop()
-        if pick(s):
-            x: Stmt | None = s
-            while x is not None and id(x) not in holders:
-                holders.add(id(x))
-                x = parent[id(x)]
-        for c in stmt_children(s):
-            parent[id(c)] = s
-            stack.append(c)
-    return holders
+        s, children_done = stack.pop()
+        if children_done:
+            holds[id(s)] = pick(s) or any(holds[id(c)] for c in stmt_children(s))
+            continue
+        if id(s) in holds:
+            continue
+        stack.append((s, True))
+        stack.extend((c, False) for c in stmt_children(s) if id(c) not in holds)
+    return {key for key, held in holds.items() if held}
 
 
 @dataclass

@@ -321,3 +321,45 @@ def test_bit_counts_and_the_newer_math_functions_in_cuda_count_in_the_operands_w
     bits_of = [int(v) & ((1 << width) - 1) for v in a]
     np.testing.assert_array_equal(b, [(width - v.bit_length()) * 100 + bin(v).count("1") for v in bits_of])
     np.testing.assert_allclose(c, np.arctan2(x, 0.5) + np.ldexp(x, a % 4) + np.arcsinh(x), rtol=1e-5, atol=1e-6)
+
+
+def test_a_padded_shared_copy_whose_loop_the_c_target_cuts_keeps_its_barriers():
+    """autotvm's conv2d template for CUDA with its fallback configuration (every thread extent 1):
+    the copy into shared memory is the innermost loop and tests the padding, so the C target cuts
+    it where the tests change; the cut copies share their body, barrier included, and every
+    copy must still run in phases."""
+    data = te.placeholder((1, 4, 5, 5), name="data")
+    kernel = te.placeholder((4, 4, 3, 3), name="kernel")
+    pad = te.compute((1, 4, 7, 7), lambda n, c, y, x: te.if_then_else(
+        te.all(y >= 1, y < 6, x >= 1, x < 6), data[n, c, y - 1, x - 1], 0.0), name="pad")
+    rc, ry, rx = te.reduce_axis((0, 4), "rc"), te.reduce_axis((0, 3), "ry"), te.reduce_axis((0, 3), "rx")
+    conv = te.compute((1, 4, 5, 5), lambda n, f, y, x: te.sum(
+        pad[n, rc, y + ry, x + rx] * kernel[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
+    s = te.create_schedule(conv.op)
+    s[pad].compute_inline()
+    local = s.cache_write(conv, "local")
+    shared = [s.cache_read(pad, "shared", [local]), s.cache_read(kernel, "shared", [local])]
+    n, f, y, x = s[conv].op.axis
+    tags = ("z", "y", "x")
+    for axis, tag in zip((f, y, x), tags):
+        outer, inner = s[conv].split(axis, factor=1)
+        s[conv].bind(outer, te.thread_axis(f"blockIdx.{tag}"))
+        s[conv].bind(inner, te.thread_axis(f"threadIdx.{tag}"))
+    s[local].compute_at(s[conv], s[conv].leaf_iter_vars[-1])
+    rco, rci = s[local].split(s[local].op.reduce_axis[0], factor=1)
+    s[local].reorder(rco, *s[local].op.reduce_axis[1:], rci, *s[local].op.axis)
+    for cache in shared:
+        s[cache].compute_at(s[local], s[local].op.reduce_axis[2])
+        fused = s[cache].fuse(*s[cache].op.axis)
+        for tag in tags:
+            outer, fused = s[cache].split(fused, nparts=1)
+            s[cache].bind(outer, te.thread_axis(f"threadIdx.{tag}"))
+    f = lower.build(s, [data, kernel, conv], "cuda")
+    assert f.imported_modules[0].get_source().count("__syncthreads()") >= 2
+    rng = np.random.default_rng(5)
+    d, k = rng.uniform(-1, 1, (1, 4, 5, 5)).astype("float32"), rng.uniform(-1, 1, (4, 4, 3, 3)).astype("float32")
+    out = np.full((1, 4, 5, 5), np.nan, "float32")
+    f(d, k, out)
+    padded = np.pad(d, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))  # 1, 4, 5, 5, 3, 3
+    np.testing.assert_allclose(out, np.einsum("ncyxij,fcij->nfyx", windows, k), rtol=1e-5, atol=1e-5)

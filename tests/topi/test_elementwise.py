@@ -208,3 +208,18 @@ def test_reinterpret_is_numpys_view(source, dtype):
     np.testing.assert_array_equal(got.view(bits), a.view(dtype).view(bits))
     with pytest.raises(ValueError, match="same width"):
         topi.reinterpret(A, "int64" if source != "uint64" else "int32")
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_elemwise_sum_adds_tensors_of_one_shape(exact):
+    n = te.var("n")
+    xs = [te.placeholder((n, 3), name=f"x{k}") for k in range(3)]
+    out = topi.elemwise_sum(xs)
+    assert out.op.name == "T_elemwise_sum" and out.op.tag == "elemwise"
+    arrays = [RNG.uniform(-1, 1, (4, 3)).astype("float32") for _ in xs]
+    (got,) = _run([out], xs, arrays, exact, out_shapes=[(4, 3)])
+    np.testing.assert_allclose(got, sum(arrays), rtol=1e-6)
+    with pytest.raises(ValueError, match="tensor 'y' .* differs from 'x0'"):
+        topi.elemwise_sum([xs[0], te.placeholder((n, 4), name="y")])
+    with pytest.raises(TypeError, match="non-empty list of tensors"):
+        topi.elemwise_sum([])

@@ -90,3 +90,28 @@ def test_schedules_refuse_what_they_cannot_schedule():
         topi.x86.schedule_softmax(topi.exp(X))
     with pytest.raises(te.ScheduleError, match="not a softmax output"):
         topi.cuda.schedule_softmax(topi.exp(X))
+
+
+def test_the_cuda_conv2d_of_tvms_topi_tutorial_fuses_its_relu_and_computes_numpys_numbers():
+    """``topi.cuda.conv2d_nchw`` (TVM's compute for CUDA, ours topi.nn's) with the relu fused by
+    ``topi.cuda.schedule_conv2d_nchw``, as TVM's TOPI tutorial writes them (smaller)."""
+    import warnings
+
+    import numpy as np
+
+    from lower import build
+
+    data, kernel = te.placeholder((1, 3, 12, 12), name="data"), te.placeholder((4, 3, 5, 5), name="kernel")
+    with Target("cuda"):
+        out = topi.nn.relu(topi.cuda.conv2d_nchw(data, kernel, 1, 2, 1))
+        s = topi.cuda.schedule_conv2d_nchw([out])
+    conv = out.op.input_tensors[0]
+    assert conv.op.tag == "conv2d_nchw" and s[conv].attach_stage == s[out]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = build(s, [data, kernel, out], "cuda")
+    rng = np.random.default_rng(6)
+    d, k = rng.uniform(-1, 1, (1, 3, 12, 12)).astype("float32"), rng.uniform(-1, 1, (4, 3, 5, 5)).astype("float32")
+    got = np.full((1, 4, 12, 12), np.nan, "float32")
+    f(d, k, got)
+    np.testing.assert_allclose(got, np.maximum(ref.conv2d_nchw_python(d, k, 1, 2), 0), rtol=1e-5, atol=1e-5)

@@ -29,10 +29,11 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
-from topi.nn import batch_matmul, conv2d_transpose_nchw, depthwise_conv2d_nchw
+from topi.nn import batch_matmul, conv2d_nchw, conv2d_transpose_nchw, depthwise_conv2d_nchw
 from topi.sort import argsort, sort, topk
 
-__all__ = ["argsort", "batch_matmul", "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "schedule_adaptive_pool",
+__all__ = ["argsort", "batch_matmul", "conv2d_nchw", "conv2d_transpose_nchw", "depthwise_conv2d_nchw",
+           "schedule_adaptive_pool",
            "schedule_argsort", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise", "schedule_extern",

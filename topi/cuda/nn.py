@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import schedule as te
+from schedule.ir import arith
+from schedule.schedule.stage import AttachType
 from topi.cuda.injective import bind_every_stage, bind_flat
 from topi.traverse import new_schedule, traverse_inline
 
@@ -38,24 +40,30 @@ def _epilogue(s: te.Schedule, outs: list[te.Tensor], main: Any) -> None:
             bind_flat(s, t)
 
 
-def _conv_direct(s: te.Schedule, conv: te.Tensor) -> None:
+def _conv_direct(s: te.Schedule, conv: te.Tensor, output: te.Tensor | None = None) -> None:
     """The padded input and the weights through shared memory per 2 input channels, a local
-    accumulator per thread; 4 output channels by 4 rows of threads per block."""
+    accumulator per thread; 4 output channels by 4 rows of threads per block. With an *output*
+    after the convolution (a relu, a bias: its injective stages inlined), the convolution is
+    that output's local accumulator, as TVM fuses them; else a local cache of its own."""
     padded, kernel = conv.op.input_tensors
     if padded.op.name == "pad_temp":
         s[padded].compute_inline()
     PS, WS = s.cache_read(padded, "shared", [conv]), s.cache_read(kernel, "shared", [conv])
-    CL = s.cache_write(conv, "local")
-    n, f, y, x = s[conv].op.axis
-    bf, tf = s[conv].split(f, factor=4)
-    by, ty = s[conv].split(y, factor=4)
-    s[conv].reorder(n, bf, by, tf, ty, x)
-    s[conv].bind(s[conv].fuse(n, bf), te.thread_axis("blockIdx.y"))
-    s[conv].bind(by, te.thread_axis("blockIdx.x"))
+    if output is None or output.op is conv.op:
+        output, CL = conv, s.cache_write(conv, "local")
+    else:
+        s[conv].set_scope("local")
+        CL = conv
+    n, f, y, x = s[output].op.axis
+    bf, tf = s[output].split(f, factor=4)
+    by, ty = s[output].split(y, factor=4)
+    s[output].reorder(n, bf, by, tf, ty, x)
+    s[output].bind(s[output].fuse(n, bf), te.thread_axis("blockIdx.y"))
+    s[output].bind(by, te.thread_axis("blockIdx.x"))
     thread_f, thread_y = te.thread_axis("threadIdx.y"), te.thread_axis("threadIdx.x")
-    s[conv].bind(tf, thread_f)
-    s[conv].bind(ty, thread_y)
-    s[CL].compute_at(s[conv], ty)
+    s[output].bind(tf, thread_f)
+    s[output].bind(ty, thread_y)
+    s[CL].compute_at(s[output], ty)
     rc, ry, rx = s[CL].op.reduce_axis
     rco, rci = s[CL].split(rc, factor=2)
     s[CL].reorder(rco, rci, ry, rx, *s[CL].op.axis)
@@ -66,13 +74,36 @@ def _conv_direct(s: te.Schedule, conv: te.Tensor) -> None:
         s[cached].bind(s[cached].split(ax[2], nparts=4)[0], thread_y)
 
 
+def _fused_output(s: te.Schedule, tensors: list[te.Tensor], main: Any) -> te.Tensor | None:
+    """The one output *main*'s result flows into element by element (of its shape, through
+    inlined stages only), which TVM's CUDA schedules compute *main* inside; None where there is
+    none."""
+    result = main.output(0)
+    if len(tensors) != 1 or tensors[0].op is main or not isinstance(tensors[0].op, te.ComputeOp):
+        return None
+    out = tensors[0]
+    values = [arith.value_of(d) for d in (*out.shape, *result.shape)]
+    if len(out.shape) != len(result.shape) or None in values or values[:len(out.shape)] != values[len(out.shape):]:
+        return None
+    stack = list(out.op.input_tensors)
+    while stack:  # main, reached through inlined stages
+        op = stack.pop().op
+        if op is main:
+            return out
+        if s[op].attach_type == AttachType.Inline:
+            stack.extend(op.input_tensors)
+    return None
+
+
 def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
-    """conv2d_nchw direct (see :func:`_conv_direct`); group, depthwise and transposed
-    convolutions every stage over blocks and threads."""
+    """conv2d_nchw direct (see :func:`_conv_direct`), a relu or bias after it in the same
+    kernel; group, depthwise and transposed convolutions every stage over blocks and threads."""
 
     def body(s: te.Schedule, tensors: list[te.Tensor], main: Any) -> None:
-        _conv_direct(s, main.output(0))
-        _epilogue(s, tensors, main)
+        fused = _fused_output(s, tensors, main)
+        _conv_direct(s, main.output(0), fused)
+        if fused is None:
+            _epilogue(s, tensors, main)
     return _around("schedule_conv2d_nchw", ("conv2d_nchw",), outs, body)
 
 
