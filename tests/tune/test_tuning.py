@@ -173,6 +173,37 @@ def test_failing_hanging_and_crashing_candidates_cost_only_themselves(workers):
     assert tuner.best_config["mode"].val == "ok" and tuner.trials == 4
 
 
+@autotvm.template("test_tuning/shared_rows")
+def shared_rows(n):
+    """Row sums through shared memory: a block copies *rows* rows of A, too many for a GPU's
+    48 KiB of shared memory with the second choice."""
+    A = te.placeholder((n, 1024), name="A")
+    k = te.reduce_axis((0, 1024), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    cfg = autotvm.get_config()
+    cfg.define_knob("rows", [4, 16])
+    AS = s.cache_read(A, "shared", [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=cfg["rows"].val)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], bx)
+    s[AS].bind(s[AS].op.axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, B]
+
+
+def test_a_kernel_over_the_gpus_shared_memory_is_an_invalid_configuration_as_in_tvm(workers):
+    task = autotvm.task.create("test_tuning/shared_rows", args=(32,), target="cuda")
+    results = {}
+    tuner = autotvm.tuner.GridSearchTuner(task)
+    tuner.tune(n_trial=2, measure_option=_option(workers),
+               callbacks=[lambda t, inputs, res: results.update((i.config["rows"].val, r) for i, r in zip(inputs, res))])
+    E = autotvm.MeasureErrorNo
+    assert {rows: r.error_no for rows, r in results.items()} == {4: E.NO_ERROR, 16: E.INSTANTIATION_ERROR}
+    assert "invalid gpu kernel" in results[16].error and "65536 bytes of shared memory" in results[16].error
+    assert tuner.best_config["rows"].val == 4
+
+
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="number must be a positive int"):
         autotvm.LocalRunner(number=0)

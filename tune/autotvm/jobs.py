@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from lower import build, nd
+from lower.errors import GpuLimitError
 from lower.timing import time_evaluator
 from schedule import PlaceholderOp, Tensor, create_schedule
+from tune.autotvm.knobs import InstantiationError
 from tune.features import schedule_features
 
 
@@ -23,7 +25,10 @@ def build_job(payload: bytes, target: str) -> float:
     """Lowers and compiles the schedule in *payload*; the seconds it took."""
     start = time.perf_counter()
     s, args = pickle.loads(payload)
-    build(s, args, target=target)
+    try:
+        build(s, args, target=target)
+    except GpuLimitError as e:  # TVM's builder skips such a kernel as an invalid configuration
+        raise InstantiationError(f"Skipped because of invalid gpu kernel: {e}") from None
     return time.perf_counter() - start
 
 

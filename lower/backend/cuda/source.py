@@ -29,7 +29,7 @@ from lower.backend.cuda.vector import COMPONENTS, VectorPlan, plan_vector, vecto
 from lower.backend.cuda.warp import shuffle_layout
 from lower.backend.cuda.wmma import check_kernel, declare_fragments, wmma_text
 from lower.backend.names import Names
-from lower.errors import LoweringError
+from lower.errors import GpuLimitError, LoweringError
 from lower.ir.stmt import (
     Allocate,
     AssertStmt,
@@ -141,7 +141,7 @@ class _KernelSource(StmtFunctor[None]):
         threads = arith.value_of(_product(k.block()))
         bounds = f" __launch_bounds__({threads})" if isinstance(threads, int) and threads > 1 else ""
         if isinstance(threads, int) and threads > self.limits.threads:
-            raise LoweringError(f"build: target 'cuda': kernel {k.name} launches {threads} threads per block "
+            raise GpuLimitError(f"build: target 'cuda': kernel {k.name} launches {threads} threads per block "
                                 f"({self._launch_text(BLOCK)}); the target allows at most {self.limits.threads}")
         kernel = k.kernel
         for buf in kernel.per_block:
@@ -154,7 +154,7 @@ class _KernelSource(StmtFunctor[None]):
         used = sum(n for _, n in self.shared)
         if used > self.limits.shared_bytes:
             arrays = ", ".join(f"{name} {n} B" for name, n in self.shared)
-            raise LoweringError(f"build: target 'cuda': kernel {k.name} needs {used} bytes of shared memory per "
+            raise GpuLimitError(f"build: target 'cuda': kernel {k.name} needs {used} bytes of shared memory per "
                                 f"block ({arrays}); the target allows {self.limits.shared_bytes}: split the stages "
                                 "that fill them by smaller factors")
         head = f'extern "C" __global__ void{bounds} {k.name}({", ".join(params)}) {{'

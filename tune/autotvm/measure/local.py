@@ -1,8 +1,9 @@
 """Building and timing trials on this machine (TVM's ``LocalBuilder`` and ``LocalRunner``).
 
 The builder instantiates each configuration in the parent (a template error is that trial's
-``INSTANTIATION_ERROR``), pickles its schedule, and hands it to its workers (all cores, each
-compile with its own timeout). The runner times the compiled trials one at a time in one
+``INSTANTIATION_ERROR``, as is a kernel over its GPU's limits, which TVM's builder skips as an
+invalid one), pickles its schedule, and hands it to its workers (all cores, each compile with
+its own timeout). The runner times the compiled trials one at a time in one
 worker process, so that measurements do not disturb each other. Workers run on an executor:
 :class:`~tune.executor.LocalExecutor` by default, any object with the same ``run`` method (a
 Dask cluster) otherwise, or one with TVM's ``submit`` interface (:mod:`.executor`).
@@ -86,7 +87,9 @@ class LocalBuilder(_OwnsWorkers, Builder):
             if res.status == "ok":
                 out[i] = BuildResult(None, None, None, float(res.value), payloads[i])
             else:
-                error = MeasureErrorNo.BUILD_TIMEOUT if res.status == "timeout" else MeasureErrorNo.COMPILE_HOST
+                error = MeasureErrorNo.BUILD_TIMEOUT if res.status == "timeout" else \
+                    MeasureErrorNo.INSTANTIATION_ERROR if str(res.value).startswith("InstantiationError") else \
+                    MeasureErrorNo.COMPILE_HOST
                 out[i] = BuildResult(None, None, f"{res.status}: {res.value}", res.seconds, None, int(error))
         return out
 
