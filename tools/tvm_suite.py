@@ -67,10 +67,15 @@ TUTORIALS = [
     "how_to/optimize_operators/opt_gemm.py", "tutorial/tensor_expr_get_started.py",
     "tutorial/autotvm_matmul_x86.py", "tutorial/auto_scheduler_matmul_x86.py",
     "how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py",
-    "how_to/optimize_operators/opt_conv_tensorcore.py",
+    "how_to/optimize_operators/opt_conv_tensorcore.py", "how_to/optimize_operators/opt_conv_cuda.py",
+    "how_to/tune_with_autotvm/tune_conv2d_cuda.py", "tutorial/intro_topi.py",
 ]
 # What a tutorial tells its reader to uncomment, as the reader would.
-UNCOMMENT = {"how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py": ["# task.tune(tune_option)"]}
+UNCOMMENT = {"how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py": ["# task.tune(tune_option)"],
+             "how_to/tune_with_autotvm/tune_conv2d_cuda.py": [
+                 "# tuner = autotvm.tuner.XGBTuner(task)", '# record_file = "conv2d.log"', "# tuner.tune(",
+                 "#     n_trial=5,", "#     measure_option=measure_option,",
+                 "#     callbacks=[autotvm.callback.log_to_file(record_file)],", "# )"]}
 APART = re.compile(r"\brelay\b|tvm\.script|\bT\.prim_func\b|\bI\.ir_module\b")
 #: For the groups written in TVMScript, which we read: what needs TensorIR, relay or a GPU.
 APART_SCRIPT = re.compile(r"\brelay\b|\bT\.block\b|requires_gpu|requires_cuda|requires_tensorcore")
