@@ -62,6 +62,21 @@ class LoweredFunc:
         """The tensor arguments, in order."""
         return [a for a in self.args if isinstance(a, Tensor)]
 
+    def with_body(self, body: Stmt) -> LoweredFunc:
+        """This function with *body* instead (TVM's ``PrimFunc.with_body``, what a custom pass
+        returns)."""
+        out = copy.copy(self)
+        out.body = body
+        return out
+
+    def with_attr(self, key: str, value: Any) -> LoweredFunc:
+        """This function with the attribute *key* set (``"global_symbol"`` is its name)."""
+        out = copy.copy(self)
+        out.attrs = {**getattr(self, "attrs", {}), key: value}  # type: ignore[attr-defined]
+        if key == "global_symbol":
+            out.name = str(getattr(value, "value", value))
+        return out
+
     #: A read outside a tensor that lowering found (then build refuses the function), or None.
     outside_read: str | None = None
 

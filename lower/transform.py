@@ -22,6 +22,7 @@ from lower.passes.storage_share import share_storage
 from lower.passes.thread_sync import thread_sync
 from lower.passes.unroll_loop import unroll_loop
 from lower.passes.virtual_thread import inject_virtual_thread
+from schedule.base.pass_context import PassContext
 from schedule.ir.extern_stmt import BodyStmt
 
 
@@ -47,6 +48,35 @@ class Pass:
         return f"Pass({self.name})"
 
 
+class FunctionPass(Pass):
+    """A pass over whole functions: ``fn(func, mod, ctx)`` gives each function of a module
+    rewritten (TVM's ``prim_func_pass``); it applies to a module or a function, not to a bare
+    statement."""
+
+    def __init__(self, name: str, fn: Callable[[Any, IRModule, Any], Any]) -> None:
+        super().__init__(name, self._no_statement)
+        self.fn = fn
+
+    def _no_statement(self, stmt: Stmt) -> Stmt:
+        raise TypeError(f"{self.name}: a function pass applies to an IRModule or a function, not a bare statement")
+
+    def __call__(self, mod: Any) -> Any:
+        if isinstance(mod, (Stmt, BodyStmt)):
+            self._no_statement(mod)
+        if isinstance(mod, IRModule):
+            return IRModule({name: self._apply(f, mod) for name, f in mod.items()})
+        if hasattr(mod, "body") and isinstance(mod.body, Stmt):
+            return self._apply(mod, IRModule({getattr(mod, "name", "main"): mod}))
+        raise TypeError(f"{self.name}: applies to an IRModule or a function (tvm.lower's result, a PrimFunc), "
+                        f"got {mod!r}")
+
+    def _apply(self, func: Any, mod: IRModule) -> Any:
+        out = self.fn(func, mod, PassContext.current() or PassContext())
+        if not (hasattr(out, "body") and isinstance(out.body, Stmt)):
+            raise TypeError(f"{self.name}: the pass function returns a function (f.with_body(...)), not {out!r}")
+        return out
+
+
 def ir_transform(stmt: Any, preorder: Callable[[Any], Any] | None, postorder: Callable[[Any], Any] | None,
                  only_enable: Sequence[str] | None = None) -> Stmt:
     """:func:`lower.ir.stmt_functor.ir_transform` on a statement or an ``ir_builder`` body."""
@@ -58,6 +88,13 @@ def Sequential(passes: Sequence[Pass], opt_level: int = 2, name: str = "Sequenti
     chosen = list(passes)
     if not all(isinstance(p, Pass) for p in chosen):
         raise TypeError(f"Sequential: a list of passes (tir.transform.X()), got {passes!r}")
+
+    if any(isinstance(p, FunctionPass) for p in chosen):
+        def each(func: Any, mod: IRModule, ctx: Any) -> Any:
+            for p in chosen:
+                func = p(func)
+            return func
+        return FunctionPass(name, each)
 
     def run(stmt: Stmt) -> Stmt:
         for p in chosen:

@@ -69,6 +69,7 @@ TUTORIALS = [
     "how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py",
     "how_to/optimize_operators/opt_conv_tensorcore.py", "how_to/optimize_operators/opt_conv_cuda.py",
     "how_to/tune_with_autotvm/tune_conv2d_cuda.py", "tutorial/intro_topi.py",
+    "how_to/extend_tvm/low_level_custom_pass.py",
 ]
 # What a tutorial tells its reader to uncomment, as the reader would.
 UNCOMMENT = {"how_to/tune_with_autoscheduler/tune_conv2d_layer_cuda.py": ["# task.tune(tune_option)"],

@@ -54,6 +54,33 @@ ACCEPTED: dict[str, type] = {
     "relay.FuseOps.max_depth": int, "relay.fallback_device_type": int,
 }
 
+#: TVM's custom passes: ``[(phase, pass), ...]``, run on the lowered function by phase (0 to 3;
+#: the phases order them, and all run after our lowering, which is one piece).
+ADD_LOWER_PASS = "tir.add_lower_pass"
+
+
+def _lower_passes(options: Any) -> list[tuple[int, Any]]:
+    """*options* of ``tir.add_lower_pass`` checked: (phase, pass) pairs.
+
+    :raises ValueError: naming the entry that is not one.
+    """
+    if not isinstance(options, (list, tuple)):
+        raise ValueError(f"PassContext: {ADD_LOWER_PASS!r} takes a list of (phase, pass) pairs, not {options!r}")
+    for entry in options:
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], int)
+                and not isinstance(entry[0], bool) and 0 <= entry[0] <= 3 and callable(entry[1])):
+            raise ValueError(f"PassContext: {ADD_LOWER_PASS!r}: each entry is (phase 0 to 3, a pass such as "
+                             f"tir.transform.prim_func_pass(...)), not {entry!r}")
+    return [tuple(e) for e in options]
+
+
+def lower_passes() -> list[Any]:
+    """The custom passes of the enclosing context, in the order of their phases."""
+    ctx = PassContext.current()
+    entries = ctx.config.get(ADD_LOWER_PASS, []) if ctx is not None else []
+    return [p for _, p in sorted(entries, key=lambda e: e[0])]
+
+
 #: The environment variable for the default bound mode ("1" exact, "0" TVM's), below a context.
 EXACT_VARIABLE = "TEBOUND_EXACT"
 
@@ -86,6 +113,9 @@ class PassContext:
         self.trace = trace
         self.config: dict[str, Any] = {}
         for key, options in (config or {}).items():
+            if key == ADD_LOWER_PASS:
+                self.config[key] = _lower_passes(options)
+                continue
             if key in ACCEPTED:
                 if not isinstance(options, ACCEPTED[key]) or (ACCEPTED[key] is int and isinstance(options, bool)):
                     raise ValueError(f"PassContext: {key!r} takes a {ACCEPTED[key].__name__}, not {options!r}")

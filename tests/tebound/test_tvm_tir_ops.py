@@ -107,7 +107,7 @@ def test_the_math_intrinsics_compute_numpys_numbers(dtype):
     a = rng.uniform(-1, 1, n).astype(dtype)
     results = [np.full(n, np.nan, dtype) for _ in outs]
     f(a, b, e, *results)
-    for k, (name, ref) in enumerate(BINARY, start=len(UNARY)):
+    for k, (_, ref) in enumerate(BINARY, start=len(UNARY)):
         np.testing.assert_allclose(results[k], ref(a, b), rtol=2e-7 if dtype == "float32" else 1e-15)
     np.testing.assert_array_equal(results[len(UNARY) + 2], np.copysign(a, b))
     np.testing.assert_array_equal(results[len(UNARY) + 3], np.nextafter(a, b))  # the dtype's next value

@@ -17,7 +17,7 @@ from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule
 from schedule import arith
-from schedule.base.pass_context import default_exact, tvm_rules
+from schedule.base.pass_context import default_exact, lower_passes, tvm_rules
 from schedule.ir.buffer import DeclBuffer
 from schedule.ir.functor import structural_equal
 from tebound.tvm.tir.allocations import bare
@@ -27,7 +27,8 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
           simple_mode: bool = False, exact: bool | None = None) -> LoweredFunc:
     """The lowered function of schedule *inputs* over *args*; *name* is kept as its name.
     *simple_mode* is accepted and changes nothing. ``str()`` of the result is TVMScript, as
-    TVM v0.9+ prints a module; ``str(result.body)`` is TVM's legacy statement text.
+    TVM v0.9+ prints a module; ``str(result.body)`` is TVM's legacy statement text. The custom
+    passes of the context's ``"tir.add_lower_pass"`` run on it last, in the order of their phases.
 
     :raises ValueError: for ``binds`` that give a tensor a buffer of another layout than its
         own compact one (see :func:`through_binds`): declare such buffers in an extern.
@@ -42,6 +43,8 @@ def lower(inputs: Any, args: Sequence[Any] | None = None, name: str = "main", bi
                              ["tir.ProducerConsumer"])
     # ...and since v0.8, an allocation carries its scope itself: no storage_scope attribute.
     func.body = bare(func.body)
+    for custom in lower_passes():  # PassContext(config={"tir.add_lower_pass": [(phase, pass)]})
+        func = custom(func)
     return func
 
 
@@ -65,6 +68,9 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
                              target)
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
         return build_lowered(inputs, target, name=name or inputs.name)
+    if lower_passes():  # the custom passes see the function TVM's lower gives them
+        return build_lowered(lower(inputs, args, name=name or "default_function", exact=exact), target,
+                             name=name or "default_function")
     with tvm_rules():
         return _build(inputs, list(args or []), target, exact=default_exact("build", exact, fallback=False),
                       name=name or "default_function")

@@ -6,7 +6,9 @@ that TVM's pass tests compare with TVM's results. Our own lowering keeps its sim
 
 import dataclasses
 import functools
+import inspect
 from collections.abc import Callable
+from typing import Any
 
 import lower.transform as _ours
 from lower.ir.stmt import AttrStmt, For, ForKind, Stmt
@@ -14,7 +16,7 @@ from lower.ir.stmt_functor import ir_transform
 from lower.passes.loop_partition import loop_partition, partition_options
 from lower.passes.unroll_loop import unroll_loop
 from lower.transform import *  # noqa: F403
-from lower.transform import Pass
+from lower.transform import FunctionPass, Pass
 from schedule.ir import arith
 from schedule.ir.expr import Expr
 from tebound.tvm.tir.allocations import bare, scoped
@@ -92,6 +94,33 @@ def _pragmas_as_attributes(loop: For) -> Stmt | None:
     return out
 
 
+def prim_func_pass(pass_func: Any = None, opt_level: int | None = None, name: str | None = None,
+                   required: Any = None, traceable: bool = False) -> Any:
+    """TVM's decorator making a pass of ``pass_func(func, mod, ctx)``, which returns the function
+    rewritten (``func.with_body(...)``), or of a class with that as ``transform_function``;
+    without *pass_func*, the decorator itself (``@prim_func_pass(opt_level=0)``).
+
+    :raises TypeError: for something that is neither a function nor such a class.
+    """
+    def make(fn: Any) -> FunctionPass:
+        if inspect.isclass(fn):
+            instance = fn()
+            if not callable(getattr(instance, "transform_function", None)):
+                raise TypeError(f"prim_func_pass: the class {fn.__name__} has no transform_function(func, mod, ctx)")
+            return FunctionPass(name or fn.__name__, instance.transform_function)
+        if not callable(fn):
+            raise TypeError(f"prim_func_pass: decorates a function (func, mod, ctx) -> func, not {fn!r}")
+        return FunctionPass(name or getattr(fn, "__name__", "prim_func_pass"), fn)
+    return make if pass_func is None else make(pass_func)
+
+
+def Apply(ftransform: Callable[[Any], Any]) -> FunctionPass:  # noqa: N802
+    """The pass applying *ftransform* to each function of a module (TVM's ``tir.transform.Apply``)."""
+    if not callable(ftransform):
+        raise TypeError(f"Apply: takes a function func -> func, not {ftransform!r}")
+    return FunctionPass("Apply", lambda func, mod, ctx: ftransform(func))
+
+
 def _in_tvm_form(make: Callable[..., Pass]) -> Callable[..., Pass]:
     """*make*'s pass taking and giving allocations in TVM's form (see
     :mod:`tebound.tvm.tir.allocations`)."""
@@ -103,6 +132,6 @@ def _in_tvm_form(make: Callable[..., Pass]) -> Callable[..., Pass]:
 
 
 for _name, _make in list(globals().items()):
-    if (_name[:1].isupper() and callable(_make) and _name not in ("Pass", "Sequential")
+    if (_name[:1].isupper() and callable(_make) and _name not in ("Pass", "Sequential", "FunctionPass", "Apply")
             and (getattr(_make, "__module__", None) in (__name__, _ours.__name__))):
         globals()[_name] = _in_tvm_form(_make)
