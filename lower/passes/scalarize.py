@@ -34,7 +34,7 @@ def _scalar_store(s: Stmt) -> Stmt | None:
     lane = Var("lane", element(s.index.dtype) if lanes(s.index.dtype) > 1 else "int32")
     one = _Lane(lane)
     return For(lane, arith.const(0, lane.dtype), arith.const(n, lane.dtype), ForKind.SERIAL,
-               Store(s.buffer, one(s.value), one(s.index), s.checks, s.checked))
+               Store(s.buffer, one(s.value), one(s.index), tuple(one(c) for c in s.checks), s.checked))
 
 
 def scalarize_vectors(body: Stmt) -> Stmt:

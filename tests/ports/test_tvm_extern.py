@@ -172,3 +172,36 @@ def test_offset_of_access_ptr_and_vload_refusals():
         buf.vload([0, 0], "int32x4")
     with pytest.raises(te.ScheduleTypeError, match="vstore of buffer 'Ab'"):
         buf.vstore([0, 0], "text")
+
+
+@BOTH
+def test_vector_vload_and_vstore_compute_their_lanes(exact):
+    """``vstore(i * 2, vload(i * 2, "float32x2") + const(1, "float32x2"))``, TVM's extern add
+    pipeline: each store's lanes one after the other, on both targets."""
+    n = 64
+    A = te.placeholder((n,), name="A")
+
+    def body(ins, outs):
+        ib = te.ir_builder.create()
+        with ib.for_range(0, n // 2, name="i") as i:
+            ib.emit(outs[0].vstore(i * 2, ins[0].vload(i * 2, "float32x2") + te.const(1, "float32x2")))
+        return ib.get()
+
+    C = te.extern((n,), [A], body, name="C")
+    a = random((n,))
+    (c,) = run(te.create_schedule(C.op), [A, C], [a], exact)
+    np.testing.assert_array_equal(c, a + 1)
+
+
+def test_a_vector_store_past_its_buffer_is_an_error_on_its_last_lane():
+    A = te.placeholder((8,), name="A")
+
+    def body(ins, outs):
+        ib = te.ir_builder.create()
+        with ib.for_range(0, 2, name="i") as i:
+            ib.emit(outs[0].vstore(i * 4 + 2, ins[0].vload(i * 4, "float32x4")))
+        return ib.get()
+
+    C = te.extern((8,), [A], body, name="C")
+    with pytest.raises(OutOfBoundsError, match="C"):
+        run(te.create_schedule(C.op), [A, C], [random((8,))], True)
