@@ -90,3 +90,26 @@ def test_a_list_or_a_module_of_several_functions_builds_each_under_its_name(targ
         tvm.build([add, tvm.lower(s, args, name="fadd")], target)
     with pytest.raises(TypeError, match="not Schedule"):
         tvm.build([add, s], target)
+
+
+def test_a_dict_of_target_to_module_builds_each_for_its_target():
+    s, args = _add()
+    A, B, C = args
+    D = te.compute(A.shape, lambda i: A[i] - B[i], name="D")
+    add, sub = tvm.lower(s, args, name="fadd"), tvm.lower(te.create_schedule(D.op), [A, B, D], name="fsub")
+    m = tvm.build({"llvm": tvm.IRModule({"fadd": add}), tvm.target.Target("c"): sub})
+    assert m.entry_names == ["fadd", "fsub"]
+    a, b = np.random.rand(64).astype("float32"), np.random.rand(64).astype("float32")
+    c, d = np.full(64, np.nan, "float32"), np.full(64, np.nan, "float32")
+    m["fadd"](a, b, c)
+    m["fsub"](a, b, d)
+    np.testing.assert_allclose(c, a + b, rtol=1e-6)
+    np.testing.assert_allclose(d, a - b, rtol=1e-6)
+    single = tvm.build({"llvm": tvm.IRModule({"fsub": sub})})
+    assert single.entry_names == ["fsub"]
+    with pytest.raises(TypeError, match="maps targets"):
+        tvm.build({3: add})
+    with pytest.raises(ValueError, match="empty"):
+        tvm.build({})
+    with pytest.raises(ValueError, match="two functions are called 'fadd'"):
+        tvm.build({"llvm": add, "c": [tvm.lower(s, args, name="fadd")]})

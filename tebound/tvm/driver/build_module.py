@@ -16,6 +16,7 @@ from lower.ir.stmt_functor import ir_transform
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
 from lower.module import IRModule
+from lower.target import Target
 from schedule import arith
 from schedule.base.pass_context import default_exact, lower_passes, tvm_rules
 from schedule.ir.buffer import DeclBuffer
@@ -53,7 +54,8 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
           exact: bool | None = None) -> BuiltFunc | BuiltModule:
     """The compiled function of schedule *inputs* over *args* for *target* (a Target, its text,
     or the enclosing ``with Target(...)``), or of what ``lower`` returned (as it is after any
-    pass); of a list of those or a module of several, a :class:`BuiltModule` of them by name.
+    pass); of a list of those, a module of several or a dict of target -> module, a
+    :class:`BuiltModule` of them by name.
     *target_host* and *runtime* are accepted: the host is this machine. The function
     is called *name*; by default, as in TVM, a schedule's is ``default_function`` and a
     lowered function keeps its global symbol (the name ``lower`` gave it).
@@ -61,6 +63,8 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
     :raises ValueError: for ``binds`` of another layout (see :func:`through_binds`).
     """
     args = through_binds(args, binds, "build") if binds else args
+    if isinstance(inputs, dict):  # TVM's {target: module}: each module built for its target
+        return build_per_target(inputs)
     if isinstance(inputs, IRModule) and len(inputs) == 1:
         inputs = next(iter(dict(inputs.items()).values()))
     if isinstance(inputs, (IRModule, list, tuple)):  # several functions: a module of them by name
@@ -92,6 +96,32 @@ def build_several(funcs: list[Any], target: Any) -> BuiltModule:
         built[f.name] = build_lowered(f, target, name=f.name)
     if not built:
         raise ValueError("build: the module has no function")
+    return BuiltModule(built)
+
+
+def build_per_target(modules: dict[Any, Any]) -> BuiltModule:
+    """Each module of *modules* (target -> module, a lowered function or a list of them) built
+    for its target, the functions of all under their names.
+
+    :raises TypeError: for a target that is not one; :raises ValueError: for an empty dict or
+        two functions of one name.
+    """
+    if not modules:
+        raise ValueError("build: the dict of target -> module is empty")
+    funcs: list[tuple[Any, Any]] = []
+    for target, mod in modules.items():
+        if not isinstance(target, (str, Target)):
+            raise TypeError(f"build: a dict maps targets ('llvm', tvm.target.Target(...)) to modules, not {target!r}")
+        found = list(mod.functions.values()) if isinstance(mod, IRModule) else \
+            list(mod) if isinstance(mod, (list, tuple)) else [mod]
+        funcs += [(target, f) for f in found]
+    built: dict[str, BuiltFunc] = {}
+    for target, f in funcs:
+        module = build_several([f], target)
+        (name,) = module.entry_names
+        if name in built:
+            raise ValueError(f"build: two functions are called {name!r}; give each its own name")
+        built[name] = module[name]
     return BuiltModule(built)
 
 
