@@ -18,7 +18,7 @@ import numpy as np
 from schedule.base.errors import InternalError
 from schedule.base.packed import get_global_func
 from schedule.ir.arith import BIT_OPS
-from schedule.ir.dtype import is_bool, is_float
+from schedule.ir.dtype import bits, is_bool, is_float
 from schedule.ir.expr import (
     EQ,
     GE,
@@ -151,6 +151,25 @@ MATH_FUNCS: dict[str, Callable[..., float]] = {
 MATH_FUNCS.update({f"fast_{name}": MATH_FUNCS[name] for name in ("log", "tanh", "sigmoid", "erf")})
 
 
+def popcount_in(x: int, width: int) -> int:
+    """The set bits of *x* in a two's complement of *width* bits (its dtype's)."""
+    return (int(x) & ((1 << width) - 1)).bit_count()
+
+
+def clz_in(x: int, width: int) -> int:
+    """The leading zero bits of *x* in a two's complement of *width* bits (*width* for 0)."""
+    return width - (int(x) & ((1 << width) - 1)).bit_length()
+
+
+def nextafter_in(a: float, b: float, dtype: str) -> float:
+    """The next *dtype* value after *a* towards *b*."""
+    return float(np.nextafter(np.array(a, dtype), np.array(b, dtype)))
+
+
+#: The bit counts, of the operand's own width.
+BIT_COUNTS: dict[str, Callable[[int, int], int]] = {"popcount": popcount_in, "clz": clz_in}
+
+
 def _exp(x: float) -> float:
     """exp that overflows to inf, as C's does, instead of raising."""
     try:
@@ -232,6 +251,10 @@ class _Evaluator(ExprFunctor[Any]):
             if fn is None:
                 raise ValueError(f"evaluate: no external function '{name}'; register it with te.register_func")
             return fn(*(self(a) for a in e.args[1:]))
+        if e.name in BIT_COUNTS:
+            return BIT_COUNTS[e.name](int(self(e.args[0])), bits(e.args[0].dtype))
+        if e.name == "nextafter" and e.dtype != "float64":
+            return nextafter_in(self(e.args[0]), self(e.args[1]), e.dtype)
         fn = MATH_FUNCS.get(e.name)
         if fn is None:
             raise InternalError(f"evaluate: unknown intrinsic '{e.name}'")

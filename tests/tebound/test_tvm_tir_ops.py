@@ -134,3 +134,21 @@ def test_roundings_of_an_integer_are_the_integer_and_float_only_functions_refuse
                  lambda: tir.clz(te.var("x", "float32")), lambda: tir.asinh(i)):
         with pytest.raises(tvm.error.TVMError):
             make()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16"])
+def test_the_reference_evaluator_counts_bits_and_steps_floats_as_the_kernels_do(dtype):
+    """``lower.reference`` (element by element from the definitions) against a built kernel."""
+    from lower import reference
+
+    A, F = te.placeholder((6,), dtype, name="A"), te.placeholder((6,), "float32", name="F")
+    B = te.compute((6,), lambda i: tir.popcount(A[i]).astype("int32") * 100 + tir.clz(A[i]), name="B")
+    G = te.compute((6,), lambda i: tir.nextafter(F[i], tir.const(2.0, "float32")), name="G")
+    a = np.array([-1, -128, 0, 5, 127, 77]).astype(dtype)
+    x = np.array([0.5, 1.0, -3.0, 1e-3, 7.25, 1.9999999], "float32")
+    want = reference([B, G], {A: a, F: x})
+    b, g = np.full(6, -1, "int32"), np.full(6, np.nan, "float32")
+    tvm.build(te.create_schedule([B.op, G.op]), [A, F, B, G])(a, x, b, g)
+    np.testing.assert_array_equal(want[B].astype("int32"), b)
+    np.testing.assert_array_equal(want[G].astype("float32"), g)
+    np.testing.assert_array_equal(g, np.nextafter(x, np.float32(2.0)))

@@ -17,7 +17,18 @@ import numpy as np
 from lower.backend.nd import NDArray
 from schedule.base.packed import get_global_func
 from schedule.ir.dtype import is_bool, is_float
-from schedule.ir.evaluate import MATH_FUNCS, extern_function, float_div, floor_div, floor_mod, trunc_div, trunc_mod
+from schedule.ir.evaluate import (
+    MATH_FUNCS,
+    clz_in,
+    extern_function,
+    float_div,
+    floor_div,
+    floor_mod,
+    nextafter_in,
+    popcount_in,
+    trunc_div,
+    trunc_mod,
+)
 
 _check_signals = ctypes.pythonapi.PyErr_CheckSignals
 _check_signals.restype = ctypes.c_int
@@ -85,21 +96,6 @@ def _shift(a: int, b: int, left: bool, dtype: str) -> int:
     if 0 <= b < width:
         return WRAPS[f"_w_{dtype}"](a << b) if left else a >> b
     return -1 if not left and a < 0 else 0
-
-
-def _popcount(x: int, width: int) -> int:
-    """The set bits of *x* in a two's complement of *width* bits (its dtype's)."""
-    return (x & ((1 << width) - 1)).bit_count()
-
-
-def _clz(x: int, width: int) -> int:
-    """The leading zero bits of *x* in a two's complement of *width* bits (*width* for 0)."""
-    return width - (x & ((1 << width) - 1)).bit_length()
-
-
-def _nextafter(a: float, b: float, dtype: str) -> float:
-    """The next *dtype* value after *a* towards *b*."""
-    return float(np.nextafter(np.array(a, dtype), np.array(b, dtype)))
 
 
 def _fmax(a: float, b: float) -> float:
@@ -343,5 +339,5 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
                            "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
                            "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_shift": _shift,
-                           "_popcount": _popcount, "_clz": _clz, "_nextafter": _nextafter,
+                           "_popcount": popcount_in, "_clz": clz_in, "_nextafter": nextafter_in,
                            **WRAPS}
