@@ -4,45 +4,44 @@ machine as it does without; relay's compilers are not here (see :mod:`tebound.tv
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Executor", "Runtime"]
 
 
-def _checked(kind: str, options: Any, what: str) -> dict:
-    if not isinstance(kind, str):
-        raise TypeError(f"{what}: the name is a string ('cpp', 'crt'), not {kind!r}")
-    if options is not None and not isinstance(options, dict):
-        raise TypeError(f"{what}: options are a dict of attribute -> value, not {options!r}")
-    return dict(options or {})
+class _Record:
+    """A kind by its name with its attributes (``Runtime("crt", {"system-lib": True})``)."""
+
+    default = ""
+
+    def __init__(self, name: str | None = None, options: Any = None) -> None:
+        what = type(self).__name__
+        name = self.default if name is None else name
+        if not isinstance(name, str):
+            raise TypeError(f"{what}: the name is a string ({self.default!r} ...), not {name!r}")
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"{what}: options are a dict of attribute -> value, not {options!r}")
+        self.name, self.attrs = name, dict(options or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self.attrs[key]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and (self.name, self.attrs) == (other.name, other.attrs)  # type: ignore
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, attrs={self.attrs!r})"
 
 
-@dataclass(frozen=True)
-class Runtime:
+class Runtime(_Record):
     """The runtime a module is built for, with its attributes (``system-lib``, ...)."""
 
-    name: str = "cpp"
-    attrs: dict = field(default_factory=dict)
-
-    def __init__(self, name: str = "cpp", options: Any = None) -> None:
-        object.__setattr__(self, "attrs", _checked(name, options, "Runtime"))
-        object.__setattr__(self, "name", name)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.attrs[key]
+    default = "cpp"
 
 
-@dataclass(frozen=True)
-class Executor:
+class Executor(_Record):
     """The executor a model is built for (``graph``, ``aot``), with its attributes."""
 
-    name: str = "graph"
-    attrs: dict = field(default_factory=dict)
-
-    def __init__(self, name: str = "graph", options: Any = None) -> None:
-        object.__setattr__(self, "attrs", _checked(name, options, "Executor"))
-        object.__setattr__(self, "name", name)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.attrs[key]
+    default = "graph"

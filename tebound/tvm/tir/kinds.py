@@ -8,7 +8,8 @@ attribute; a store is a flat ``Store``, a store into an extern's declared buffer
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 from lower.ir import stmt as lowered
 from lower.ir.stmt import DeclStore, Load, Store
@@ -27,91 +28,29 @@ class _EitherKind(type):
         return isinstance(obj, cls.kinds)
 
 
-class For(metaclass=_EitherKind):
-    """TVM's ``tir.For``: a lowered loop, or an ``ir_builder`` loop."""
-
-    kinds: ClassVar[tuple[type, ...]] = (LoweredFor, Loop)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return LoweredFor(*args, **kwargs)
+def _either(name: str, doc: str, kinds: tuple[type, ...], make: Callable[..., Any]) -> Any:
+    """The class *name* that ``isinstance`` matches to any of *kinds* and whose call is *make*'s."""
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        return make(*args, **kwargs)
+    return _EitherKind(name, (), {"__doc__": doc, "__module__": __name__, "kinds": kinds, "__new__": new})
 
 
-class BufferStore(metaclass=_EitherKind):
-    """TVM's ``tir.BufferStore``: a flat store, or a store into a declared buffer."""
-
-    kinds: ClassVar[tuple[type, ...]] = (Store, DeclStore, ElemStore)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return Store(*args, **kwargs)
-
-
-class Evaluate(metaclass=_EitherKind):
-    """TVM's ``tir.Evaluate``: an expression evaluated for its effect."""
-
-    kinds: ClassVar[tuple[type, ...]] = (LoweredEvaluate, Eval)
-
-    def __new__(cls, value: Any) -> Any:
-        return Eval(arith.convert(value))
-
-
-class PrimFunc(metaclass=_EitherKind):
-    """TVM's ``tir.PrimFunc``: what ``tvm.lower`` returns, or a function built from a body."""
-
-    kinds: ClassVar[tuple[type, ...]] = (LoweredFunc, ModulePrimFunc)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return ModulePrimFunc(*args, **kwargs)
-
-
-class BufferLoad(metaclass=_EitherKind):
-    """TVM's ``tir.BufferLoad``: a flat load, or an ``ir_builder``'s load of a buffer."""
-
-    kinds: ClassVar[tuple[type, ...]] = (Load, ElemLoad)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return Load(*args, **kwargs)
-
-
-class Allocate(metaclass=_EitherKind):
-    """TVM's ``tir.Allocate``: a lowered allocation, or an ``ir_builder``'s."""
-
-    kinds: ClassVar[tuple[type, ...]] = (lowered.Allocate, Alloc)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return lowered.Allocate(*args, **kwargs)
-
-
-class IfThenElse(metaclass=_EitherKind):
-    """TVM's ``tir.IfThenElse``: a lowered branch, or an ``ir_builder``'s."""
-
-    kinds: ClassVar[tuple[type, ...]] = (lowered.IfThenElse, Branch)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return lowered.IfThenElse(*args, **kwargs)
-
-
-class SeqStmt(metaclass=_EitherKind):
-    """TVM's ``tir.SeqStmt``: lowered statements in order, or an ``ir_builder``'s."""
-
-    kinds: ClassVar[tuple[type, ...]] = (lowered.SeqStmt, Block)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return lowered.SeqStmt(*args, **kwargs)
-
-
-class LetStmt(metaclass=_EitherKind):
-    """TVM's ``tir.LetStmt``: a lowered let, or an ``ir_builder``'s."""
-
-    kinds: ClassVar[tuple[type, ...]] = (lowered.LetStmt, Let)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return lowered.LetStmt(*args, **kwargs)
-
-
-class AttrStmt(metaclass=_EitherKind):
-    """TVM's ``tir.AttrStmt``: a lowered attribute, or an ``ir_builder``'s."""
-
-    kinds: ClassVar[tuple[type, ...]] = (lowered.AttrStmt, Attr)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return lowered.AttrStmt(*args, **kwargs)
+For = _either("For", "TVM's ``tir.For``: a lowered loop, or an ``ir_builder`` loop.", (LoweredFor, Loop), LoweredFor)
+BufferStore = _either("BufferStore", "TVM's ``tir.BufferStore``: a flat store, a store into a declared buffer, or "
+                      "an ``ir_builder``'s.", (Store, DeclStore, ElemStore), Store)
+Evaluate = _either("Evaluate", "TVM's ``tir.Evaluate``: an expression evaluated for its effect.",
+                   (LoweredEvaluate, Eval), lambda value: Eval(arith.convert(value)))
+PrimFunc = _either("PrimFunc", "TVM's ``tir.PrimFunc``: what ``tvm.lower`` returns, or a function built from a "
+                   "body.", (LoweredFunc, ModulePrimFunc), ModulePrimFunc)
+BufferLoad = _either("BufferLoad", "TVM's ``tir.BufferLoad``: a flat load, or an ``ir_builder``'s load of a "
+                     "buffer.", (Load, ElemLoad), Load)
+Allocate = _either("Allocate", "TVM's ``tir.Allocate``: a lowered allocation, or an ``ir_builder``'s.",
+                   (lowered.Allocate, Alloc), lowered.Allocate)
+IfThenElse = _either("IfThenElse", "TVM's ``tir.IfThenElse``: a lowered branch, or an ``ir_builder``'s.",
+                     (lowered.IfThenElse, Branch), lowered.IfThenElse)
+SeqStmt = _either("SeqStmt", "TVM's ``tir.SeqStmt``: lowered statements in order, or an ``ir_builder``'s.",
+                  (lowered.SeqStmt, Block), lowered.SeqStmt)
+LetStmt = _either("LetStmt", "TVM's ``tir.LetStmt``: a lowered let, or an ``ir_builder``'s.",
+                  (lowered.LetStmt, Let), lowered.LetStmt)
+AttrStmt = _either("AttrStmt", "TVM's ``tir.AttrStmt``: a lowered attribute, or an ``ir_builder``'s.",
+                   (lowered.AttrStmt, Attr), lowered.AttrStmt)
