@@ -64,12 +64,12 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
     """
     args = through_binds(args, binds, "build") if binds else args
     if isinstance(inputs, dict):  # TVM's {target: module}: each module built for its target
-        return build_per_target(inputs)
+        return build_several(per_target(inputs))
     if isinstance(inputs, IRModule) and len(inputs) == 1:
         inputs = next(iter(dict(inputs.items()).values()))
     if isinstance(inputs, (IRModule, list, tuple)):  # several functions: a module of them by name
-        return build_several(list(inputs.functions.values()) if isinstance(inputs, IRModule) else list(inputs),
-                             target)
+        funcs = list(inputs.functions.values()) if isinstance(inputs, IRModule) else list(inputs)
+        return build_several([(f, target) for f in funcs])
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
         return build_lowered(inputs, target, name=name or inputs.name)
     if lower_passes():  # the custom passes see the function TVM's lower gives them
@@ -80,13 +80,15 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
                       name=name or "default_function")
 
 
-def build_several(funcs: list[Any], target: Any) -> BuiltModule:
-    """Each of *funcs* (what ``lower`` returned) built, under its global symbol.
+def build_several(funcs: list[tuple[Any, Any]]) -> BuiltModule:
+    """Each of *funcs* (what ``lower`` returned, with the target to build it for) built, under
+    its global symbol.
 
-    :raises TypeError: for anything but lowered functions; :raises ValueError: for two of one name.
+    :raises TypeError: for anything but lowered functions; :raises ValueError: for none, or two
+        of one name.
     """
     built: dict[str, BuiltFunc] = {}
-    for f in funcs:
+    for f, target in funcs:
         if not isinstance(f, LoweredFunc):
             raise TypeError(f"build: a module of several functions is built from what tvm.lower returned, "
                             f"not {type(f).__name__}")
@@ -99,30 +101,20 @@ def build_several(funcs: list[Any], target: Any) -> BuiltModule:
     return BuiltModule(built)
 
 
-def build_per_target(modules: dict[Any, Any]) -> BuiltModule:
-    """Each module of *modules* (target -> module, a lowered function or a list of them) built
-    for its target, the functions of all under their names.
+def per_target(modules: dict[Any, Any]) -> list[tuple[Any, Any]]:
+    """The functions of *modules* (target -> module, a lowered function or a list of them), each
+    with its target.
 
-    :raises TypeError: for a target that is not one; :raises ValueError: for an empty dict or
-        two functions of one name.
+    :raises TypeError: for a key that is not a target.
     """
-    if not modules:
-        raise ValueError("build: the dict of target -> module is empty")
     funcs: list[tuple[Any, Any]] = []
     for target, mod in modules.items():
         if not isinstance(target, (str, Target)):
             raise TypeError(f"build: a dict maps targets ('llvm', tvm.target.Target(...)) to modules, not {target!r}")
         found = list(mod.functions.values()) if isinstance(mod, IRModule) else \
             list(mod) if isinstance(mod, (list, tuple)) else [mod]
-        funcs += [(target, f) for f in found]
-    built: dict[str, BuiltFunc] = {}
-    for target, f in funcs:
-        module = build_several([f], target)
-        (name,) = module.entry_names
-        if name in built:
-            raise ValueError(f"build: two functions are called {name!r}; give each its own name")
-        built[name] = module[name]
-    return BuiltModule(built)
+        funcs += [(f, target) for f in found]
+    return funcs
 
 
 def schedule_to_module(sch: Any, args: Sequence[Any] | None = None, name: str = "main", binds: Any = None) -> IRModule:
