@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -202,6 +203,13 @@ def test_a_kernel_over_the_gpus_shared_memory_is_an_invalid_configuration_as_in_
     assert {rows: r.error_no for rows, r in results.items()} == {4: E.NO_ERROR, 16: E.INSTANTIATION_ERROR}
     assert "invalid gpu kernel" in results[16].error and "65536 bytes of shared memory" in results[16].error
     assert tuner.best_config["rows"].val == 4
+    with warnings.catch_warnings():  # the CPU runs it with a GPU's semantics (said once per process)
+        warnings.simplefilter("ignore")
+        f = build(*task.instantiate(tuner.best_config), target="cuda")
+    a = np.random.default_rng(7).uniform(-1, 1, (32, 1024)).astype("float32")
+    b = np.full(32, np.nan, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-4, atol=1e-4)
 
 
 def test_bad_options_are_refused():
