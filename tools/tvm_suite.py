@@ -47,6 +47,17 @@ GROUPS = {
         "conv2d_nchw", "conv2d_nhwc", "dense", "softmax", "pooling", "reduce", "transform", "broadcast", "math",
         "batch_matmul", "relu", "upsampling", "depthwise_conv2d", "conv2d_transpose_nchw", "lrn", "sort", "matmul",
         "einsum")],
+    # The rest of TOPI's operator tests that need no relay: the operators users take one by one.
+    "topi_more": [f"{TOPI}/test_{name}.py" for name in (
+        "fifo_buffer", "topi_argwhere", "topi_basic", "topi_batch_norm", "topi_batch_to_space_nd", "topi_bnn",
+        "topi_clip", "topi_conv1d", "topi_conv1d_transpose_ncw", "topi_conv2d_NCHWc", "topi_conv2d_hwcn",
+        "topi_conv2d_int8", "topi_conv2d_winograd", "topi_conv3d_ncdhw", "topi_conv3d_ndhwc",
+        "topi_conv3d_transpose_ncdhw", "topi_correlation", "topi_deformable_conv2d", "topi_depth_to_space",
+        "topi_depthwise_conv2d_back_input", "topi_depthwise_conv2d_back_weight", "topi_dft", "topi_dilate",
+        "topi_group_conv2d", "topi_group_conv2d_transpose", "topi_group_norm", "topi_image", "topi_instance_norm",
+        "topi_layer_norm", "topi_loss", "topi_lstm", "topi_reorg", "topi_scan", "topi_scatter",
+        "topi_searchsorted", "topi_space_to_batch_nd", "topi_space_to_depth", "topi_sparse", "topi_tensor",
+        "topi_unique", "topi_util", "topi_vision")],
     "tir_transform": [f"{UNIT}/test_tir_transform_{name}.py" for name in (
         "simplify", "loop_partition", "storage_rewrite", "narrow_datatype", "unroll_loop", "hoist_if",
         "inject_virtual_thread", "inject_double_buffer", "storage_flatten", "remove_no_op", "thread_sync",

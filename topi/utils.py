@@ -58,7 +58,8 @@ def pair(op: str, what: str, value: Any, size: int = 2) -> tuple[Any, ...]:
 def get_pad_tuple(padding: Any, kernel: Sequence[Any], op: str = "conv2d") -> tuple[int, int, int, int]:
     """The padding (top, left, bottom, right) TVM reads from *padding*: an int for all four sides,
     a pair (rows, columns) for both sides of each, four values as they are, or ``"VALID"`` (none)
-    and ``"SAME"`` (the output as large as the input at stride 1; an odd excess at the end).
+    and ``"SAME"`` (the output as large as the input at stride 1; an odd excess before, as
+    in TVM: a kernel of 2 pads one row on top and none below).
 
     :raises ValueError: for any other value.
     """
@@ -67,12 +68,48 @@ def get_pad_tuple(padding: Any, kernel: Sequence[Any], op: str = "conv2d") -> tu
             return 0, 0, 0, 0
         if padding == "SAME":
             rows, cols = (get_const_int(k) - 1 for k in kernel)
-            return rows // 2, cols // 2, rows - rows // 2, cols - cols // 2
+            return (rows + 1) // 2, (cols + 1) // 2, rows // 2, cols // 2
         raise ValueError(f"topi.nn.{op}: padding {padding!r} is neither 'SAME' nor 'VALID'")
     if isinstance(padding, (list, tuple)) and len(padding) == 4:
         return pair(op, "padding", padding, 4)  # type: ignore[return-value]
     rows, cols = pair(op, "padding", padding)
     return rows, cols, rows, cols
+
+
+def get_pad_tuple_generic(padding: Any, kernel: Sequence[Any], op: str = "conv") -> tuple[list[int], list[int]]:
+    """The padding before and after each of the spatial dimensions *kernel* spans: an int for
+    every side, one value per dimension (both its sides), one per side (all the befores, then
+    the afters), ``"VALID"`` or ``"SAME"`` (as :func:`get_pad_tuple`).
+
+    :raises ValueError: for any other value.
+    """
+    dims = len(kernel)
+    if isinstance(padding, str):
+        if padding not in ("SAME", "VALID"):
+            raise ValueError(f"topi.nn.{op}: padding {padding!r} is neither 'SAME' nor 'VALID'")
+        total = [get_const_int(k) - 1 if padding == "SAME" else 0 for k in kernel]
+        return [(t + 1) // 2 for t in total], [t // 2 for t in total]
+    if isinstance(padding, (list, tuple)) and len(padding) == 2 * dims:
+        sides = pair(op, "padding", padding, 2 * dims)
+        return list(sides[:dims]), list(sides[dims:])
+    if isinstance(padding, (list, tuple)) and len(padding) not in (1, dims):
+        raise ValueError(f"topi.nn.{op}: padding takes one value, {dims} (one per dimension) or {2 * dims} (before, "
+                         f"then after), got {list(padding)}")
+    each = pair(op, "padding", padding[0] if isinstance(padding, (list, tuple)) and len(padding) == 1 else padding,
+                dims)
+    return list(each), list(each)
+
+
+def get_pad_tuple1d(padding: Any, kernel: Sequence[Any], op: str = "conv1d") -> tuple[int, int]:
+    """The padding (left, right) of a 1-d window (see :func:`get_pad_tuple_generic`)."""
+    before, after = get_pad_tuple_generic(padding, kernel, op)
+    return before[0], after[0]
+
+
+def get_pad_tuple3d(padding: Any, kernel: Sequence[Any], op: str = "conv3d") -> tuple[int, ...]:
+    """The padding (front, top, left, back, bottom, right) of a 3-d window."""
+    before, after = get_pad_tuple_generic(padding, kernel, op)
+    return (*before, *after)
 
 
 from topi.traverse import traverse_inline  # noqa: E402 - TVM keeps it in topi.utils
@@ -83,5 +120,6 @@ def nchw_pack_layout(layout_info: str) -> bool:
     return layout_info[:4] == "NCHW" and "c" in layout_info and "n" in layout_info
 
 
-__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "nchw_pack_layout", "pair",
+__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "get_pad_tuple1d",
+           "get_pad_tuple3d", "get_pad_tuple_generic", "nchw_pack_layout", "pair",
            "traverse_inline"]

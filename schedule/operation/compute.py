@@ -204,11 +204,20 @@ def _code_signature(code: Any) -> tuple[list[str], bool]:
     return list(code.co_varnames[:n]), bool(code.co_flags & inspect.CO_VARARGS)
 
 
-def _arg_names(fcompute: Callable[..., Any], ndim: int, name: str) -> list[str]:
+def _arg_names(fcompute: Callable[..., Any], ndim: int, name: str,
+               varargs_names: Sequence[str] | None = None) -> list[str]:
     positional, varargs = _signature(fcompute, name)
     names = list(positional)
     if varargs and len(names) <= ndim:
-        names += [f"i{k}" for k in range(len(names), ndim)]
+        extra = ndim - len(names)
+        if varargs_names is not None:
+            if isinstance(varargs_names, str) or len(varargs_names) != extra or \
+                    not all(isinstance(n, str) and n for n in varargs_names):
+                raise ScheduleError(f"compute '{name}': varargs_names must be {extra} names (strings), one per "
+                                    f"dimension *args takes, got {varargs_names!r}")
+            names += list(varargs_names)
+        else:
+            names += [f"i{k}" for k in range(len(names), ndim)]
     if len(names) != ndim:
         raise ScheduleError(f"compute '{name}': fcompute takes {len(names)} index arguments but the "
                             f"shape has {ndim} dimensions")
@@ -216,8 +225,9 @@ def _arg_names(fcompute: Callable[..., Any], ndim: int, name: str) -> list[str]:
 
 
 def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag: str = "",
-            attrs: Mapping[str, Any] | None = None) -> Any:
-    """``T[i, j, ...] = fcompute(i, j, ...)`` over *shape*.
+            attrs: Mapping[str, Any] | None = None, varargs_names: Sequence[str] | None = None) -> Any:
+    """``T[i, j, ...] = fcompute(i, j, ...)`` over *shape*; *varargs_names* name the axes an
+    ``fcompute(*args)`` takes (by default ``i0``, ``i1``, ...).
 
     :returns: a Tensor, or a list of Tensors when *fcompute* returns a tuple (multi-output).
     :raises ScheduleError: when *fcompute*'s arity differs from the number of dimensions, or its
@@ -232,7 +242,7 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
         result = fcompute(*(iv.var for iv in outer))
         if isinstance(result, TensorIntrinCall):
             return tensor_compute(name, dims, outer, result)
-    names = _arg_names(fcompute, len(dims), name)
+    names = _arg_names(fcompute, len(dims), name, varargs_names)
     axis = tuple(IterVar(Range.from_min_extent(0, d), Var(n, d.dtype), IterVarType.DataPar)
                  for n, d in zip(names, dims))
     result = fcompute(*(iv.var for iv in axis))

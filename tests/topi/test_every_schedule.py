@@ -149,6 +149,65 @@ def test_operators_with_schedules_of_their_own(style, exact):
                exact)
 
 
+def _conv_nd(A, a):
+    """(schedule, [(output, expected)], extra inputs, their arrays) of the 1-d and 3-d
+    convolutions, the grouped NHWC one and the transposed ones, over *A* (2, 6, 5, 4)."""
+    c1 = te.compute((2, 6, 9), lambda n, c, x: A[n, c, x // 4, x % 4], name="C1")
+    c1_np = a.reshape(2, 6, 20)[:, :, :9]
+    c3 = te.compute((1, 6, 4, 5, 3), lambda n, c, d, h, w: A[d // 2, c, h, w + d % 2], name="C3")
+    c3_np = np.stack([a[d // 2, :, :, d % 2:d % 2 + 3] for d in range(4)], 1)[None]
+    w1, w1g, wt1 = _data(4, 6, 3), _data(3, 2, 6), _data(6, 4, 2)
+    w3, w3g, wt3 = _data(4, 3, 2, 3, 2), _data(2, 2, 3, 2, 6), _data(6, 2, 2, 2, 3)
+    wg, wtg = _data(3, 2, 2, 6), _data(6, 2, 3, 2)
+    W1, W1G, WT1, W3, W3G, WT3, WG, WTG = (te.placeholder(x.shape, name=n) for x, n in (
+        (w1, "W1"), (w1g, "W1G"), (wt1, "WT1"), (w3, "W3"), (w3g, "W3G"), (wt3, "WT3"), (wg, "WG"), (wtg, "WTG")))
+    nwc, ndhwc, nhwc = topi.transpose(c1, (0, 2, 1)), topi.transpose(c3, (0, 2, 3, 4, 1)), topi.transpose(A, (0, 2, 3, 1))
+    last = lambda x: np.moveaxis(x, 1, -1)  # noqa: E731
+    cases = {
+        "schedule_conv1d_ncw": [(topi.nn.relu(topi.nn.conv1d_ncw(c1, W1, 2, "SAME", 2)),
+                                 np.maximum(ref.conv1d_ncw_python(c1_np, w1, 2, "SAME", 2), 0))],
+        "schedule_group_conv1d_nwc": [(topi.nn.group_conv1d_nwc(nwc, W1G, 1, (1, 2), 1, 3),
+                                       last(ref.group_conv1d_ncw_python(c1_np, w1g.transpose(2, 1, 0), 1, (1, 2), 1,
+                                                                        3)))],
+        "schedule_conv1d_transpose_ncw": [(topi.nn.conv1d_transpose_ncw(c1, WT1, 2, 0, "float32", 1),
+                                           ref.conv1d_transpose_ncw_python(c1_np, wt1, 2, 0, 1))],
+        "schedule_conv3d_ncdhw": [(topi.nn.conv3d_ncdhw(c3, W3, (1, 2, 1), 1, 1, 2),
+                                   ref.conv3d_ncdhw_python(c3_np, w3, (1, 2, 1), 1, 2))],
+        "schedule_conv3d_ndhwc": [(topi.nn.conv3d_ndhwc(ndhwc, W3G, 1, "SAME", 1, 3),
+                                   ref.conv3d_ndhwc_python(last(c3_np), w3g, 1, "SAME", 3))],
+        "schedule_conv3d_transpose_ncdhw": [(topi.nn.conv3d_transpose_ncdhw(c3, WT3, (2, 1, 1), 0, "float32",
+                                                                            (1, 0, 0)),
+                                             ref.conv3d_transpose_ncdhw_python(c3_np, wt3, (2, 1, 1), 0, (1, 0, 0)))],
+        "schedule_group_conv2d_nhwc": [(topi.nn.group_conv2d_nhwc(nhwc, WG, 1, 1, 1, 3),
+                                        last(ref.conv2d_nchw_python(a, wg.transpose(3, 2, 0, 1), 1, 1, groups=3)))],
+        "schedule_group_conv2d_transpose_nchw": [(topi.nn.group_conv2d_transpose_nchw(A, WTG, 2, 0, "float32",
+                                                                                      (1, 0), 3),
+                                                  ref.conv2d_transpose_nchw_python(a, wtg, 2, 0, (1, 0), 3))],
+    }
+    inputs = {"schedule_conv1d_ncw": [(W1, w1)], "schedule_group_conv1d_nwc": [(W1G, w1g)],
+              "schedule_conv1d_transpose_ncw": [(WT1, wt1)], "schedule_conv3d_ncdhw": [(W3, w3)],
+              "schedule_conv3d_ndhwc": [(W3G, w3g)], "schedule_conv3d_transpose_ncdhw": [(WT3, wt3)],
+              "schedule_group_conv2d_nhwc": [(WG, wg)], "schedule_group_conv2d_transpose_nchw": [(WTG, wtg)]}
+    return cases, inputs
+
+
+@STYLES_AND_MODES
+def test_convolutions_of_one_and_three_dimensions_grouped_and_transposed(style, exact):
+    """Every schedule the style has for them (x86 has none for the 1-d transposed, grouped NHWC
+    and grouped transposed ones, as TVM's has none); a relu epilogue on the 1-d one."""
+    a = _data(2, 6, 5, 4)
+    A = te.placeholder(a.shape, name="A")
+    cases, extra = _conv_nd(A, a)
+    built = 0
+    for schedule, pairs in cases.items():
+        if not hasattr(getattr(topi, style), schedule):
+            continue
+        (W, w), = extra[schedule]
+        _check(style, schedule, [o for o, _ in pairs], [e for _, e in pairs], [A, W], [a, w], exact)
+        built += 1
+    assert built == (5 if style == "x86" else 8)
+
+
 @pytest.mark.parametrize("exact", [False, True])
 def test_x86_kernels_that_vectorize_output_channels_and_columns(exact):
     """The x86 conv2d and dense paths for outputs that come in vectors (16 and 8 channels or

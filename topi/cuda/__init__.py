@@ -3,12 +3,23 @@ shared and local memory, barriers): blocks and threads bound, reductions across 
 
 from topi.cuda.fallbacks import (
     schedule_argsort,
+    schedule_batch_norm,
+    schedule_conv1d_ncw,
+    schedule_conv1d_nwc,
+    schedule_conv1d_transpose_ncw,
     schedule_conv2d_hwcn,
     schedule_conv2d_nhwc,
     schedule_conv2d_transpose_nchw,
+    schedule_conv3d_ncdhw,
+    schedule_conv3d_ndhwc,
+    schedule_conv3d_transpose_ncdhw,
     schedule_depthwise_conv2d_nhwc,
     schedule_extern,
+    schedule_group_conv1d_ncw,
+    schedule_group_conv1d_nwc,
     schedule_group_conv2d_nchw,
+    schedule_group_conv2d_nhwc,
+    schedule_group_conv2d_transpose_nchw,
     schedule_lrn,
     schedule_pool_grad,
     schedule_sort,
@@ -29,14 +40,33 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
-from topi.nn import batch_matmul, conv2d_nchw, conv2d_transpose_nchw, depthwise_conv2d_nchw
+from topi.nn import (
+    batch_matmul,
+    conv1d_ncw,
+    conv1d_nwc,
+    conv1d_transpose_ncw,
+    conv2d_hwcn,
+    conv2d_nchw,
+    conv2d_transpose_nchw,
+    conv3d_ncdhw,
+    conv3d_ndhwc,
+    conv3d_transpose_ncdhw,
+    depthwise_conv2d_nchw,
+    group_conv1d_ncw,
+    group_conv1d_nwc,
+    group_conv2d_nchw,
+)
 from topi.sort import argsort, sort, topk
 
-__all__ = ["argsort", "batch_matmul", "conv2d_nchw", "conv2d_transpose_nchw", "depthwise_conv2d_nchw",
-           "schedule_adaptive_pool",
-           "schedule_argsort", "schedule_batch_matmul", "schedule_broadcast", "schedule_conv2d_hwcn",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
-           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise", "schedule_extern",
-           "schedule_group_conv2d_nchw", "schedule_injective", "schedule_injective_from_existing", "schedule_lrn",
-           "schedule_pool", "schedule_pool_grad", "schedule_reduce", "schedule_softmax", "schedule_sort",
-           "schedule_topk", "sort", "topk"]
+__all__ = ["argsort", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
+           "conv2d_nchw", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
+           "depthwise_conv2d_nchw", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
+           "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul", "schedule_batch_norm",
+           "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw",
+           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense",
+           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
+           "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
+           "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
+           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
+           "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk", "sort", "topk"]

@@ -11,6 +11,17 @@ schedule_depthwise_conv2d_nhwc = fallback("schedule_depthwise_conv2d_nhwc")
 schedule_pool_grad = fallback("schedule_pool_grad")
 schedule_lrn = fallback("schedule_lrn")
 schedule_extern = fallback("schedule_extern")
+schedule_conv1d_ncw = fallback("schedule_conv1d_ncw")
+schedule_conv1d_nwc = fallback("schedule_conv1d_nwc")
+schedule_group_conv1d_ncw = fallback("schedule_group_conv1d_ncw")
+schedule_group_conv1d_nwc = fallback("schedule_group_conv1d_nwc")
+schedule_conv1d_transpose_ncw = fallback("schedule_conv1d_transpose_ncw")
+schedule_conv3d_ncdhw = fallback("schedule_conv3d_ncdhw")
+schedule_conv3d_ndhwc = fallback("schedule_conv3d_ndhwc")
+schedule_conv3d_transpose_ncdhw = fallback("schedule_conv3d_transpose_ncdhw")
+schedule_group_conv2d_nhwc = fallback("schedule_group_conv2d_nhwc")
+schedule_group_conv2d_transpose_nchw = fallback("schedule_group_conv2d_transpose_nchw")
+schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.
 schedule_sort = schedule_argsort = schedule_topk = schedule_extern

@@ -51,6 +51,17 @@ schedule_pool_grad = _default("schedule_pool_grad", False)
 schedule_adaptive_pool = _default("schedule_adaptive_pool", False)
 schedule_lrn = _default("schedule_lrn", False)
 schedule_extern = _default("schedule_extern", False)
+schedule_conv1d_ncw = _default("schedule_conv1d_ncw", False)
+schedule_conv1d_nwc = _default("schedule_conv1d_nwc", False)
+schedule_group_conv1d_ncw = _default("schedule_group_conv1d_ncw", False)
+schedule_group_conv1d_nwc = _default("schedule_group_conv1d_nwc", False)
+schedule_conv1d_transpose_ncw = _default("schedule_conv1d_transpose_ncw", False)
+schedule_conv3d_ncdhw = _default("schedule_conv3d_ncdhw", False)
+schedule_conv3d_ndhwc = _default("schedule_conv3d_ndhwc", False)
+schedule_conv3d_transpose_ncdhw = _default("schedule_conv3d_transpose_ncdhw", False)
+schedule_group_conv2d_nhwc = _default("schedule_group_conv2d_nhwc", False)
+schedule_group_conv2d_transpose_nchw = _default("schedule_group_conv2d_transpose_nchw", False)
+schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.
 schedule_sort = schedule_argsort = schedule_topk = schedule_extern

@@ -1,8 +1,16 @@
 """TVM's neural-network operators (``topi.nn``): convolutions, matrix products, pooling,
 softmax, activations, normalizations, padding, dilation, upsampling and flatten."""
 
-from topi.nn.conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc, group_conv2d_nchw
-from topi.nn.conv2d_transpose import conv2d_transpose_nchw
+from topi.nn.conv import conv
+from topi.nn.conv1d import conv1d, conv1d_ncw, conv1d_nwc, group_conv1d_ncw, group_conv1d_nwc
+from topi.nn.conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc, group_conv2d_nchw, group_conv2d_nhwc
+from topi.nn.conv3d import conv3d_ncdhw, conv3d_ndhwc
+from topi.nn.conv_transpose import (
+    conv1d_transpose_ncw,
+    conv2d_transpose_nchw,
+    conv3d_transpose_ncdhw,
+    group_conv2d_transpose_nchw,
+)
 from topi.nn.dense import batch_matmul, dense, matmul
 from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from topi.nn.elemwise import leaky_relu, prelu, relu
@@ -17,8 +25,10 @@ from topi.nn.upsampling import upsampling, upsampling3d
 from topi.nn.winograd import conv2d_winograd_nhwc, winograd_transform_matrices
 from topi.utils import get_pad_tuple
 
-__all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "conv2d",
-           "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "conv2d_winograd_nhwc", "dense",
+__all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "conv", "conv1d",
+           "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc",
+           "conv2d_transpose_nchw", "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
+           "dense", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nhwc", "group_conv2d_transpose_nchw",
            "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "flatten", "get_pad_tuple",
            "global_pool", "group_conv2d_nchw", "layer_norm", "leaky_relu", "log_softmax", "lrn", "matmul", "pad",
            "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc",

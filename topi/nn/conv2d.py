@@ -1,5 +1,5 @@
 """2-d convolutions (TVM's ``topi.nn.conv2d_nchw``, ``conv2d_nhwc``, ``group_conv2d_nchw``,
-``conv2d``): the input padded by a ``pad_temp`` stage, then one reduction over input channels
+``group_conv2d_nhwc``, ``conv2d``): the input padded by a ``pad_temp`` stage, then one reduction over input channels
 and kernel rows and columns, with TVM's names, tags and output shape
 ``(in - dilated_kernel + pad_before + pad_after) // stride + 1``."""
 
@@ -10,6 +10,7 @@ from typing import Any
 import schedule as te
 from schedule import Tensor
 from schedule.ir import arith
+from topi.nn.conv import conv
 from topi.nn.pad import pad
 from topi.nn.window import Window, check_tensors
 from topi.nn.workload import conv2d_workload
@@ -90,6 +91,13 @@ def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilati
         return te.sum(padded[nn, w.row(yy, ry), w.col(xx, rx), rc].astype(out_dtype)
                       * weight.astype(out_dtype), axis=[ry, rx, rc])
     return te.compute((Input.shape[0], w.out_h, w.out_w, filters), element, name="conv2d_nhwc", tag="conv2d_nhwc")
+
+
+def group_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
+                      groups: int, out_dtype: str | None = None) -> Tensor:
+    """The NHWC convolution of *groups* channel groups: Filter HWIO with ``in_channels //
+    groups`` input channels (:func:`topi.nn.conv.conv`, named ``group_conv2d_nhwc``)."""
+    return conv(Input, Filter, stride, padding, dilation, groups, "NHWC", "HWIO", out_dtype)
 
 
 def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803

@@ -19,6 +19,16 @@ from topi.testing.conv import (
     depthwise_conv2d_python_nhwc,
     dilate_python,
 )
+from topi.testing.conv_nd import (
+    conv1d_ncw_python,
+    conv1d_transpose_ncw_python,
+    conv3d_ncdhw_python,
+    conv3d_ndhwc_python,
+    conv3d_transpose_ncdhw_python,
+    conv_ncx_python,
+    conv_transpose_ncx_python,
+    group_conv1d_ncw_python,
+)
 from topi.testing.nn import (
     batch_matmul,
     batch_norm,
@@ -41,7 +51,9 @@ from topi.testing.transform import (
     strided_set_python,
 )
 
-__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv2d_hwcn_python", "conv2d_nchw_python",
+__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv1d_ncw_python", "conv1d_transpose_ncw_python",
+           "conv2d_hwcn_python", "conv2d_nchw_python", "conv3d_ncdhw_python", "conv3d_ndhwc_python",
+           "conv3d_transpose_ncdhw_python", "conv_ncx_python", "conv_transpose_ncx_python", "group_conv1d_ncw_python",
            "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw",
            "depthwise_conv2d_python_nchwc", "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch",
            "gather_nd_python", "gather_python", "get_broadcast_schedule", "get_conv2d_nchw_implement",

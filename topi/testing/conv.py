@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from topi.testing.conv_nd import conv_transpose_ncx_python
 from topi.utils import get_pad_tuple, pair
 
 
@@ -96,18 +97,6 @@ def depthwise_conv2d_python_nchwc(input_np: np.ndarray, filter_np: np.ndarray, s
     return out.reshape(n, out_chunks, ob, *out.shape[2:]).transpose(0, 1, 3, 4, 2)
 
 def conv2d_transpose_nchw_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any,
-                                 output_padding: Any = (0, 0)) -> np.ndarray:
-    """The transposed convolution: every input element scatters ``a * w[c, f]`` into the output at
-    ``(y * stride - pad_top + ry, x * stride - pad_left + rx)``; what lands outside is dropped."""
-    n, c, h, w = a_np.shape
-    _, f, kh, kw = w_np.shape
-    sh, sw = pair("conv2d_transpose_nchw_python", "stride", stride)
-    oh, ow = pair("conv2d_transpose_nchw_python", "output_padding", output_padding)
-    top, left, bottom, right = get_pad_tuple(padding, (kh, kw))
-    full_h, full_w = (h - 1) * sh + kh + oh, (w - 1) * sw + kw + ow
-    full = np.zeros((n, f, full_h, full_w), dtype=np.result_type(a_np, w_np))
-    for ry in range(kh):
-        for rx in range(kw):
-            full[:, :, ry:ry + (h - 1) * sh + 1:sh, rx:rx + (w - 1) * sw + 1:sw] += \
-                np.einsum("nchw,cf->nfhw", a_np, w_np[:, :, ry, rx])
-    return full[:, :, top:full_h - bottom, left:full_w - right]
+                                 output_padding: Any = (0, 0), groups: int = 1) -> np.ndarray:
+    """The transposed NCHW convolution by an IOHW kernel (``(in, out // groups, rows, cols)``)."""
+    return conv_transpose_ncx_python(a_np, w_np, stride, padding, output_padding, groups)

@@ -20,6 +20,20 @@ from topi.x86.conv2d import (
     schedule_depthwise_conv2d_nchw,
     schedule_group_conv2d_nchw,
 )
+from topi.x86.conv_nd import (
+    conv1d_ncw,
+    conv1d_nwc,
+    conv3d_ncdhw,
+    conv3d_ndhwc,
+    conv3d_transpose_ncdhw,
+    schedule_conv1d_ncw,
+    schedule_conv1d_nwc,
+    schedule_conv3d_ncdhw,
+    schedule_conv3d_ndhwc,
+    schedule_conv3d_transpose_ncdhw,
+    schedule_group_conv1d_ncw,
+    schedule_group_conv1d_nwc,
+)
 from topi.x86.dense import schedule_batch_matmul, schedule_dense
 from topi.x86.depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
 from topi.x86.injective import (
@@ -31,7 +45,10 @@ from topi.x86.injective import (
 )
 from topi.x86.nn import schedule_adaptive_pool, schedule_lrn, schedule_pool, schedule_softmax
 
-__all__ = ["batch_matmul", "conv2d_transpose_nchw", "dense_dynamic", "dense_nopack", "dense_pack",
+__all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
+           "conv3d_transpose_ncdhw", "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv3d_ncdhw",
+           "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_group_conv1d_ncw",
+           "schedule_group_conv1d_nwc", "dense_dynamic", "dense_nopack", "dense_pack",
            "depthwise_conv2d_NCHWc", "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul",
            "schedule_broadcast", "schedule_concatenate", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",
            "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_dense_dynamic",
