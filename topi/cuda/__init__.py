@@ -22,6 +22,7 @@ from topi.cuda.fallbacks import (
     schedule_group_conv2d_transpose_nchw,
     schedule_lrn,
     schedule_pool_grad,
+    schedule_reorg,
     schedule_sort,
     schedule_topk,
 )
@@ -69,4 +70,4 @@ __all__ = ["argsort", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transp
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
            "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
-           "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk", "sort", "topk"]
+           "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort", "schedule_topk", "sort", "topk"]

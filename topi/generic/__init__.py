@@ -36,6 +36,7 @@ from topi.generic.default import (
     schedule_pool,
     schedule_pool_grad,
     schedule_reduce,
+    schedule_reorg,
     schedule_softmax,
     schedule_sort,
     schedule_topk,
@@ -49,4 +50,4 @@ __all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_bat
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
            "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
-           "schedule_reduce", "schedule_softmax", "schedule_sort", "schedule_topk"]
+           "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort", "schedule_topk"]

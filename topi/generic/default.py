@@ -61,6 +61,7 @@ schedule_conv3d_ndhwc = _default("schedule_conv3d_ndhwc", False)
 schedule_conv3d_transpose_ncdhw = _default("schedule_conv3d_transpose_ncdhw", False)
 schedule_group_conv2d_nhwc = _default("schedule_group_conv2d_nhwc", False)
 schedule_group_conv2d_transpose_nchw = _default("schedule_group_conv2d_transpose_nchw", False)
+schedule_reorg = _default("schedule_reorg", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.

@@ -16,20 +16,23 @@ from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhw
 from topi.nn.elemwise import leaky_relu, prelu, relu
 from topi.nn.flatten import flatten
 from topi.nn.mapping import scale_shift_nchw, scale_shift_nchwc, scale_shift_nhwc
-from topi.nn.norm import batch_norm, layer_norm, lrn
+from topi.nn.norm import batch_norm, group_norm, instance_norm, layer_norm, lrn
 from topi.nn.pad import dilate, pad
 from topi.nn.pool_grad import pool_grad
 from topi.nn.pooling import adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool1d, pool2d, pool3d
 from topi.nn.softmax import fast_softmax, log_softmax, softmax
+from topi.nn.space_blocks import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 from topi.nn.upsampling import upsampling, upsampling3d
 from topi.nn.winograd import conv2d_winograd_nhwc, winograd_transform_matrices
 from topi.utils import get_pad_tuple
 
-__all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "conv", "conv1d",
-           "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc",
-           "conv2d_transpose_nchw", "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
-           "dense", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nhwc", "group_conv2d_transpose_nchw",
-           "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "flatten", "get_pad_tuple",
-           "global_pool", "group_conv2d_nchw", "layer_norm", "leaky_relu", "log_softmax", "lrn", "matmul", "pad",
-           "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc",
-           "scale_shift_nhwc", "softmax", "upsampling", "upsampling3d", "winograd_transform_matrices"]
+__all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "batch_to_space_nd",
+           "conv", "conv1d", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d", "conv2d_hwcn",
+           "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "conv2d_winograd_nhwc", "conv3d_ncdhw",
+           "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense", "depth_to_space", "depthwise_conv2d_nchw",
+           "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "flatten", "get_pad_tuple", "global_pool",
+           "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "group_conv2d_nhwc",
+           "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm", "leaky_relu", "log_softmax",
+           "lrn", "matmul", "pad", "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu", "scale_shift_nchw",
+           "scale_shift_nchwc", "scale_shift_nhwc", "softmax", "space_to_batch_nd", "space_to_depth", "upsampling",
+           "upsampling3d", "winograd_transform_matrices"]

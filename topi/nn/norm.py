@@ -1,4 +1,5 @@
-"""Normalizations (TVM's ``topi.nn.batch_norm``, ``layer_norm`` and ``lrn``)."""
+"""Normalizations (TVM's ``topi.nn.batch_norm``, ``layer_norm``, ``instance_norm``, ``group_norm``
+and ``lrn``)."""
 
 from __future__ import annotations
 
@@ -52,24 +53,82 @@ def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor, m
     return [out, moving_mean * 1, moving_var * 1]
 
 
-def layer_norm(data: Tensor, gamma: Tensor, beta: Tensor, axis: Any, epsilon: float = 1e-5) -> Tensor:
+def layer_norm(data: Tensor, gamma: Tensor | None, beta: Tensor | None, axis: Any, epsilon: float = 1e-5) -> Tensor:
     """``(data - mean) / sqrt(var + epsilon) * gamma + beta`` with the statistics over *axis*
-    (an axis or a list); *gamma* and *beta* have the shape of those axes."""
-    data, gamma, beta = tensor("nn.layer_norm", data), tensor("nn.layer_norm", gamma), tensor("nn.layer_norm", beta)
-    axes = normalize_axes("nn.layer_norm", len(data.shape), axis)
-    if len(gamma.shape) != len(axes) or len(beta.shape) != len(axes):
-        raise ValueError(f"topi.nn.layer_norm: gamma and beta must have the shape of the normalized axes "
-                         f"{[str(data.shape[k]) for k in axes]}")
-    count = product([data.shape[k] for k in axes]).astype(data.dtype)
-    mean = reduce_sum(data, axis=axes, keepdims=True) / count
-    centred = data - mean
-    var = reduce_sum(centred * centred, axis=axes, keepdims=True) / count
+    (an axis or a list); *gamma* and *beta* (either may be None) have the shape of those axes."""
+    return _norm_over("layer_norm", data, gamma, beta, axis, epsilon, "T_layer_norm")
+
+
+def instance_norm(data: Tensor, gamma: Tensor | None, beta: Tensor | None, axis: Any,
+                  epsilon: float = 1e-5) -> Tensor:
+    """:func:`layer_norm` over *axis* (each instance's own spatial axes), named as TVM names it."""
+    return _norm_over("instance_norm", data, gamma, beta, axis, epsilon, "T_instance_norm")
+
+
+def _norm_over(op: str, data: Tensor, gamma: Tensor | None, beta: Tensor | None, axis: Any, epsilon: float,
+               name: str) -> Tensor:
+    data = tensor(f"nn.{op}", data)
+    axes = normalize_axes(f"nn.{op}", len(data.shape), axis)
+    for what, t in (("gamma", gamma), ("beta", beta)):
+        if t is not None and len(tensor(f"nn.{op}", t).shape) != len(axes):
+            raise ValueError(f"topi.nn.{op}: {what} must have the shape of the normalized axes "
+                             f"{[str(data.shape[k]) for k in axes]}")
+    centred, root = _statistics(data, axes, epsilon)
 
     def element(*i: Any) -> Any:
         kept = tuple(0 if k in axes else x for k, x in enumerate(i))
         own = tuple(i[k] for k in axes)
-        return centred[i] / te.sqrt(var[kept] + arith.const(epsilon, data.dtype)) * gamma[own] + beta[own]
-    return te.compute(data.shape, element, name="T_layer_norm", tag=tag.INJECTIVE)
+        out = centred[i] / root[kept]
+        out = out * gamma[own] if gamma is not None else out
+        return out + beta[own] if beta is not None else out
+    return te.compute(data.shape, element, name=name, tag=tag.INJECTIVE)
+
+
+def _statistics(data: Tensor, axes: list[int], epsilon: float) -> tuple[Tensor, Tensor]:
+    """``data - mean`` and ``sqrt(var + epsilon)`` (kept dimensions) over *axes*, in two passes
+    (the variance of the centred values, not E[x^2] - mean^2, which cancels)."""
+    count = product([data.shape[k] for k in axes]).astype(data.dtype)
+    mean = reduce_sum(data, axis=axes, keepdims=True) / count
+    centred = data - mean
+    var = reduce_sum(centred * centred, axis=axes, keepdims=True) / count
+    root = te.compute(var.shape, lambda *i: te.sqrt(var[i] + arith.const(epsilon, data.dtype)), tag=tag.ELEMWISE)
+    return centred, root
+
+
+def group_norm(data: Tensor, gamma: Tensor | None, beta: Tensor | None, num_groups: int, channel_axis: int,
+               axes: Any, epsilon: float = 1e-5) -> Tensor:
+    """The channels of *channel_axis* in *num_groups* groups, each normalized over its own
+    channels and *axes*, then ``* gamma[c] + beta[c]`` (gamma and beta one per channel; either
+    may be None).
+
+    :raises ValueError: for groups that do not divide the channels, or *axes* holding the channel axis.
+    """
+    data = tensor("nn.group_norm", data)
+    ndim = len(data.shape)
+    (channel,) = normalize_axes("nn.group_norm", ndim, channel_axis)
+    others = normalize_axes("nn.group_norm", ndim, axes)
+    if channel in others:
+        raise ValueError(f"topi.nn.group_norm: axes {axes!r} must not hold the channel axis {channel_axis}")
+    channels = data.shape[channel]
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1 or (
+            arith.value_of(channels) is not None and arith.value_of(channels) % num_groups):
+        raise ValueError(f"topi.nn.group_norm: num_groups must be a positive int that divides the {channels} "
+                         f"channels, got {num_groups!r}")
+    for what, t in (("gamma", gamma), ("beta", beta)):
+        if t is not None and len(tensor("nn.group_norm", t).shape) != 1:
+            raise ValueError(f"topi.nn.group_norm: {what} has one value per channel ({channels},)")
+    size = arith.floordiv(channels, num_groups)
+    grouped = reshape(data, [*data.shape[:channel], num_groups, size, *data.shape[channel + 1:]])
+    inner = sorted([channel + 1, *(k + 1 if k > channel else k for k in others)])
+    centred, root = _statistics(grouped, inner, epsilon)
+
+    def element(*i: Any) -> Any:
+        kept = tuple(0 if k in inner else x for k, x in enumerate(i))
+        c = i[channel] * size + i[channel + 1]
+        out = centred[i] / root[kept]
+        out = out * gamma[c] if gamma is not None else out
+        return out + beta[c] if beta is not None else out
+    return reshape(te.compute(grouped.shape, element, name="T_group_norm", tag=tag.INJECTIVE), data.shape)
 
 
 def lrn(data: Tensor, size: int, axis: int = 1, alpha: float = 0.0001, beta: float = 0.75,

@@ -33,6 +33,8 @@ from topi.testing.nn import (
     batch_matmul,
     batch_norm,
     dense,
+    group_norm_python,
+    instance_norm_python,
     layer_norm_python,
     log_softmax_python,
     lrn_python,
@@ -42,6 +44,13 @@ from topi.testing.nn import (
 )
 from topi.testing.pool import adaptive_pool, pool_grad_nchw, poolnd_python
 from topi.testing.resize import resize1d_python, resize2d_python, resize3d_python
+from topi.testing.space import (
+    batch_to_space_nd_python,
+    depth_to_space_python,
+    reorg_python,
+    space_to_batch_nd_python,
+    space_to_depth_python,
+)
 from topi.testing.transform import (
     gather_nd_python,
     gather_python,
@@ -51,13 +60,15 @@ from topi.testing.transform import (
     strided_set_python,
 )
 
-__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "conv1d_ncw_python", "conv1d_transpose_ncw_python",
-           "conv2d_hwcn_python", "conv2d_nchw_python", "conv3d_ncdhw_python", "conv3d_ndhwc_python",
-           "conv3d_transpose_ncdhw_python", "conv_ncx_python", "conv_transpose_ncx_python", "group_conv1d_ncw_python",
-           "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "dense", "depthwise_conv2d_python_nchw",
-           "depthwise_conv2d_python_nchwc", "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch",
-           "gather_nd_python", "gather_python", "get_broadcast_schedule", "get_conv2d_nchw_implement",
-           "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule", "layer_norm_python",
-           "log_softmax_python", "lrn_python", "matrix_set_diag", "one_hot", "pool_grad_nchw", "poolnd_python",
-           "resize1d_python", "resize2d_python", "resize3d_python", "sequence_mask", "softmax_python",
-           "strided_set_python", "strided_slice_python", "upsampling_python"]
+__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "batch_to_space_nd_python", "conv1d_ncw_python",
+           "conv1d_transpose_ncw_python", "conv2d_hwcn_python", "conv2d_nchw_python", "conv2d_nhwc_python",
+           "conv2d_transpose_nchw_python", "conv3d_ncdhw_python", "conv3d_ndhwc_python",
+           "conv3d_transpose_ncdhw_python", "conv_ncx_python", "conv_transpose_ncx_python", "dense",
+           "depth_to_space_python", "depthwise_conv2d_python_nchw", "depthwise_conv2d_python_nchwc",
+           "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch", "gather_nd_python", "gather_python",
+           "get_broadcast_schedule", "get_conv2d_nchw_implement", "get_elemwise_schedule", "get_injective_schedule",
+           "get_reduce_schedule", "group_conv1d_ncw_python", "group_norm_python", "instance_norm_python",
+           "layer_norm_python", "log_softmax_python", "lrn_python", "matrix_set_diag", "one_hot", "pool_grad_nchw",
+           "poolnd_python", "reorg_python", "resize1d_python", "resize2d_python", "resize3d_python", "sequence_mask",
+           "softmax_python", "space_to_batch_nd_python", "space_to_depth_python", "strided_set_python",
+           "strided_slice_python", "upsampling_python"]

@@ -47,6 +47,26 @@ def layer_norm_python(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axi
     return (data - mean) / np.sqrt(var + epsilon) * gamma.reshape(shape) + beta.reshape(shape)
 
 
+def instance_norm_python(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None, axis: Any,
+                         epsilon: float = 1e-5) -> np.ndarray:
+    """:func:`layer_norm_python` over each instance's *axis* (*beta* may be None)."""
+    return layer_norm_python(data, gamma, np.zeros_like(gamma) if beta is None else beta, axis, epsilon)
+
+
+def group_norm_python(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, num_groups: int, channel_axis: int,
+                      axes: Any, epsilon: float = 1e-5) -> np.ndarray:
+    """Each group of channels normalized over its channels and *axes*, then scaled and shifted
+    per channel."""
+    channel = channel_axis % data.ndim
+    shape = list(data.shape)
+    grouped = data.reshape(*shape[:channel], num_groups, shape[channel] // num_groups, *shape[channel + 1:])
+    over = tuple(sorted([channel + 1, *((a % data.ndim) + (a % data.ndim > channel) for a in np.atleast_1d(axes))]))
+    mean = grouped.mean(axis=over, keepdims=True)
+    out = ((grouped - mean) / np.sqrt(grouped.var(axis=over, keepdims=True) + epsilon)).reshape(shape)
+    per_channel = [shape[channel] if k == channel else 1 for k in range(data.ndim)]
+    return out * gamma.reshape(per_channel) + beta.reshape(per_channel)
+
+
 def lrn_python(a_np: np.ndarray, size: int, axis: int, bias: float, alpha: float, beta: float) -> np.ndarray:
     """``a / (bias + alpha * window_sum(a**2) / size) ** beta``, the window of *size* centred on
     each element along *axis*."""
