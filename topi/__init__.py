@@ -38,11 +38,18 @@ from topi.einsum import einsum
 from topi.fill import full, full_like
 from topi.math import (
     abs,  # noqa: A004
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
     bitwise_not,
     cast,
     ceil,
     clip,
     cos,
+    cosh,
     elemwise_sum,
     erf,
     exp,
@@ -57,6 +64,7 @@ from topi.math import (
     isnan,
     log,
     log2,
+    log10,
     logical_not,
     negative,
     reinterpret,
@@ -65,12 +73,14 @@ from topi.math import (
     sigmoid,
     sign,
     sin,
+    sinh,
     sqrt,
     tan,
     tanh,
     trunc,
 )
 from topi.reduction import all, any, argmax, argmin, collapse_sum, max, min, prod, sum  # noqa: A004
+from topi.scan import cumprod, cumsum
 from topi.sort import argsort, sort, topk
 from topi.targets import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from topi.transform import (
@@ -106,17 +116,18 @@ from topi.transform import (
 from topi.transform.gather import shape
 from topi.utils import get_const_int, get_const_tuple
 
-__all__ = ["abs", "add", "adv_index", "all", "any", "arange", "argmax", "argmin", "argsort", "arm_cpu", "bifrost",
-           "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "broadcast_shape", "broadcast_to", "cast",
-           "ceil", "clip", "collapse_sum", "concatenate", "cos", "cuda", "divide", "einsum", "elemwise_sum", "equal",
-           "erf", "exp", "expand_dims", "expand_like", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip",
-           "floor", "floor_divide", "floor_mod", "full", "full_like", "gather", "gather_nd", "generic",
-           "get_const_int", "get_const_tuple", "gpu", "greater", "greater_equal", "hls", "identity",
-           "intel_graphics", "isfinite", "isinf", "isnan", "layout_transform", "left_shift", "less", "less_equal",
-           "log", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul",
-           "matrix_set_diag", "max", "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative",
-           "nn", "not_equal", "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence",
-           "right_shift", "round", "rsqrt", "sequence_mask", "shape", "sigmoid", "sign", "sin", "sort",
-           "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set", "strided_slice", "subtract", "sum",
-           "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trilu",
-           "trunc", "unravel_index", "utils", "vision", "where", "x86"]
+__all__ = ["abs", "acos", "acosh", "add", "adv_index", "all", "any", "arange", "argmax", "argmin", "argsort",
+           "arm_cpu", "asin", "asinh", "atan", "atanh", "bifrost", "bitwise_and", "bitwise_not", "bitwise_or",
+           "bitwise_xor", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "collapse_sum", "concatenate",
+           "cos", "cosh", "cuda", "cumprod", "cumsum", "divide", "einsum", "elemwise_sum", "equal", "erf", "exp",
+           "expand_dims", "expand_like", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip", "floor",
+           "floor_divide", "floor_mod", "full", "full_like", "gather", "gather_nd", "generic", "get_const_int",
+           "get_const_tuple", "gpu", "greater", "greater_equal", "hls", "identity", "intel_graphics", "isfinite",
+           "isinf", "isnan", "layout_transform", "left_shift", "less", "less_equal", "log", "log10", "log2",
+           "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul", "matrix_set_diag", "max",
+           "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative", "nn", "not_equal", "one_hot",
+           "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence", "right_shift", "round", "rsqrt",
+           "sequence_mask", "shape", "sigmoid", "sign", "sin", "sinh", "sort", "sparse_to_dense", "split", "sqrt",
+           "squeeze", "stack", "strided_set", "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh",
+           "tensordot", "testing", "tile", "topk", "transform", "transpose", "trilu", "trunc", "unravel_index",
+           "utils", "vision", "where", "x86"]

@@ -112,6 +112,14 @@ def get_pad_tuple3d(padding: Any, kernel: Sequence[Any], op: str = "conv3d") -> 
     return (*before, *after)
 
 
+def get_shape(src_shape: Sequence[Any], src_layout: str, dst_layout: str) -> tuple[Any, ...]:
+    """*src_shape* (in *src_layout*) in *dst_layout*: ``(1, 3, 224, 224)`` from ``NCHW`` to
+    ``NHWC`` is ``(1, 224, 224, 3)``; split axes (``NCHW16c``) split or join."""
+    from topi.transform.shape import layout_shape  # topi.transform imports this module
+
+    return get_const_tuple(layout_shape(src_shape, src_layout, dst_layout))
+
+
 from topi.traverse import traverse_inline  # noqa: E402 - TVM keeps it in topi.utils
 
 
@@ -120,6 +128,5 @@ def nchw_pack_layout(layout_info: str) -> bool:
     return layout_info[:4] == "NCHW" and "c" in layout_info and "n" in layout_info
 
 
-__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "get_pad_tuple1d",
-           "get_pad_tuple3d", "get_pad_tuple_generic", "nchw_pack_layout", "pair",
-           "traverse_inline"]
+__all__ = ["const_value", "get_const_int", "get_const_tuple", "get_pad_tuple", "get_pad_tuple1d", "get_pad_tuple3d",
+           "get_pad_tuple_generic", "get_shape", "nchw_pack_layout", "pair", "traverse_inline"]

@@ -30,6 +30,9 @@ UNARY = [
     (topi.floor, np.floor, (-3, 3)), (topi.ceil, np.ceil, (-3, 3)), (topi.negative, np.negative, (-2, 2)),
     (topi.sin, np.sin, (-3, 3)), (topi.cos, np.cos, (-3, 3)), (topi.fast_exp, np.exp, (-2, 2)),
     (topi.fast_tanh, np.tanh, (-3, 3)), (topi.log2, np.log2, (0.1, 8)), (topi.trunc, np.trunc, (-3, 3)),
+    (topi.log10, np.log10, (0.1, 8)), (topi.sinh, np.sinh, (-3, 3)), (topi.cosh, np.cosh, (-3, 3)),
+    (topi.asin, np.arcsin, (-0.99, 0.99)), (topi.acos, np.arccos, (-0.99, 0.99)), (topi.atan, np.arctan, (-4, 4)),
+    (topi.asinh, np.arcsinh, (-4, 4)), (topi.acosh, np.arccosh, (1.01, 5)), (topi.atanh, np.arctanh, (-0.9, 0.9)),
 ]
 
 

@@ -26,3 +26,6 @@ schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.
 schedule_sort = schedule_argsort = schedule_topk = schedule_extern
+
+#: Scans are extern operations too (one serial line per element of the other axes).
+schedule_scan = schedule_extern

@@ -2,6 +2,7 @@
 definitions with NumPy alone, to check the computes against."""
 
 from topi.testing.common import (
+    compare_numpy_tvm,
     dispatch,
     get_broadcast_schedule,
     get_conv2d_nchw_implement,
@@ -60,9 +61,9 @@ from topi.testing.transform import (
     strided_set_python,
 )
 
-__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "batch_to_space_nd_python", "conv1d_ncw_python",
-           "conv1d_transpose_ncw_python", "conv2d_hwcn_python", "conv2d_nchw_python", "conv2d_nhwc_python",
-           "conv2d_transpose_nchw_python", "conv3d_ncdhw_python", "conv3d_ndhwc_python",
+__all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "batch_to_space_nd_python", "compare_numpy_tvm",
+           "conv1d_ncw_python", "conv1d_transpose_ncw_python", "conv2d_hwcn_python", "conv2d_nchw_python",
+           "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "conv3d_ncdhw_python", "conv3d_ndhwc_python",
            "conv3d_transpose_ncdhw_python", "conv_ncx_python", "conv_transpose_ncx_python", "dense",
            "depth_to_space_python", "depthwise_conv2d_python_nchw", "depthwise_conv2d_python_nchwc",
            "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch", "gather_nd_python", "gather_python",

@@ -4,9 +4,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
+import schedule as te
+from lower.build import build
 from lower.target import Target
 from topi import cuda, generic, nn, x86
 
@@ -47,3 +51,20 @@ def get_reduce_schedule(target: Any) -> Callable[..., Any]:
 def get_conv2d_nchw_implement(target: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """(``nn.conv2d_nchw``, its schedule for *target*)."""
     return nn.conv2d_nchw, dispatch(target, _table("schedule_conv2d_nchw"))
+
+
+def compare_numpy_tvm(inputs: Sequence[np.ndarray], output: np.ndarray, target: Any, device: Any,
+                      compute: Callable[..., Any], schedule: Callable[..., Any]) -> None:
+    """Build ``compute`` over placeholders of *inputs*' shapes and dtypes, scheduled by
+    *schedule* under *target*, run it on *inputs*, and check its output against *output*
+    (*device* is accepted: the arrays are NumPy's).
+
+    :raises AssertionError: where the output differs beyond 1e-4.
+    """
+    placeholders = [te.placeholder(a.shape, dtype=str(a.dtype), name=f"input{k}") for k, a in enumerate(inputs)]
+    with Target(target) if not isinstance(target, Target) else target:
+        out = compute(*placeholders)
+        s = schedule([out])
+    result = np.zeros(output.shape, output.dtype)
+    build(s, [*placeholders, out], target)(*inputs, result)
+    np.testing.assert_allclose(result, output, atol=1e-4, rtol=1e-4)

@@ -169,6 +169,41 @@ def _parse_layout(text: Any) -> list[tuple[str, int | None]]:
     return parts
 
 
+def _layout_shape(shape: Sequence[Any], src: list[tuple[str, int | None]], dst: list[tuple[str, int | None]]
+                  ) -> tuple[dict[str, Any], list[Any]]:
+    """The length of each primal axis of *shape* in layout *src*, and the shape in layout *dst*
+    (an axis split by a factor that does not divide it rounded up)."""
+    sub_src = {p: f for p, f in src if f is not None}
+    sub_dst = {p: f for p, f in dst if f is not None}
+    full = {}
+    for (p, f), d in zip(src, shape):
+        if f is None:
+            full[p] = arith.mul(d, sub_src[p]) if p in sub_src else d
+    out = []
+    for p, f in dst:
+        if f is not None:
+            out.append(f)
+        elif p in sub_dst:
+            out.append(arith.floordiv(arith.add(full[p], sub_dst[p] - 1), sub_dst[p]))
+        else:
+            out.append(full[p])
+    return full, out
+
+
+def layout_shape(shape: Sequence[Any], src_layout: str, dst_layout: str) -> list[Any]:
+    """*shape*, in layout *src_layout*, as it is in *dst_layout* (TVM's ``bijective_layout(src,
+    dst).forward_shape``).
+
+    :raises ValueError: for layouts that do not hold the same axes, or a shape of another length.
+    """
+    src, dst = _parse_layout(src_layout), _parse_layout(dst_layout)
+    if len(src) != len(shape):
+        raise ValueError(f"topi: layout {src_layout!r} has {len(src)} axes, the shape {len(shape)}")
+    if sorted(p for p, f in src if f is None) != sorted(p for p, f in dst if f is None):
+        raise ValueError(f"topi: {src_layout!r} and {dst_layout!r} do not hold the same axes")
+    return _layout_shape([arith.convert(d) for d in shape], src, dst)[1]
+
+
 def layout_transform(array: Tensor, src_layout: str, dst_layout: str, schedule_rule: str = "None") -> Tensor:
     """*array* from *src_layout* to *dst_layout* (``NCHW`` to ``NCHW8c`` and back, or any
     permutation and split of the same axes); an axis split by a factor that does not divide it is
@@ -182,18 +217,7 @@ def layout_transform(array: Tensor, src_layout: str, dst_layout: str, schedule_r
         raise ValueError(f"topi.layout_transform: {src_layout!r} and {dst_layout!r} do not hold the same axes")
     sub_src = {p: f for p, f in src if f is not None}
     sub_dst = {p: f for p, f in dst if f is not None}
-    full = {}  # the length of each primal axis
-    for (p, f), d in zip(src, array.shape):
-        if f is None:
-            full[p] = arith.mul(d, sub_src[p]) if p in sub_src else d
-    shape = []
-    for p, f in dst:
-        if f is not None:
-            shape.append(f)
-        elif p in sub_dst:
-            shape.append(arith.floordiv(arith.add(full[p], sub_dst[p] - 1), sub_dst[p]))
-        else:
-            shape.append(full[p])
+    full, shape = _layout_shape(array.shape, src, dst)
 
     def element(*i: Any) -> Any:
         value = {p: x * sub_dst[p] if p in sub_dst else x for (p, f), x in zip(dst, i) if f is None}
