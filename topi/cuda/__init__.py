@@ -59,18 +59,21 @@ from topi.nn import (
     group_conv2d_nchw,
 )
 from topi.scan import cumprod, cumsum
+from topi.searchsorted import cuda_searchsorted as searchsorted
+from topi.signal import cuda_dft as dft
 from topi.sort import argsort, sort, topk
+from topi.transform import scatter_nd
 
 __all__ = ["argsort", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
            "conv2d_nchw", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
-           "cumprod", "cumsum", "depthwise_conv2d_nchw", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
-           "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul", "schedule_batch_norm",
-           "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw",
-           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
-           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense",
-           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
-           "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
-           "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
-           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
-           "schedule_reduce", "schedule_reorg", "schedule_scan", "schedule_softmax", "schedule_sort",
-           "schedule_topk", "sort", "topk"]
+           "cumprod", "cumsum", "depthwise_conv2d_nchw", "dft", "group_conv1d_ncw", "group_conv1d_nwc",
+           "group_conv2d_nchw", "scatter_nd", "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul",
+           "schedule_batch_norm", "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
+           "schedule_conv1d_transpose_ncw", "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc",
+           "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
+           "schedule_conv3d_transpose_ncdhw", "schedule_dense", "schedule_depthwise_conv2d_nchw",
+           "schedule_depthwise_conv2d_nhwc", "schedule_elemwise", "schedule_extern", "schedule_group_conv1d_ncw",
+           "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw", "schedule_group_conv2d_nhwc",
+           "schedule_group_conv2d_transpose_nchw", "schedule_injective", "schedule_injective_from_existing",
+           "schedule_lrn", "schedule_pool", "schedule_pool_grad", "schedule_reduce", "schedule_reorg",
+           "schedule_scan", "schedule_softmax", "schedule_sort", "schedule_topk", "searchsorted", "sort", "topk"]

@@ -39,6 +39,7 @@ from topi.testing.nn import (
     layer_norm_python,
     log_softmax_python,
     lrn_python,
+    nll_loss,
     softmax_python,
     strided_slice_python,
     upsampling_python,
@@ -57,6 +58,7 @@ from topi.testing.transform import (
     gather_python,
     matrix_set_diag,
     one_hot,
+    searchsorted_ref,
     sequence_mask,
     strided_set_python,
 )
@@ -69,7 +71,7 @@ __all__ = ["adaptive_pool", "batch_matmul", "batch_norm", "batch_to_space_nd_pyt
            "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch", "gather_nd_python", "gather_python",
            "get_broadcast_schedule", "get_conv2d_nchw_implement", "get_elemwise_schedule", "get_injective_schedule",
            "get_reduce_schedule", "group_conv1d_ncw_python", "group_norm_python", "instance_norm_python",
-           "layer_norm_python", "log_softmax_python", "lrn_python", "matrix_set_diag", "one_hot", "pool_grad_nchw",
-           "poolnd_python", "reorg_python", "resize1d_python", "resize2d_python", "resize3d_python", "sequence_mask",
-           "softmax_python", "space_to_batch_nd_python", "space_to_depth_python", "strided_set_python",
-           "strided_slice_python", "upsampling_python"]
+           "layer_norm_python", "log_softmax_python", "lrn_python", "matrix_set_diag", "nll_loss", "one_hot",
+           "pool_grad_nchw", "poolnd_python", "reorg_python", "resize1d_python", "resize2d_python",
+           "resize3d_python", "searchsorted_ref", "sequence_mask", "softmax_python", "space_to_batch_nd_python",
+           "space_to_depth_python", "strided_set_python", "strided_slice_python", "upsampling_python"]

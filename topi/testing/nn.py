@@ -67,6 +67,24 @@ def group_norm_python(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, num
     return out * gamma.reshape(per_channel) + beta.reshape(per_channel)
 
 
+def nll_loss(predictions: np.ndarray, targets: np.ndarray, weights: np.ndarray, reduction: str = "mean",
+             ignore_index: int = -100) -> np.ndarray:
+    """The negative log-likelihood loss of class-index *targets* (see ``topi.nn.nll_loss``)."""
+    scalar = predictions.ndim == 1
+    if scalar:
+        predictions, targets = predictions[None], np.asarray(targets)[None]
+    kept = targets != ignore_index
+    safe = np.where(kept, targets, 0)
+    picked = np.take_along_axis(predictions, safe[:, None], axis=1)[:, 0]
+    each = np.where(kept, -picked * weights[safe], 0).astype(predictions.dtype)
+    taken = np.where(kept, weights[safe], 0).astype(predictions.dtype)
+    if reduction == "none":
+        return each.reshape(()) if scalar else each
+    if reduction == "sum":
+        return np.asarray(each.sum(), predictions.dtype)
+    return np.asarray(each.sum() / taken.sum(), predictions.dtype)
+
+
 def lrn_python(a_np: np.ndarray, size: int, axis: int, bias: float, alpha: float, beta: float) -> np.ndarray:
     """``a / (bias + alpha * window_sum(a**2) / size) ** beta``, the window of *size* centred on
     each element along *axis*."""

@@ -64,3 +64,15 @@ def matrix_set_diag(input_np: np.ndarray, diagonal: np.ndarray, k: Any = 0, alig
             r, c = (p, p + d) if d >= 0 else (p - d, p)
             out[..., r, c] = values[..., p + shift]
     return out
+
+
+def searchsorted_ref(sorted_sequence: np.ndarray, values: np.ndarray, right: bool, out_dtype: str) -> np.ndarray:
+    """NumPy's ``searchsorted`` of each row of *values* in its row of *sorted_sequence* (one
+    row for all when it is 1-d)."""
+    side = "right" if right else "left"
+    if sorted_sequence.ndim == 1:
+        return np.searchsorted(sorted_sequence, values, side=side).astype(out_dtype)
+    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    flat = values.reshape(rows.shape[0], -1)
+    found = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, flat)])
+    return found.reshape(values.shape).astype(out_dtype)

@@ -161,3 +161,4 @@ def adv_index(data: Tensor, indices: Sequence[Tensor]) -> Tensor:
             at.append(t[tuple(0 if const_value(t.shape[d]) == 1 else i[lead + d] for d in range(len(t.shape)))])
         return data[(*at, *i[rank:])]
     return te.compute([*broadcast, *rest], element, name="advanced_index", tag=tag.INJECTIVE)
+
