@@ -4,7 +4,7 @@ index transforms (:mod:`.transform`) and the neural-network operators (:mod:`.nn
 names, signatures and tags (:mod:`.tag`); their schedules (:mod:`.generic`, :mod:`.x86`,
 :mod:`.cuda`); NumPy references in :mod:`.testing`."""
 
-from topi import cuda, generic, nn, tag, testing, transform, utils, vision, x86
+from topi import cuda, generic, image, nn, tag, testing, transform, utils, vision, x86
 from topi.broadcast import (
     add,
     bitwise_and,
@@ -125,12 +125,12 @@ __all__ = ["abs", "acos", "acosh", "add", "adv_index", "all", "any", "arange", "
            "cos", "cosh", "cuda", "cumprod", "cumsum", "dft", "divide", "einsum", "elemwise_sum", "equal", "erf",
            "exp", "expand_dims", "expand_like", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip", "floor",
            "floor_divide", "floor_mod", "full", "full_like", "gather", "gather_nd", "generic", "get_const_int",
-           "get_const_tuple", "gpu", "greater", "greater_equal", "hls", "identity", "intel_graphics", "isfinite",
-           "isinf", "isnan", "layout_transform", "left_shift", "less", "less_equal", "log", "log10", "log2",
-           "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul", "matrix_set_diag", "max",
-           "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative", "nn", "not_equal", "one_hot",
-           "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence", "right_shift", "round", "rsqrt",
-           "scatter_nd", "searchsorted", "sequence_mask", "shape", "sigmoid", "sign", "sin", "sinh", "sort",
-           "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set", "strided_slice", "subtract", "sum",
-           "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trilu",
-           "trunc", "unravel_index", "utils", "vision", "where", "x86"]
+           "get_const_tuple", "gpu", "greater", "greater_equal", "hls", "identity", "image", "intel_graphics",
+           "isfinite", "isinf", "isnan", "layout_transform", "left_shift", "less", "less_equal", "log", "log10",
+           "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul", "matrix_set_diag",
+           "max", "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative", "nn", "not_equal",
+           "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence", "right_shift",
+           "round", "rsqrt", "scatter_nd", "searchsorted", "sequence_mask", "shape", "sigmoid", "sign", "sin",
+           "sinh", "sort", "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set", "strided_slice",
+           "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform",
+           "transpose", "trilu", "trunc", "unravel_index", "utils", "vision", "where", "x86"]

@@ -32,7 +32,7 @@ def test_searchsorted_equals_numpys_on_each_row(seq_shape, val_shape, right):
     for fn, schedule in ((topi.searchsorted, topi.generic.schedule_extern), (topi.cuda.searchsorted,
                                                                              topi.cuda.schedule_extern)):
         compare_numpy_tvm([seq, values], want, "cuda" if fn is topi.cuda.searchsorted else "llvm", None,
-                          lambda s, v: fn(s, v, right, "int32"), schedule)
+                          lambda s, v, fn=fn: fn(s, v, right, "int32"), schedule)
 
 
 @pytest.mark.parametrize("shape, dtype, inverse", [((7,), "float64", False), ((3, 7), "float32", True),

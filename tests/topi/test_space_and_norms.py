@@ -38,6 +38,7 @@ def test_rearrangements_equal_their_references(style):
     cases = [
         (topi.nn.depth_to_space(X, 2), ref.depth_to_space_python(x, 2)),
         (topi.nn.depth_to_space(X, 2, mode="CRD"), ref.depth_to_space_python(x, 2, "CRD")),
+        (topi.nn.depth_to_space(X, 2, mode="CDR"), ref.depth_to_space_python(x, 2, "CRD")),
         (topi.nn.depth_to_space(nhwc, 2, "NHWC", "CRD"), last(ref.depth_to_space_python(x, 2, "CRD"))),
         (topi.nn.space_to_depth(X, 2, "NCHW"), ref.space_to_depth_python(x, 2)),
         (topi.nn.space_to_depth(nhwc, 2, "NHWC"), last(ref.space_to_depth_python(x, 2))),

@@ -33,11 +33,12 @@ def _nchw(op: str, data: Any, layout: str) -> tuple[Tensor, bool]:
 def depth_to_space(data: Tensor, block_size: int, layout: str = "NCHW", mode: str = "DCR") -> Tensor:
     """Channels moved into blocks of ``block_size`` x ``block_size`` positions: output channel c at
     block position (by, bx) reads input channel ``(by * bs + bx) * C' + c`` (*mode* ``"DCR"``) or
-    ``c * bs * bs + by * bs + bx`` (``"CRD"``, PyTorch's order)."""
+    ``c * bs * bs + by * bs + bx`` (``"CRD"``, PyTorch's order, which TVM's documentation calls
+    ``"CDR"``: both names are taken)."""
     data, first = _nchw("depth_to_space", data, layout)
     bs = _block("depth_to_space", block_size)
-    if mode not in ("DCR", "CRD"):
-        raise ValueError(f"topi.nn.depth_to_space: mode is 'DCR' or 'CRD', not {mode!r}")
+    if mode not in ("DCR", "CRD", "CDR"):
+        raise ValueError(f"topi.nn.depth_to_space: mode is 'DCR' or 'CRD' (also called 'CDR'), not {mode!r}")
     n, c, h, w = (data.shape[k] for k in ((0, 1, 2, 3) if first else (0, 3, 1, 2)))
     channels = arith.floordiv(c, bs * bs)
 

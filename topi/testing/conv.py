@@ -50,10 +50,10 @@ def conv2d_nchw_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding:
     return out
 
 
-def conv2d_nhwc_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any,
+def conv2d_nhwc_python(a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, groups: int = 1,
                        dilation: Any = 1) -> np.ndarray:
-    """The NHWC convolution of *a_np* by HWIO *w_np*."""
-    out = conv2d_nchw_python(a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride, padding,
+    """The NHWC convolution of *a_np* by HWIO *w_np* (``in_channels // groups`` per filter)."""
+    out = conv2d_nchw_python(a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride, padding, groups,
                              dilation=dilation)
     return out.transpose(0, 2, 3, 1)
 
