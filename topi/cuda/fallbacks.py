@@ -22,6 +22,8 @@ schedule_conv3d_transpose_ncdhw = fallback("schedule_conv3d_transpose_ncdhw")
 schedule_group_conv2d_nhwc = fallback("schedule_group_conv2d_nhwc")
 schedule_group_conv2d_transpose_nchw = fallback("schedule_group_conv2d_transpose_nchw")
 schedule_reorg = fallback("schedule_reorg")
+schedule_binarize_pack = fallback("schedule_binarize_pack")
+schedule_binary_dense = fallback("schedule_binary_dense")
 schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.

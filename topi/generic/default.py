@@ -62,6 +62,8 @@ schedule_conv3d_transpose_ncdhw = _default("schedule_conv3d_transpose_ncdhw", Fa
 schedule_group_conv2d_nhwc = _default("schedule_group_conv2d_nhwc", False)
 schedule_group_conv2d_transpose_nchw = _default("schedule_group_conv2d_transpose_nchw", False)
 schedule_reorg = _default("schedule_reorg", False)
+schedule_binarize_pack = _default("schedule_binarize_pack", False)
+schedule_binary_dense = _default("schedule_binary_dense", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.

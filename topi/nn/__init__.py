@@ -1,6 +1,7 @@
 """TVM's neural-network operators (``topi.nn``): convolutions, matrix products, pooling,
 softmax, activations, normalizations, padding, dilation, upsampling and flatten."""
 
+from topi.nn.bnn import binarize_pack, binary_dense
 from topi.nn.conv import conv
 from topi.nn.conv1d import conv1d, conv1d_ncw, conv1d_nwc, group_conv1d_ncw, group_conv1d_nwc
 from topi.nn.conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc, group_conv2d_nchw, group_conv2d_nhwc
@@ -14,6 +15,7 @@ from topi.nn.conv_transpose import (
 from topi.nn.dense import batch_matmul, dense, matmul
 from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from topi.nn.elemwise import leaky_relu, prelu, relu
+from topi.nn.fifo_buffer import fifo_buffer
 from topi.nn.flatten import flatten
 from topi.nn.loss import nll_loss
 from topi.nn.mapping import scale_shift_nchw, scale_shift_nchwc, scale_shift_nhwc
@@ -28,12 +30,12 @@ from topi.nn.winograd import conv2d_winograd_nhwc, winograd_transform_matrices
 from topi.utils import get_pad_tuple
 
 __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "batch_to_space_nd",
-           "conv", "conv1d", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d", "conv2d_hwcn",
-           "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "conv2d_winograd_nhwc", "conv3d_ncdhw",
-           "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense", "depth_to_space", "depthwise_conv2d_nchw",
-           "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "flatten", "get_pad_tuple", "global_pool",
-           "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "group_conv2d_nhwc",
-           "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm", "leaky_relu", "log_softmax",
-           "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu",
-           "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax", "space_to_batch_nd",
-           "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]
+           "binarize_pack", "binary_dense", "conv", "conv1d", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw",
+           "conv2d", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "conv2d_winograd_nhwc",
+           "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense", "depth_to_space",
+           "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "fifo_buffer", "flatten",
+           "get_pad_tuple", "global_pool", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
+           "group_conv2d_nhwc", "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm",
+           "leaky_relu", "log_softmax", "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d",
+           "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax",
+           "space_to_batch_nd", "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]
