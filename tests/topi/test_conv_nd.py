@@ -14,6 +14,7 @@ import pytest
 import schedule as te
 import topi
 from lower import build
+from lower.target import Target
 from topi import testing as ref
 from topi.utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
@@ -125,3 +126,42 @@ def test_varargs_names_name_the_axes():
     got = np.full((2, 3), -1, "int32")
     f(got)
     np.testing.assert_array_equal(got, np.add.outer(np.arange(2), np.arange(3)))
+
+
+def _blocked(x, bn):
+    n, c, h, w = x.shape
+    return x.reshape(n, c // bn, bn, h, w).transpose(0, 1, 3, 4, 2)
+
+
+def _blocked_kernel(k, ib, ob):
+    o, i, kh, kw = k.shape
+    return k.reshape(o // ob, ob, i // ib, ib, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+
+
+@pytest.mark.parametrize("style", ["generic", "x86", "cuda"])
+@pytest.mark.parametrize("channels, filters, size, kernel, stride, padding, dilation, groups, ib, ob, epilogue", [
+    (8, 16, 7, 3, 1, 1, 1, 1, 4, 8, True), (6, 6, 9, 3, 2, 0, 1, 1, 3, 3, False),
+    (8, 8, 6, 3, 1, "SAME", 2, 2, 4, 4, True)])
+def test_conv2d_nchwc_is_the_nchw_convolution_in_blocks(style, channels, filters, size, kernel, stride, padding,
+                                                        dilation, groups, ib, ob, epilogue):
+    """The blocked convolution (grouped, dilated, a bias and relu epilogue) equals the NCHW
+    reference with its data, kernel and output moved into blocks."""
+    a = RNG.standard_normal((2, channels, size, size)).astype("float32")
+    w = RNG.standard_normal((filters, channels // groups, kernel, kernel)).astype("float32")
+    b = RNG.standard_normal((filters, 1, 1)).astype("float32")
+    want = ref.conv2d_nchw_python(a, ref.dilate_python(w, (1, 1, dilation, dilation)), stride, padding, groups)
+    if epilogue:
+        want = np.maximum(want + b, 0)
+    A = te.placeholder((2, channels // ib, size, size, ib), name="A")
+    W = te.placeholder((filters // ob, channels // ib // groups, kernel, kernel, ib, ob), name="W")
+    B = te.placeholder((filters // ob, 1, 1, ob), name="B")
+    with Target("cuda" if style == "cuda" else "llvm"):
+        C = topi.nn.conv2d_NCHWc(A, W, (stride, stride), padding, (dilation, dilation), f"NCHW{ib}c", f"NCHW{ob}c")
+        assert C.op.name == "conv2d_NCHWc"
+        if epilogue:
+            C = topi.nn.relu(topi.add(C, B))
+        s = getattr(topi, style).schedule_conv2d_NCHWc([C])
+    got = np.full([int(d) for d in C.shape], np.nan, "float32")
+    build(s, [A, W, B, C])(_blocked(a, ib), _blocked_kernel(w, ib, ob), b.reshape(filters // ob, ob, 1, 1).transpose(
+        0, 2, 3, 1), got)
+    np.testing.assert_allclose(got, _blocked(want.astype("float32"), ob), rtol=1e-4, atol=1e-4)

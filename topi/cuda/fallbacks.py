@@ -24,6 +24,7 @@ schedule_group_conv2d_transpose_nchw = fallback("schedule_group_conv2d_transpose
 schedule_reorg = fallback("schedule_reorg")
 schedule_binarize_pack = fallback("schedule_binarize_pack")
 schedule_binary_dense = fallback("schedule_binary_dense")
+schedule_conv2d_NCHWc = fallback("schedule_conv2d_NCHWc")
 schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.

@@ -17,6 +17,7 @@ from topi.generic.default import (
     schedule_conv1d_transpose_ncw,
     schedule_conv2d_hwcn,
     schedule_conv2d_nchw,
+    schedule_conv2d_NCHWc,
     schedule_conv2d_nhwc,
     schedule_conv2d_transpose_nchw,
     schedule_conv3d_ncdhw,
@@ -46,8 +47,8 @@ from topi.generic.default import (
 
 __all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul", "schedule_batch_norm",
            "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw",
-           "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",
-           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
+           "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
            "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",

@@ -5,6 +5,7 @@ from topi.nn.bnn import binarize_pack, binary_dense
 from topi.nn.conv import conv
 from topi.nn.conv1d import conv1d, conv1d_ncw, conv1d_nwc, group_conv1d_ncw, group_conv1d_nwc
 from topi.nn.conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc, group_conv2d_nchw, group_conv2d_nhwc
+from topi.nn.conv2d_nchwc import conv2d_NCHWc
 from topi.nn.conv3d import conv3d_ncdhw, conv3d_ndhwc
 from topi.nn.conv_transpose import (
     conv1d_transpose_ncw,
@@ -31,11 +32,12 @@ from topi.utils import get_pad_tuple
 
 __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "batch_to_space_nd",
            "binarize_pack", "binary_dense", "conv", "conv1d", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw",
-           "conv2d", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw", "conv2d_winograd_nhwc",
-           "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense", "depth_to_space",
-           "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "fifo_buffer", "flatten",
-           "get_pad_tuple", "global_pool", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
-           "group_conv2d_nhwc", "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm",
-           "leaky_relu", "log_softmax", "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d",
-           "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax",
-           "space_to_batch_nd", "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]
+           "conv2d", "conv2d_NCHWc", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw",
+           "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense",
+           "depth_to_space", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax",
+           "fifo_buffer", "flatten", "get_pad_tuple", "global_pool", "group_conv1d_ncw", "group_conv1d_nwc",
+           "group_conv2d_nchw", "group_conv2d_nhwc", "group_conv2d_transpose_nchw", "group_norm", "instance_norm",
+           "layer_norm", "leaky_relu", "log_softmax", "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d",
+           "pool3d", "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc",
+           "softmax", "space_to_batch_nd", "space_to_depth", "upsampling", "upsampling3d",
+           "winograd_transform_matrices"]

@@ -24,11 +24,13 @@ from topi.x86.conv2d import (
 from topi.x86.conv_nd import (
     conv1d_ncw,
     conv1d_nwc,
+    conv2d_NCHWc,
     conv3d_ncdhw,
     conv3d_ndhwc,
     conv3d_transpose_ncdhw,
     schedule_conv1d_ncw,
     schedule_conv1d_nwc,
+    schedule_conv2d_NCHWc,
     schedule_conv3d_ncdhw,
     schedule_conv3d_ndhwc,
     schedule_conv3d_transpose_ncdhw,
@@ -46,14 +48,15 @@ from topi.x86.injective import (
 )
 from topi.x86.nn import schedule_adaptive_pool, schedule_lrn, schedule_pool, schedule_softmax
 
-__all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
-           "conv3d_transpose_ncdhw", "dense_dynamic", "dense_nopack", "dense_pack", "depthwise_conv2d_NCHWc",
-           "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul", "schedule_binarize_pack",
-           "schedule_binary_dense", "schedule_broadcast", "schedule_concatenate", "schedule_conv1d_ncw",
-           "schedule_conv1d_nwc", "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc",
-           "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
-           "schedule_conv3d_transpose_ncdhw", "schedule_dense", "schedule_dense_dynamic", "schedule_dense_nopack",
-           "schedule_dense_pack", "schedule_depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_nchw",
-           "schedule_elemwise", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
-           "schedule_group_conv2d_nchw", "schedule_injective", "schedule_injective_from_existing", "schedule_lrn",
-           "schedule_pool", "schedule_reduce", "schedule_softmax"]
+__all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv2d_transpose_nchw", "conv3d_ncdhw",
+           "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense_dynamic", "dense_nopack", "dense_pack",
+           "depthwise_conv2d_NCHWc", "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul",
+           "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast", "schedule_concatenate",
+           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
+           "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense", "schedule_dense_dynamic",
+           "schedule_dense_nopack", "schedule_dense_pack", "schedule_depthwise_conv2d_NCHWc",
+           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_group_conv1d_ncw",
+           "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw", "schedule_injective",
+           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_reduce",
+           "schedule_softmax"]

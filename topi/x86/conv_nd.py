@@ -1,4 +1,5 @@
-"""TVM's x86 schedules of the 1-d and 3-d convolutions, grouped or not, in either layout:
+"""TVM's x86 schedules of the 1-d and 3-d convolutions, grouped or not, in either layout (and
+of the blocked conv2d_NCHWc, below):
 the output's leading axes in parallel, its last axis in vectors, each vector accumulated in a
 cache stage under the whole reduction; a transposed convolution's leading axes in parallel.
 An injective epilogue (bias, relu) is the output the accumulator is computed at."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import schedule as te
-from topi.nn import conv1d_ncw, conv1d_nwc, conv3d_ncdhw, conv3d_ndhwc, conv3d_transpose_ncdhw
+from topi.nn import conv1d_ncw, conv1d_nwc, conv2d_NCHWc, conv3d_ncdhw, conv3d_ndhwc, conv3d_transpose_ncdhw
 from topi.traverse import new_schedule, traverse_inline
 from topi.x86.conv2d import tile_factor
 from topi.x86.injective import parallel_outer, schedule_injective_from_existing
@@ -56,7 +57,43 @@ schedule_conv1d_ncw = schedule_conv1d_nwc = schedule_conv_nd
 schedule_group_conv1d_ncw = schedule_group_conv1d_nwc = schedule_conv_nd
 schedule_conv3d_ncdhw = schedule_conv3d_ndhwc = schedule_conv3d_transpose_ncdhw = schedule_conv_nd
 
-__all__ = ["conv1d_ncw", "conv1d_nwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
-           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
-           "schedule_conv3d_transpose_ncdhw", "schedule_conv_nd", "schedule_group_conv1d_ncw",
-           "schedule_group_conv1d_nwc"]
+
+
+
+def schedule_conv2d_NCHWc(outs: Any) -> te.Schedule:  # noqa: N802
+    """conv2d_NCHWc (and its epilogue): the padding once at the root; the output's batch,
+    channel chunks and rows in parallel, a row's columns in tiles accumulated in a cache stage
+    under the whole reduction, the output channel block innermost as a vector."""
+    s, tensors = new_schedule("x86.schedule_conv2d_NCHWc", outs)
+    out = tensors[0]
+
+    def visit(op: Any) -> None:
+        if op.tag != "conv2d_NCHWc" or s[op].relations:
+            return
+        conv = op.output(0)
+        padded = op.input_tensors[0]
+        if "pad" in padded.op.tag:
+            s[padded].parallel(s[padded].fuse(*s[padded].op.axis[:2]))
+        target = out if len(out.shape) == 5 and not s[out.op].relations else conv
+        acc = s.cache_write(conv, "global") if conv == target else conv
+        b, oco, oh, ow, oci = s[target].op.axis
+        wo, wi = s[target].split(ow, factor=tile_factor(target.shape[3], (8, 7, 4, 2)))
+        s[target].reorder(b, oco, oh, wo, wi, oci)
+        s[target].parallel(s[target].fuse(b, oco, oh))
+        s[target].vectorize(oci)
+        s[acc].compute_at(s[target], wo)
+        _, _, _, aw, ab = s[acc].op.axis
+        s[acc].reorder(*s[acc].op.reduce_axis, aw, ab)
+        s[acc].unroll(aw)
+        s[acc].vectorize(ab)
+    traverse_inline(s, out.op, visit)
+    for t in tensors:
+        if not s[t.op].relations:
+            schedule_injective_from_existing(s, t)
+    return s
+
+
+__all__ = ["conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
+           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv2d_NCHWc", "schedule_conv3d_ncdhw",
+           "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_conv_nd",
+           "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc"]
