@@ -165,3 +165,27 @@ def test_conv2d_nchwc_is_the_nchw_convolution_in_blocks(style, channels, filters
     build(s, [A, W, B, C])(_blocked(a, ib), _blocked_kernel(w, ib, ob), b.reshape(filters // ob, ob, 1, 1).transpose(
         0, 2, 3, 1), got)
     np.testing.assert_allclose(got, _blocked(want.astype("float32"), ob), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("batch, size, channels, multiplier, kernel, stride, padding", [
+    (2, 7, 3, 2, 3, 1, "SAME"), (1, 9, 2, 1, 3, 2, 1), (1, 8, 2, 2, 2, 2, "VALID")])
+def test_depthwise_gradients_are_the_adjoints_of_the_convolution(batch, size, channels, multiplier, kernel, stride,
+                                                                 padding):
+    """The convolution is linear in its input and in its kernel: <conv(x, f), g> equals
+    <x, grad_input(g)> and <f, grad_weight(x, g)>; and both under the CUDA schedules."""
+    x = RNG.standard_normal((batch, size, size, channels)).astype("float32")
+    f = RNG.standard_normal((kernel, kernel, channels, multiplier)).astype("float32")
+    y = ref.depthwise_conv2d_python_nhwc(x, f, stride, padding)
+    g = RNG.standard_normal(y.shape).astype("float32")
+    F, G, X = te.placeholder(f.shape, name="F"), te.placeholder(g.shape, name="G"), te.placeholder(x.shape, name="X")
+    grad_in = topi.nn.depthwise_conv2d_backward_input_nhwc(F, G, y.shape, x.shape, stride, padding)
+    grad_w = topi.nn.depthwise_conv2d_backward_weight_nhwc(X, G, y.shape, f.shape, stride, padding)
+    with Target("cuda"):
+        s_in = topi.cuda.schedule_depthwise_conv2d_backward_input_nhwc([grad_in])
+        s_w = topi.cuda.schedule_depthwise_conv2d_backward_weight_nhwc([grad_w])
+    a, b = np.full(x.shape, np.nan, "float32"), np.full(f.shape, np.nan, "float32")
+    build(s_in, [F, G, grad_in])(f, g, a)
+    build(s_w, [X, G, grad_w])(x, g, b)
+    inner = float((y.astype("float64") * g).sum())
+    np.testing.assert_allclose(float((x.astype("float64") * a).sum()), inner, rtol=1e-4)
+    np.testing.assert_allclose(float((f.astype("float64") * b).sum()), inner, rtol=1e-4)

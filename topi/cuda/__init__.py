@@ -1,6 +1,10 @@
 """TVM's CUDA schedules (``topi.cuda``), run on the C target with a GPU's semantics (threads,
 shared and local memory, barriers): blocks and threads bound, reductions across threads."""
 
+from topi.cuda.depthwise_conv2d import (
+    schedule_depthwise_conv2d_backward_input_nhwc,
+    schedule_depthwise_conv2d_backward_weight_nhwc,
+)
 from topi.cuda.fallbacks import (
     schedule_argsort,
     schedule_batch_norm,
@@ -75,6 +79,7 @@ __all__ = ["argsort", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transp
            "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc",
            "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense",
+           "schedule_depthwise_conv2d_backward_input_nhwc", "schedule_depthwise_conv2d_backward_weight_nhwc",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
