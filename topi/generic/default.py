@@ -65,6 +65,9 @@ schedule_reorg = _default("schedule_reorg", False)
 schedule_binarize_pack = _default("schedule_binarize_pack", False)
 schedule_binary_dense = _default("schedule_binary_dense", False)
 schedule_conv2d_NCHWc = _default("schedule_conv2d_NCHWc", False)
+schedule_correlation_nchw = _default("schedule_correlation_nchw", False)
+schedule_deformable_conv2d_nchw = _default("schedule_deformable_conv2d_nchw", False)
+schedule_deformable_conv2d_nhwc = _default("schedule_deformable_conv2d_nhwc", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.

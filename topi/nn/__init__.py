@@ -13,6 +13,8 @@ from topi.nn.conv_transpose import (
     conv3d_transpose_ncdhw,
     group_conv2d_transpose_nchw,
 )
+from topi.nn.correlation import correlation_nchw
+from topi.nn.deformable_conv2d import deformable_conv2d_nchw, deformable_conv2d_nhwc
 from topi.nn.dense import batch_matmul, dense, matmul
 from topi.nn.depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from topi.nn.depthwise_grad import depthwise_conv2d_backward_input_nhwc, depthwise_conv2d_backward_weight_nhwc
@@ -34,11 +36,12 @@ from topi.utils import get_pad_tuple
 __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "batch_to_space_nd",
            "binarize_pack", "binary_dense", "conv", "conv1d", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw",
            "conv2d", "conv2d_NCHWc", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw",
-           "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense",
-           "depth_to_space", "depthwise_conv2d_backward_input_nhwc", "depthwise_conv2d_backward_weight_nhwc",
-           "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "fifo_buffer", "flatten",
-           "get_pad_tuple", "global_pool", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
-           "group_conv2d_nhwc", "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm",
-           "leaky_relu", "log_softmax", "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d",
-           "pool_grad", "prelu", "relu", "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax",
-           "space_to_batch_nd", "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]
+           "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw", "correlation_nchw",
+           "deformable_conv2d_nchw", "deformable_conv2d_nhwc", "dense", "depth_to_space",
+           "depthwise_conv2d_backward_input_nhwc", "depthwise_conv2d_backward_weight_nhwc", "depthwise_conv2d_nchw",
+           "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "fifo_buffer", "flatten", "get_pad_tuple",
+           "global_pool", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "group_conv2d_nhwc",
+           "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm", "leaky_relu", "log_softmax",
+           "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu",
+           "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax", "space_to_batch_nd",
+           "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]

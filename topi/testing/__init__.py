@@ -30,6 +30,11 @@ from topi.testing.conv_nd import (
     conv_transpose_ncx_python,
     group_conv1d_ncw_python,
 )
+from topi.testing.deformable import (
+    correlation_nchw_python,
+    deformable_conv2d_nchw_python,
+    deformable_conv2d_nhwc_python,
+)
 from topi.testing.image import affine_grid_python, crop_and_resize_python, grid_sample_python
 from topi.testing.nn import (
     batch_matmul,
@@ -68,7 +73,8 @@ __all__ = ["adaptive_pool", "affine_grid_python", "batch_matmul", "batch_norm", 
            "compare_numpy_tvm", "conv1d_ncw_python", "conv1d_transpose_ncw_python", "conv2d_hwcn_python",
            "conv2d_nchw_python", "conv2d_nhwc_python", "conv2d_transpose_nchw_python", "conv3d_ncdhw_python",
            "conv3d_ndhwc_python", "conv3d_transpose_ncdhw_python", "conv_ncx_python", "conv_transpose_ncx_python",
-           "crop_and_resize_python", "dense", "depth_to_space_python", "depthwise_conv2d_python_nchw",
+           "correlation_nchw_python", "crop_and_resize_python", "deformable_conv2d_nchw_python",
+           "deformable_conv2d_nhwc_python", "dense", "depth_to_space_python", "depthwise_conv2d_python_nchw",
            "depthwise_conv2d_python_nchwc", "depthwise_conv2d_python_nhwc", "dilate_python", "dispatch",
            "gather_nd_python", "gather_python", "get_broadcast_schedule", "get_conv2d_nchw_implement",
            "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule", "grid_sample_python",
