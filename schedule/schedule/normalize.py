@@ -53,8 +53,9 @@ class _Expander:
         return tuple(drive(self.expand(b)) for b in body)
 
     def expand(self, e: Expr) -> Generator[Any, Any, Expr]:
-        if isinstance(e, (Var, IntImm)) or (isinstance(e, Expr) and not any(True for _ in children(e))):
-            return e
+        if isinstance(e, (Var, IntImm)) or (not isinstance(e, ProducerLoad) and isinstance(e, Expr)
+                                            and not any(True for _ in children(e))):
+            return e  # a leaf; a read of a scalar (0-d) tensor has no children but may be inlined
         if isinstance(e, ProducerLoad):
             indices = []
             for i in e.indices:

@@ -219,3 +219,20 @@ def test_nests_deeper_than_python_allows_continue_in_helpers():
     data = [0.0] * 3
     compile_source(source)(data)
     assert data == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_an_inlined_scalar_stage_is_substituted_into_scalar_and_array_readers(exact):
+    """A 0-d compute has no index for its reads; inlining must still replace them (it once left
+    the read of an unrealized tensor)."""
+    P = te.placeholder((5,), name="P")
+    A = te.compute((), lambda: P[0] * 2.0, name="A")
+    B = te.compute((), lambda: A() + 1.0, name="B")
+    C = te.compute((3,), lambda i: B() * i.astype("float32") + A(), name="C")
+    s = te.create_schedule(C.op)
+    s[A].compute_inline()
+    s[B].compute_inline()
+    assert "A[" not in str(lower(s, [P, C], exact=exact).body)
+    out = np.full(3, np.nan, "float32")
+    build(s, [P, C], exact=exact)(np.arange(1, 6, dtype="float32"), out)
+    np.testing.assert_array_equal(out, np.arange(3) * 3.0 + 2.0)
