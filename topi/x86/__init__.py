@@ -40,6 +40,7 @@ from topi.x86.conv_nd import (
 from topi.x86.dense import schedule_batch_matmul, schedule_dense
 from topi.x86.depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
 from topi.x86.injective import (
+    schedule_batch_norm,
     schedule_broadcast,
     schedule_elemwise,
     schedule_injective,
@@ -51,12 +52,12 @@ from topi.x86.nn import schedule_adaptive_pool, schedule_lrn, schedule_pool, sch
 __all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv2d_transpose_nchw", "conv3d_ncdhw",
            "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense_dynamic", "dense_nopack", "dense_pack",
            "depthwise_conv2d_NCHWc", "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul",
-           "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast", "schedule_concatenate",
-           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
-           "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense", "schedule_dense_dynamic",
-           "schedule_dense_nopack", "schedule_dense_pack", "schedule_depthwise_conv2d_NCHWc",
-           "schedule_depthwise_conv2d_nchw", "schedule_elemwise", "schedule_group_conv1d_ncw",
-           "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw", "schedule_injective",
-           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_reduce",
-           "schedule_softmax"]
+           "schedule_batch_norm", "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast",
+           "schedule_concatenate", "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv2d_NCHWc",
+           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense",
+           "schedule_dense_dynamic", "schedule_dense_nopack", "schedule_dense_pack",
+           "schedule_depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_nchw", "schedule_elemwise",
+           "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
+           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
+           "schedule_reduce", "schedule_softmax"]

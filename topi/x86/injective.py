@@ -57,3 +57,8 @@ def schedule_reduce(outs: Any) -> te.Schedule:
     for t in tensors:
         traverse_inline(s, t.op, visit)
     return s
+
+
+#: Batch normalization's outputs (the normalized data, the moving statistics), its batch
+#: statistics' reductions in training: scheduled as reductions with injective outputs.
+schedule_batch_norm = schedule_reduce
