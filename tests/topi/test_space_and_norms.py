@@ -157,3 +157,21 @@ def test_bad_arguments_are_refused(make, message):
     with pytest.raises(ValueError) as err:
         make(X)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("style", ["generic", "x86", "cuda"])
+@pytest.mark.parametrize("training", [False, True])
+def test_batch_norm_under_each_schedule(style, training):
+    shape, axis = (3, 4, 2, 5), 1
+    x = RNG.random(shape).astype("float32")
+    g, b, mm, mv = (RNG.random(shape[axis]).astype("float32") for _ in range(4))
+    want = ref.batch_norm(x, g, b, mm, mv, axis, 0.01, True, True, training, 0.2)
+    X = te.placeholder(shape, name="x")
+    G, B, MM, MV = (te.placeholder((shape[axis],), name=n) for n in ("g", "b", "mm", "mv"))
+    with Target("cuda" if style == "cuda" else "llvm"):
+        outs = topi.nn.batch_norm(X, G, B, MM, MV, axis, 0.01, True, True, training, 0.2)
+        s = getattr(topi, style).schedule_batch_norm(outs)
+    got = [np.full(w.shape, np.nan, "float32") for w in want]
+    build(s, [X, G, B, MM, MV, *outs])(x, g, b, mm, mv, *got)
+    for a, w in zip(got, want):
+        np.testing.assert_allclose(a, w, rtol=1e-5, atol=1e-6)
