@@ -117,20 +117,21 @@ from topi.transform import (
     unravel_index,
 )
 from topi.transform.gather import shape
+from topi.unique import argwhere, unique
 from topi.utils import get_const_int, get_const_tuple
 
 __all__ = ["abs", "acos", "acosh", "add", "adv_index", "all", "any", "arange", "argmax", "argmin", "argsort",
-           "arm_cpu", "asin", "asinh", "atan", "atanh", "bifrost", "bitwise_and", "bitwise_not", "bitwise_or",
-           "bitwise_xor", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "collapse_sum", "concatenate",
-           "cos", "cosh", "cuda", "cumprod", "cumsum", "dft", "divide", "einsum", "elemwise_sum", "equal", "erf",
-           "exp", "expand_dims", "expand_like", "fast_erf", "fast_exp", "fast_log", "fast_tanh", "flip", "floor",
-           "floor_divide", "floor_mod", "full", "full_like", "gather", "gather_nd", "generic", "get_const_int",
-           "get_const_tuple", "gpu", "greater", "greater_equal", "hls", "identity", "image", "intel_graphics",
-           "isfinite", "isinf", "isnan", "layout_transform", "left_shift", "less", "less_equal", "log", "log10",
-           "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul", "matrix_set_diag",
-           "max", "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative", "nn", "not_equal",
-           "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence", "right_shift",
-           "round", "rsqrt", "scatter_nd", "searchsorted", "sequence_mask", "shape", "sigmoid", "sign", "sin",
-           "sinh", "sort", "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set", "strided_slice",
-           "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform",
-           "transpose", "trilu", "trunc", "unravel_index", "utils", "vision", "where", "x86"]
+           "argwhere", "arm_cpu", "asin", "asinh", "atan", "atanh", "bifrost", "bitwise_and", "bitwise_not",
+           "bitwise_or", "bitwise_xor", "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "collapse_sum",
+           "concatenate", "cos", "cosh", "cuda", "cumprod", "cumsum", "dft", "divide", "einsum", "elemwise_sum",
+           "equal", "erf", "exp", "expand_dims", "expand_like", "fast_erf", "fast_exp", "fast_log", "fast_tanh",
+           "flip", "floor", "floor_divide", "floor_mod", "full", "full_like", "gather", "gather_nd", "generic",
+           "get_const_int", "get_const_tuple", "gpu", "greater", "greater_equal", "hls", "identity", "image",
+           "intel_graphics", "isfinite", "isinf", "isnan", "layout_transform", "left_shift", "less", "less_equal",
+           "log", "log10", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul",
+           "matrix_set_diag", "max", "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative",
+           "nn", "not_equal", "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence",
+           "right_shift", "round", "rsqrt", "scatter_nd", "searchsorted", "sequence_mask", "shape", "sigmoid",
+           "sign", "sin", "sinh", "sort", "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set",
+           "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk",
+           "transform", "transpose", "trilu", "trunc", "unique", "unravel_index", "utils", "vision", "where", "x86"]

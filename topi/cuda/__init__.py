@@ -7,6 +7,7 @@ from topi.cuda.depthwise_conv2d import (
 )
 from topi.cuda.fallbacks import (
     schedule_argsort,
+    schedule_argwhere,
     schedule_batch_norm,
     schedule_binarize_pack,
     schedule_binary_dense,
@@ -36,6 +37,7 @@ from topi.cuda.fallbacks import (
     schedule_scan,
     schedule_sort,
     schedule_topk,
+    schedule_unique,
 )
 from topi.cuda.injective import (
     schedule_broadcast,
@@ -75,15 +77,17 @@ from topi.searchsorted import cuda_searchsorted as searchsorted
 from topi.signal import cuda_dft as dft
 from topi.sort import argsort, sort, topk
 from topi.transform import scatter_nd
+from topi.unique import cuda_argwhere as argwhere
+from topi.unique import unique
 
-__all__ = ["argsort", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
+__all__ = ["argsort", "argwhere", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
            "conv2d_nchw", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
            "correlation_nchw", "cumprod", "cumsum", "deformable_conv2d_nchw", "depthwise_conv2d_nchw", "dft",
            "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "scatter_nd", "schedule_adaptive_pool",
-           "schedule_argsort", "schedule_batch_matmul", "schedule_batch_norm", "schedule_binarize_pack",
-           "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
-           "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",
-           "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
+           "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul", "schedule_batch_norm",
+           "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw",
+           "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
            "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_correlation_nchw",
            "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc", "schedule_dense",
            "schedule_depthwise_conv2d_backward_input_nhwc", "schedule_depthwise_conv2d_backward_weight_nhwc",
@@ -92,4 +96,4 @@ __all__ = ["argsort", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transp
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
            "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
            "schedule_reduce", "schedule_reorg", "schedule_scan", "schedule_softmax", "schedule_sort",
-           "schedule_topk", "searchsorted", "sort", "topk"]
+           "schedule_topk", "schedule_unique", "searchsorted", "sort", "topk", "unique"]

@@ -7,6 +7,7 @@ from topi.generic import conv2d
 from topi.generic.default import (
     schedule_adaptive_pool,
     schedule_argsort,
+    schedule_argwhere,
     schedule_batch_matmul,
     schedule_batch_norm,
     schedule_binarize_pack,
@@ -46,16 +47,18 @@ from topi.generic.default import (
     schedule_softmax,
     schedule_sort,
     schedule_topk,
+    schedule_unique,
 )
 
-__all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_batch_matmul", "schedule_batch_norm",
-           "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw",
-           "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
-           "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_correlation_nchw",
-           "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc", "schedule_dense",
-           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
+__all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul",
+           "schedule_batch_norm", "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast",
+           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc",
+           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
+           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw",
+           "schedule_correlation_nchw", "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc",
+           "schedule_dense", "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
            "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
-           "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort", "schedule_topk"]
+           "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort", "schedule_topk",
+           "schedule_unique"]

@@ -68,6 +68,8 @@ schedule_conv2d_NCHWc = _default("schedule_conv2d_NCHWc", False)
 schedule_correlation_nchw = _default("schedule_correlation_nchw", False)
 schedule_deformable_conv2d_nchw = _default("schedule_deformable_conv2d_nchw", False)
 schedule_deformable_conv2d_nhwc = _default("schedule_deformable_conv2d_nhwc", False)
+schedule_unique = _default("schedule_unique", False)
+schedule_argwhere = _default("schedule_argwhere", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.
