@@ -32,6 +32,7 @@ from topi.cuda.fallbacks import (
     schedule_group_conv2d_nhwc,
     schedule_group_conv2d_transpose_nchw,
     schedule_lrn,
+    schedule_lstm,
     schedule_pool_grad,
     schedule_reorg,
     schedule_scan,
@@ -94,6 +95,6 @@ __all__ = ["argsort", "argwhere", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "c
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
-           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
-           "schedule_reduce", "schedule_reorg", "schedule_scan", "schedule_softmax", "schedule_sort",
-           "schedule_topk", "schedule_unique", "searchsorted", "sort", "topk", "unique"]
+           "schedule_injective_from_existing", "schedule_lrn", "schedule_lstm", "schedule_pool",
+           "schedule_pool_grad", "schedule_reduce", "schedule_reorg", "schedule_scan", "schedule_softmax",
+           "schedule_sort", "schedule_topk", "schedule_unique", "searchsorted", "sort", "topk", "unique"]

@@ -1,7 +1,10 @@
 """The CUDA schedules TVM has for operators we schedule the simple way: every stage over
 blocks and threads, injective producers inlined (:func:`topi.cuda.injective.bind_every_stage`)."""
 
+from typing import Any
+
 from topi.cuda.injective import fallback
+from topi.traverse import new_schedule
 
 schedule_group_conv2d_nchw = fallback("schedule_group_conv2d_nchw")
 schedule_conv2d_transpose_nchw = fallback("schedule_conv2d_transpose_nchw")
@@ -37,3 +40,9 @@ schedule_sort = schedule_argsort = schedule_topk = schedule_extern
 
 #: Scans are extern operations too (one serial line per element of the other axes).
 schedule_scan = schedule_extern
+
+
+def schedule_lstm(outs: Any) -> Any:
+    """The LSTM's scan as created: it runs on the host (a scan's steps are serial)."""
+    s, _ = new_schedule("cuda.schedule_lstm", outs)
+    return s

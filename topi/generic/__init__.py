@@ -40,6 +40,7 @@ from topi.generic.default import (
     schedule_injective,
     schedule_injective_from_existing,
     schedule_lrn,
+    schedule_lstm,
     schedule_pool,
     schedule_pool_grad,
     schedule_reduce,
@@ -59,6 +60,6 @@ __all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_arg
            "schedule_dense", "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
-           "schedule_injective_from_existing", "schedule_lrn", "schedule_pool", "schedule_pool_grad",
-           "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort", "schedule_topk",
-           "schedule_unique"]
+           "schedule_injective_from_existing", "schedule_lrn", "schedule_lstm", "schedule_pool",
+           "schedule_pool_grad", "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort",
+           "schedule_topk", "schedule_unique"]

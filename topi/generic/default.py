@@ -70,6 +70,7 @@ schedule_deformable_conv2d_nchw = _default("schedule_deformable_conv2d_nchw", Fa
 schedule_deformable_conv2d_nhwc = _default("schedule_deformable_conv2d_nhwc", False)
 schedule_unique = _default("schedule_unique", False)
 schedule_argwhere = _default("schedule_argwhere", False)
+schedule_lstm = _default("schedule_lstm", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.

@@ -22,6 +22,7 @@ from topi.nn.elemwise import leaky_relu, prelu, relu
 from topi.nn.fifo_buffer import fifo_buffer
 from topi.nn.flatten import flatten
 from topi.nn.loss import nll_loss
+from topi.nn.lstm import lstm
 from topi.nn.mapping import scale_shift_nchw, scale_shift_nchwc, scale_shift_nhwc
 from topi.nn.norm import batch_norm, group_norm, instance_norm, layer_norm, lrn
 from topi.nn.pad import dilate, pad
@@ -42,6 +43,6 @@ __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul"
            "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "fifo_buffer", "flatten", "get_pad_tuple",
            "global_pool", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "group_conv2d_nhwc",
            "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm", "leaky_relu", "log_softmax",
-           "lrn", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu",
+           "lrn", "lstm", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu",
            "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax", "space_to_batch_nd",
            "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]

@@ -36,6 +36,7 @@ from topi.testing.deformable import (
     deformable_conv2d_nhwc_python,
 )
 from topi.testing.image import affine_grid_python, crop_and_resize_python, grid_sample_python
+from topi.testing.lstm import lstm_python
 from topi.testing.nn import (
     batch_matmul,
     batch_norm,
@@ -79,7 +80,7 @@ __all__ = ["adaptive_pool", "affine_grid_python", "batch_matmul", "batch_norm", 
            "gather_nd_python", "gather_python", "get_broadcast_schedule", "get_conv2d_nchw_implement",
            "get_elemwise_schedule", "get_injective_schedule", "get_reduce_schedule", "grid_sample_python",
            "group_conv1d_ncw_python", "group_norm_python", "instance_norm_python", "layer_norm_python",
-           "log_softmax_python", "lrn_python", "matrix_set_diag", "nll_loss", "one_hot", "pool_grad_nchw",
-           "poolnd_python", "reorg_python", "resize1d_python", "resize2d_python", "resize3d_python",
-           "searchsorted_ref", "sequence_mask", "softmax_python", "space_to_batch_nd_python",
+           "log_softmax_python", "lrn_python", "lstm_python", "matrix_set_diag", "nll_loss", "one_hot",
+           "pool_grad_nchw", "poolnd_python", "reorg_python", "resize1d_python", "resize2d_python",
+           "resize3d_python", "searchsorted_ref", "sequence_mask", "softmax_python", "space_to_batch_nd_python",
            "space_to_depth_python", "strided_set_python", "strided_slice_python", "upsampling_python"]
