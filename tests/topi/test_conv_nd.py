@@ -189,3 +189,22 @@ def test_depthwise_gradients_are_the_adjoints_of_the_convolution(batch, size, ch
     inner = float((y.astype("float64") * g).sum())
     np.testing.assert_allclose(float((x.astype("float64") * a).sum()), inner, rtol=1e-4)
     np.testing.assert_allclose(float((f.astype("float64") * b).sum()), inner, rtol=1e-4)
+
+
+@pytest.mark.parametrize("style", ["arm_cpu", "mali", "cuda"])
+@pytest.mark.parametrize("batch, channels, size, filters, padding", [(1, 3, 8, 4, 1), (2, 5, 11, 3, 0),
+                                                                     (1, 4, 7, 6, (1, 0, 2, 1))])
+def test_nchw_winograd_equals_the_direct_convolution(style, batch, channels, size, filters, padding):
+    a = RNG.standard_normal((batch, channels, size, size)).astype("float32")
+    w = RNG.standard_normal((filters, channels, 3, 3)).astype("float32")
+    want = ref.conv2d_nchw_python(a, w, 1, padding)
+    A, W = te.placeholder(a.shape, name="A"), te.placeholder(w.shape, name="W")
+    target = getattr(topi, style)
+    with Target("cuda" if style == "cuda" else "llvm"):
+        C = topi.nn.relu(target.conv2d_nchw_winograd(A, W, 1, padding, 1, "float32"))
+        s = target.schedule_conv2d_nchw_winograd([C])
+    got = np.full(want.shape, np.nan, "float32")
+    build(s, [A, W, C])(a, w, got)
+    np.testing.assert_allclose(got, np.maximum(want, 0), rtol=1e-4, atol=2e-4)
+    plain = topi.nn.conv2d_winograd_nchw(A, W, 1, padding, 1, "float32")
+    assert plain.op.tag == "conv2d_winograd_nchw" and [int(d) for d in plain.shape] == list(want.shape)

@@ -15,6 +15,7 @@ from topi.cuda.fallbacks import (
     schedule_conv1d_nwc,
     schedule_conv1d_transpose_ncw,
     schedule_conv2d_hwcn,
+    schedule_conv2d_nchw_winograd,
     schedule_conv2d_NCHWc,
     schedule_conv2d_nhwc,
     schedule_conv2d_transpose_nchw,
@@ -73,6 +74,7 @@ from topi.nn import (
     group_conv1d_nwc,
     group_conv2d_nchw,
 )
+from topi.nn.winograd import conv2d_nchw_winograd
 from topi.scan import cumprod, cumsum
 from topi.searchsorted import cuda_searchsorted as searchsorted
 from topi.signal import cuda_dft as dft
@@ -82,19 +84,20 @@ from topi.unique import cuda_argwhere as argwhere
 from topi.unique import unique
 
 __all__ = ["argsort", "argwhere", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
-           "conv2d_nchw", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
-           "correlation_nchw", "cumprod", "cumsum", "deformable_conv2d_nchw", "depthwise_conv2d_nchw", "dft",
-           "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "scatter_nd", "schedule_adaptive_pool",
-           "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul", "schedule_batch_norm",
-           "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw",
-           "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn",
-           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw",
-           "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_correlation_nchw",
-           "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc", "schedule_dense",
-           "schedule_depthwise_conv2d_backward_input_nhwc", "schedule_depthwise_conv2d_backward_weight_nhwc",
-           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc", "schedule_elemwise",
-           "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
-           "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
-           "schedule_injective_from_existing", "schedule_lrn", "schedule_lstm", "schedule_pool",
-           "schedule_pool_grad", "schedule_reduce", "schedule_reorg", "schedule_scan", "schedule_softmax",
-           "schedule_sort", "schedule_topk", "schedule_unique", "searchsorted", "sort", "topk", "unique"]
+           "conv2d_nchw", "conv2d_nchw_winograd", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
+           "conv3d_transpose_ncdhw", "correlation_nchw", "cumprod", "cumsum", "deformable_conv2d_nchw",
+           "depthwise_conv2d_nchw", "dft", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "scatter_nd",
+           "schedule_adaptive_pool", "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul",
+           "schedule_batch_norm", "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast",
+           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc",
+           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nchw_winograd", "schedule_conv2d_nhwc",
+           "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
+           "schedule_conv3d_transpose_ncdhw", "schedule_correlation_nchw", "schedule_deformable_conv2d_nchw",
+           "schedule_deformable_conv2d_nhwc", "schedule_dense", "schedule_depthwise_conv2d_backward_input_nhwc",
+           "schedule_depthwise_conv2d_backward_weight_nhwc", "schedule_depthwise_conv2d_nchw",
+           "schedule_depthwise_conv2d_nhwc", "schedule_elemwise", "schedule_extern", "schedule_group_conv1d_ncw",
+           "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw", "schedule_group_conv2d_nhwc",
+           "schedule_group_conv2d_transpose_nchw", "schedule_injective", "schedule_injective_from_existing",
+           "schedule_lrn", "schedule_lstm", "schedule_pool", "schedule_pool_grad", "schedule_reduce",
+           "schedule_reorg", "schedule_scan", "schedule_softmax", "schedule_sort", "schedule_topk",
+           "schedule_unique", "searchsorted", "sort", "topk", "unique"]

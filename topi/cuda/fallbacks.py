@@ -33,6 +33,7 @@ schedule_deformable_conv2d_nchw = fallback("schedule_deformable_conv2d_nchw")
 schedule_deformable_conv2d_nhwc = fallback("schedule_deformable_conv2d_nhwc")
 schedule_unique = fallback("schedule_unique")
 schedule_argwhere = fallback("schedule_argwhere")
+schedule_conv2d_nchw_winograd = fallback("schedule_conv2d_nchw_winograd")
 schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.

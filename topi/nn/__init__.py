@@ -31,14 +31,14 @@ from topi.nn.pooling import adaptive_pool, adaptive_pool1d, adaptive_pool3d, glo
 from topi.nn.softmax import fast_softmax, log_softmax, softmax
 from topi.nn.space_blocks import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 from topi.nn.upsampling import upsampling, upsampling3d
-from topi.nn.winograd import conv2d_winograd_nhwc, winograd_transform_matrices
+from topi.nn.winograd import conv2d_winograd_nchw, conv2d_winograd_nhwc, winograd_transform_matrices
 from topi.utils import get_pad_tuple
 
 __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul", "batch_norm", "batch_to_space_nd",
            "binarize_pack", "binary_dense", "conv", "conv1d", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw",
            "conv2d", "conv2d_NCHWc", "conv2d_hwcn", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose_nchw",
-           "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw", "correlation_nchw",
-           "deformable_conv2d_nchw", "deformable_conv2d_nhwc", "dense", "depth_to_space",
+           "conv2d_winograd_nchw", "conv2d_winograd_nhwc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",
+           "correlation_nchw", "deformable_conv2d_nchw", "deformable_conv2d_nhwc", "dense", "depth_to_space",
            "depthwise_conv2d_backward_input_nhwc", "depthwise_conv2d_backward_weight_nhwc", "depthwise_conv2d_nchw",
            "depthwise_conv2d_nhwc", "dilate", "fast_softmax", "fifo_buffer", "flatten", "get_pad_tuple",
            "global_pool", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "group_conv2d_nhwc",

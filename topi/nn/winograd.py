@@ -90,20 +90,47 @@ def conv2d_winograd_nhwc(data: Tensor, weight: Tensor, strides: Any, padding: An
 
     :raises ValueError: for another kernel size, a stride or a dilation other than 1.
     """
-    n, h, w, ci = (const_value(d) for d in data.shape)
+    return _winograd("conv2d_winograd_nhwc", data, weight, strides, padding, dilation, out_dtype, pre_computed,
+                     tile_size, False)
+
+
+def conv2d_winograd_nchw(data: Tensor, weight: Tensor, strides: Any, padding: Any, dilation: Any, out_dtype: str,
+                         pre_computed: bool = False, auto_scheduler_rewritten_layout: str = "",
+                         meta_schedule_original_shape: Any = None, tile_size: int = 4) -> Tensor:
+    """:func:`conv2d_winograd_nhwc` of an NCHW input and an OIHW kernel, the output NCHW."""
+    return _winograd("conv2d_winograd_nchw", data, weight, strides, padding, dilation, out_dtype, pre_computed,
+                     tile_size, True)
+
+
+def conv2d_nchw_winograd(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
+                         out_dtype: str | None = None) -> Tensor:
+    """The target libraries' name (``topi.arm_cpu``, ``topi.cuda``, ``topi.mali``) of
+    :func:`conv2d_winograd_nchw` (F(4, 3)), tagged ``conv2d_nchw_winograd``."""
+    return _winograd("conv2d_nchw_winograd", data, kernel, strides, padding, dilation, out_dtype or data.dtype,
+                     False, 4, True)
+
+
+def _winograd(op: str, data: Tensor, weight: Tensor, strides: Any, padding: Any, dilation: Any, out_dtype: str,
+              pre_computed: bool, tile_size: int, nchw: bool) -> Tensor:
+    if nchw:
+        n, ci, h, w = (const_value(d) for d in data.shape)
+    else:
+        n, h, w, ci = (const_value(d) for d in data.shape)
     m, r = tile_size, 3
     alpha = m + r - 1
     if pre_computed:  # the kernel already transformed: (alpha, alpha, out channels, in channels)
         pa, pb, co, wci = (const_value(d) for d in weight.shape)
         kh = kw = 3 if (pa, pb) == (alpha, alpha) else None
+    elif nchw:
+        co, wci, kh, kw = (const_value(d) for d in weight.shape)
     else:
         kh, kw, wci, co = (const_value(d) for d in weight.shape)
     strides = (strides, strides) if isinstance(strides, int) else tuple(strides)
     dilation = (dilation, dilation) if isinstance(dilation, int) else tuple(dilation)
     if (kh, kw) != (3, 3) or strides != (1, 1) or dilation != (1, 1) or None in (n, h, w, ci, co) or wci != ci:
-        raise ValueError(f"topi.nn.conv2d_winograd_nhwc: takes a constant NHWC input and a 3 x 3 HWIO kernel of its "
-                         f"channels, stride and dilation 1; got kernel {list(map(str, weight.shape))}, stride "
-                         f"{strides}, dilation {dilation}")
+        raise ValueError(f"topi.nn.{op}: takes a constant {'NCHW' if nchw else 'NHWC'} input and a 3 x 3 "
+                         f"{'OIHW' if nchw else 'HWIO'} kernel of its channels, stride and dilation 1; got kernel "
+                         f"{list(map(str, weight.shape))}, stride {strides}, dilation {dilation}")
     A, B, G = winograd_transform_matrices(m, r, out_dtype)
     top, left, bottom, right = get_pad_tuple(padding, (kh, kw))
     out_h, out_w = h + top + bottom - kh + 1, w + left + right - kw + 1
@@ -111,17 +138,21 @@ def conv2d_winograd_nhwc(data: Tensor, weight: Tensor, strides: Any, padding: An
     tiles = n * tiles_h * tiles_w
     extra_h = (tiles_h - 1) * m + alpha - (h + top + bottom)
     extra_w = (tiles_w - 1) * m + alpha - (w + left + right)
-    padded = pad(data, (0, top, left, 0), (0, bottom + max(extra_h, 0), right + max(extra_w, 0), 0),
-                 name="data_pad")
+    after_h, after_w = bottom + max(extra_h, 0), right + max(extra_w, 0)
+    padded = pad(data, (0, 0, top, left) if nchw else (0, top, left, 0),
+                 (0, 0, after_h, after_w) if nchw else (0, after_h, after_w, 0), name="data_pad")
     if pre_computed:
         kernel_pack = weight
     else:
         rkh, rkw = te.reduce_axis((0, kh), name="r_kh"), te.reduce_axis((0, kw), name="r_kw")
         kernel_pack = te.compute((alpha, alpha, co, ci), lambda eps, nu, o, c: te.sum(
-            weight[rkh, rkw, c, o].astype(out_dtype) * G[eps, rkh] * G[nu, rkw], axis=[rkh, rkw]),
-            name="kernel_pack")
-    input_tile = te.compute((alpha, alpha, tiles, ci), lambda eps, nu, p, c: padded[
-        p // (tiles_h * tiles_w), (p // tiles_w) % tiles_h * m + eps, p % tiles_w * m + nu, c], name="input_tile")
+            (weight[o, c, rkh, rkw] if nchw else weight[rkh, rkw, c, o]).astype(out_dtype) * G[eps, rkh] * G[nu, rkw],
+            axis=[rkh, rkw]), name="kernel_pack")
+
+    def tile_read(eps: Any, nu: Any, p: Any, c: Any) -> Any:
+        b, y, x = p // (tiles_h * tiles_w), (p // tiles_w) % tiles_h * m + eps, p % tiles_w * m + nu
+        return padded[b, c, y, x] if nchw else padded[b, y, x, c]
+    input_tile = te.compute((alpha, alpha, tiles, ci), tile_read, name="input_tile")
     ra, rb = te.reduce_axis((0, alpha), name="r_a"), te.reduce_axis((0, alpha), name="r_b")
     data_pack = te.compute((alpha, alpha, tiles, ci), lambda eps, nu, p, c: te.sum(
         input_tile[ra, rb, p, c].astype(out_dtype) * B[ra, eps] * B[rb, nu], axis=[ra, rb]), name="data_pack",
@@ -133,6 +164,9 @@ def conv2d_winograd_nhwc(data: Tensor, weight: Tensor, strides: Any, padding: An
     inverse = te.compute((m, m, tiles, co), lambda vh, vw, p, o: te.sum(
         bgemm[ia, ib, p, o] * A[ia, vh] * A[ib, vw], axis=[ia, ib]), name="inverse",
         attrs={"auto_scheduler_simplify_const_tensor_indices": ["vh", "vw", "r_a", "r_b"]})
-    return te.compute((n, out_h, out_w, co), lambda b, y, x, o: inverse[
-        y % m, x % m, b * tiles_h * tiles_w + y // m * tiles_w + x // m, o], name="conv2d_winograd",
-        tag="conv2d_winograd_nhwc")
+
+    def place(b: Any, y: Any, x: Any, o: Any) -> Any:
+        return inverse[y % m, x % m, b * tiles_h * tiles_w + y // m * tiles_w + x // m, o]
+    if nchw:
+        return te.compute((n, co, out_h, out_w), lambda b, o, y, x: place(b, y, x, o), name="conv2d_winograd", tag=op)
+    return te.compute((n, out_h, out_w, co), place, name="conv2d_winograd", tag=op)

@@ -15,6 +15,7 @@ from topi.generic import (
     schedule_injective,
 )
 from topi.nn import conv2d_nchw, conv2d_nhwc, conv2d_transpose_nchw, dense, depthwise_conv2d_nchw, depthwise_conv2d_nhwc
+from topi.nn.winograd import conv2d_nchw_winograd
 
 
 def compute_depthwise_conv2d_nhwc(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
@@ -30,9 +31,11 @@ schedule_conv2d_nchw_spatial_pack = schedule_conv2d_nchw
 schedule_conv2d_nhwc_spatial_pack = schedule_conv2d_nhwc
 schedule_depthwise_conv2d_nchw_spatial_pack = schedule_depthwise_conv2d_nchw
 schedule_concatenate = schedule_injective
+schedule_conv2d_nchw_winograd = schedule_conv2d_nchw
 
-__all__ = ["compute_depthwise_conv2d_nhwc", "conv2d_nchw_spatial_pack", "conv2d_nhwc_spatial_pack",
-           "conv2d_transpose_nchw", "dense", "depthwise_conv2d_nchw", "depthwise_conv2d_nchw_spatial_pack",
-           "schedule_concatenate", "schedule_conv2d_nchw_spatial_pack", "schedule_conv2d_nhwc_spatial_pack",
-           "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_depthwise_conv2d_nchw",
-           "schedule_depthwise_conv2d_nchw_spatial_pack", "schedule_depthwise_conv2d_nhwc"]
+__all__ = ["compute_depthwise_conv2d_nhwc", "conv2d_nchw_spatial_pack", "conv2d_nchw_winograd",
+           "conv2d_nhwc_spatial_pack", "conv2d_transpose_nchw", "dense", "depthwise_conv2d_nchw",
+           "depthwise_conv2d_nchw_spatial_pack", "schedule_concatenate", "schedule_conv2d_nchw_spatial_pack",
+           "schedule_conv2d_nchw_winograd", "schedule_conv2d_nhwc_spatial_pack", "schedule_conv2d_transpose_nchw",
+           "schedule_dense", "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nchw_spatial_pack",
+           "schedule_depthwise_conv2d_nhwc"]
