@@ -236,3 +236,19 @@ def test_an_inlined_scalar_stage_is_substituted_into_scalar_and_array_readers(ex
     out = np.full(3, np.nan, "float32")
     build(s, [P, C], exact=exact)(np.arange(1, 6, dtype="float32"), out)
     np.testing.assert_array_equal(out, np.arange(3) * 3.0 + 2.0)
+
+
+@pytest.mark.parametrize("target", ["c", "python"])
+def test_float16_arithmetic_rounds_each_result_to_half(target):
+    """As NumPy's float16 and the C target's casts back: a product is rounded to half before the
+    sum (the Python target once kept it in double and disagreed with C by an ulp)."""
+    A = te.placeholder((8,), name="A", dtype="float16")
+    k = te.var("k", "float16")
+    C = te.compute((8,), lambda i: (A[i] * k + k) / (A[i] - k), name="C")
+    a = np.array([-3.05078125, 0.1, 7.3, -0.7, 1000.0, 3.0, 65504.0, -2.5], "float16")
+    out = np.zeros(8, "float16")
+    build(te.create_schedule(C.op), [A, C, k], target=target)(a, out, 1.5)
+    half = np.float16(1.5)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        want = (a * half + half) / (a - half)
+    np.testing.assert_array_equal(out, want)

@@ -110,6 +110,8 @@ class ExprSource(ExprFunctor[str]):
             text = f"({self(e.a)} {_INFIX[kind]} {self(e.b)})"  # type: ignore[attr-defined]
             if kind in (Add, Sub, Mul) and e.dtype.startswith("uint"):
                 return f"_w_{e.dtype}{text}"  # unsigned arithmetic wraps around, as C's and NumPy's
+            if e.dtype == "float16":
+                return f"_to_float16{text}"  # each result rounded to half, as C's casts back and NumPy's
             return text
         a, b = self(e.a), self(e.b)  # type: ignore[attr-defined]
         floats = is_float(e.a.dtype)  # type: ignore[attr-defined]
@@ -118,6 +120,8 @@ class ExprSource(ExprFunctor[str]):
             smallest = -(1 << (bits(e.dtype) - 1))
             return f"_int_div({a}, {b}, {smallest}, {kind is FloorDiv}, {f'{e.dtype}:{e}'!r})"
         if kind is Div:  # floats divide as IEEE does: inf or NaN by 0
+            if e.dtype == "float16":  # type: ignore[attr-defined]
+                return f"_to_float16(_fdivide({a}, {b}))"
             return f"_fdivide({a}, {b})" if floats else f"_tdiv({a}, {b})"
         if kind is Mod:
             return f"_tmod({a}, {b})"
@@ -148,6 +152,8 @@ class ExprSource(ExprFunctor[str]):
         if is_float(e.dtype):
             if e.dtype == "float32" and not is_float(e.value.dtype):
                 return f"_to_float32({v})"  # an integer rounds once, as C's conversion
+            if e.dtype == "float16":
+                return f"_to_float16({v})"
             return f"float({v})"
         if is_bool(e.dtype):
             return f"bool({v})"

@@ -88,6 +88,12 @@ def _to_float32(x: Any) -> float:
     return float(np.float32(x))
 
 
+def _to_float16(x: Any) -> float:
+    """*x* rounded to float16 (to infinity past its range, as C's conversion and NumPy's)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.float16(x))
+
+
 def _shift(a: int, b: int, left: bool, dtype: str) -> int:
     """``a << b`` or ``a >> b`` in *dtype*, as NumPy defines them: a count outside ``[0, bits)``
     (negative too) shifts everything out, giving 0 (or -1 for a negative value shifted right);
@@ -338,6 +344,7 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
                            "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
-                           "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_shift": _shift,
+                           "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_to_float16": _to_float16,
+                           "_shift": _shift,
                            "_popcount": popcount_in, "_clz": clz_in, "_nextafter": nextafter_in,
                            **WRAPS}
