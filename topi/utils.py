@@ -9,6 +9,7 @@ from typing import Any
 
 from schedule.ir import arith
 from schedule.ir import expr as te_expr
+from topi.layouts import layout_shape
 
 
 def const_value(x: Any) -> Any:
@@ -115,8 +116,6 @@ def get_pad_tuple3d(padding: Any, kernel: Sequence[Any], op: str = "conv3d") -> 
 def get_shape(src_shape: Sequence[Any], src_layout: str, dst_layout: str) -> tuple[Any, ...]:
     """*src_shape* (in *src_layout*) in *dst_layout*: ``(1, 3, 224, 224)`` from ``NCHW`` to
     ``NHWC`` is ``(1, 224, 224, 3)``; split axes (``NCHW16c``) split or join."""
-    from topi.transform.shape import layout_shape  # topi.transform imports this module
-
     return get_const_tuple(layout_shape(src_shape, src_layout, dst_layout))
 
 
