@@ -4,7 +4,7 @@ index transforms (:mod:`.transform`) and the neural-network operators (:mod:`.nn
 names, signatures and tags (:mod:`.tag`); their schedules (:mod:`.generic`, :mod:`.x86`,
 :mod:`.cuda`); NumPy references in :mod:`.testing`."""
 
-from topi import cuda, generic, image, nn, tag, testing, transform, utils, vision, x86
+from topi import cuda, generic, image, nn, sparse, tag, testing, transform, utils, vision, x86
 from topi.broadcast import (
     add,
     bitwise_and,
@@ -132,6 +132,7 @@ __all__ = ["abs", "acos", "acosh", "add", "adv_index", "all", "any", "arange", "
            "matrix_set_diag", "max", "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative",
            "nn", "not_equal", "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence",
            "right_shift", "round", "rsqrt", "scatter_nd", "searchsorted", "sequence_mask", "shape", "sigmoid",
-           "sign", "sin", "sinh", "sort", "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set",
-           "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk",
-           "transform", "transpose", "trilu", "trunc", "unique", "unravel_index", "utils", "vision", "where", "x86"]
+           "sign", "sin", "sinh", "sort", "sparse", "sparse_to_dense", "split", "sqrt", "squeeze", "stack",
+           "strided_set", "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing",
+           "tile", "topk", "transform", "transpose", "trilu", "trunc", "unique", "unravel_index", "utils", "vision",
+           "where", "x86"]

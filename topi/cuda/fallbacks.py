@@ -34,6 +34,8 @@ schedule_deformable_conv2d_nhwc = fallback("schedule_deformable_conv2d_nhwc")
 schedule_unique = fallback("schedule_unique")
 schedule_argwhere = fallback("schedule_argwhere")
 schedule_conv2d_nchw_winograd = fallback("schedule_conv2d_nchw_winograd")
+schedule_sparse_dense = fallback("schedule_sparse_dense")
+schedule_sparse_transpose = fallback("schedule_sparse_transpose")
 schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.

@@ -47,6 +47,8 @@ from topi.generic.default import (
     schedule_reorg,
     schedule_softmax,
     schedule_sort,
+    schedule_sparse_dense,
+    schedule_sparse_transpose,
     schedule_topk,
     schedule_unique,
 )
@@ -62,4 +64,4 @@ __all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_arg
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
            "schedule_injective_from_existing", "schedule_lrn", "schedule_lstm", "schedule_pool",
            "schedule_pool_grad", "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort",
-           "schedule_topk", "schedule_unique"]
+           "schedule_sparse_dense", "schedule_sparse_transpose", "schedule_topk", "schedule_unique"]

@@ -71,6 +71,8 @@ schedule_deformable_conv2d_nhwc = _default("schedule_deformable_conv2d_nhwc", Fa
 schedule_unique = _default("schedule_unique", False)
 schedule_argwhere = _default("schedule_argwhere", False)
 schedule_lstm = _default("schedule_lstm", False)
+schedule_sparse_dense = _default("schedule_sparse_dense", False)
+schedule_sparse_transpose = _default("schedule_sparse_transpose", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.

@@ -30,6 +30,7 @@ from topi.nn.pool_grad import pool_grad
 from topi.nn.pooling import adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool1d, pool2d, pool3d
 from topi.nn.softmax import fast_softmax, log_softmax, softmax
 from topi.nn.space_blocks import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
+from topi.nn.sparse import sparse_add, sparse_conv2d, sparse_dense, sparse_transpose
 from topi.nn.upsampling import upsampling, upsampling3d
 from topi.nn.winograd import conv2d_winograd_nchw, conv2d_winograd_nhwc, winograd_transform_matrices
 from topi.utils import get_pad_tuple
@@ -45,4 +46,5 @@ __all__ = ["adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "batch_matmul"
            "group_conv2d_transpose_nchw", "group_norm", "instance_norm", "layer_norm", "leaky_relu", "log_softmax",
            "lrn", "lstm", "matmul", "nll_loss", "pad", "pool1d", "pool2d", "pool3d", "pool_grad", "prelu", "relu",
            "scale_shift_nchw", "scale_shift_nchwc", "scale_shift_nhwc", "softmax", "space_to_batch_nd",
-           "space_to_depth", "upsampling", "upsampling3d", "winograd_transform_matrices"]
+           "space_to_depth", "sparse_add", "sparse_conv2d", "sparse_dense", "sparse_transpose", "upsampling",
+           "upsampling3d", "winograd_transform_matrices"]

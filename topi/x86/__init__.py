@@ -48,6 +48,7 @@ from topi.x86.injective import (
     schedule_reduce,
 )
 from topi.x86.nn import schedule_adaptive_pool, schedule_lrn, schedule_pool, schedule_softmax
+from topi.x86.sparse import schedule_sparse_dense
 
 __all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv2d_transpose_nchw", "conv3d_ncdhw",
            "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense_dynamic", "dense_nopack", "dense_pack",
@@ -60,4 +61,4 @@ __all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv2d_t
            "schedule_depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_nchw", "schedule_elemwise",
            "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax"]
+           "schedule_reduce", "schedule_softmax", "schedule_sparse_dense"]
