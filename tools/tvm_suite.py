@@ -13,9 +13,9 @@ or TVMScript are counted apart. The report goes to OUT/report.md and standard ou
 
 The tests run under the Python that runs this script, which needs pytest-timeout and, as TVM
 v0.13's files were written for it, NumPy 1 (they use ``np.infty`` and ``np.reshape(newshape=)``,
-which NumPy 2 removed): a virtual environment with ``pip install "numpy<2" pytest-timeout rsa`` and
-this project (``rsa``: TVM's ``test_topi_lstm.py`` imports it, unused). The report names the NumPy it
-ran with.
+which NumPy 2 removed): a virtual environment with ``pip install "numpy<2" pytest-timeout rsa scipy``
+and this project (``rsa``: TVM's ``test_topi_lstm.py`` imports it, unused; ``scipy``: the sparse
+operators' tests build their matrices with it). The report names the NumPy it ran with.
 """
 
 from __future__ import annotations
