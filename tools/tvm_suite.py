@@ -68,6 +68,10 @@ GROUPS = {
         "target_codegen_llvm", "target_codegen_c_host", "target_codegen_extern", "target_codegen_bool",
         "target_codegen_static_init", "tir_ir_builder", "tir_buffer", "lower_build", "tir_intrin", "tir_ops")],
     "integration": [f"tests/python/integration/test_{name}.py" for name in ("dot", "ewise", "gemm", "reduce", "scan")],
+    # Other unit tests of te programs: layout transforms, the GPU code checks, CUDA code, tracing.
+    "te_more": [f"{UNIT}/test_{name}.py" for name in (
+        "transform_layout", "tir_analysis_verify_gpu_code", "tir_analysis_verify_memory", "runtime_trace",
+        "target_codegen_cuda")],
 }
 SUPPORT = ["conftest.py", "tests/python/conftest.py", f"{TOPI}/common.py"]
 GALLERY = "gallery"
