@@ -13,6 +13,7 @@ from typing import Any
 
 from schedule.base.checks import check_name
 from schedule.base.errors import ScheduleTypeError
+from schedule.base.packed import get_global_func, register_func
 from schedule.ir import arith
 from schedule.ir.dtype import check_dtype
 from schedule.ir.expr import Call, Expr, IntImm, Ramp, StringImm, Var, _node
@@ -174,3 +175,26 @@ def call_packed(name: str, *args: Any) -> Expr:
         except TypeError as err:
             raise ScheduleTypeError(f"call_packed '{name}': argument {k}: {err}") from None
     return Call("int32", "tvm_call_packed", (StringImm(name), *converted))
+
+
+#: The trace action ``trace`` calls unless told another: it prints the traced values.
+DEFAULT_TRACE_ACTION = "tvm.default_trace_action"
+
+
+def trace(args: Any, trace_action: str = DEFAULT_TRACE_ACTION) -> Expr:
+    """The last of *args* (the traced value), passed with the others to the function registered
+    as *trace_action* each time the kernel computes it: a value the action returns replaces it
+    (TVM's ``tir.trace``); an action that returns nothing leaves it.
+
+    :raises TypeError: for *args* that are not a non-empty list.
+    """
+    if not isinstance(args, list) or not args:
+        raise ScheduleTypeError(f"trace takes its values as a non-empty list, the traced one last, not {args!r}")
+    if trace_action == DEFAULT_TRACE_ACTION and get_global_func(trace_action, allow_missing=True) is None:
+        register_func(trace_action, _print_trace)
+    packed = call_packed(trace_action, *args)
+    return Call(packed.args[-1].dtype, "tvm_call_trace_packed", packed.args)
+
+
+def _print_trace(*args: Any) -> None:
+    print(list(args))

@@ -92,11 +92,14 @@ class Callbacks:
         try:
             check_signals()
             call = self.calls[index]
-            fn = get_global_func(call.name) if call.kind == "packed" else extern_function(call.name)
+            fn = get_global_func(call.name) if call.kind in ("packed", "trace") else extern_function(call.name)
             if fn is None:
                 raise ValueError(f"no external function '{call.name}'; register it with te.register_func")
             values, copies = _arguments(call, state, ptrs, ints, floats)
-            result = call_result(call.name, call.dtype, fn(*values))
+            returned = fn(*values)
+            if call.kind == "trace" and returned is None:  # a trace action that returns nothing keeps the value
+                returned = values[-1]
+            result = call_result(call.name, call.dtype, returned)
             for memory, copy in copies:
                 memory[...] = copy
             if isinstance(result, float):

@@ -373,11 +373,11 @@ class CExprSource(ExprFunctor[str]):
             return f"(__builtin_prefetch(&{self(address.args[0])}, 0, 3), 0)"
         name = e.name
         args = list(e.args)
-        if name == "tvm_call_packed":
+        if name in ("tvm_call_packed", "tvm_call_trace_packed"):
             fn = args[0]
             if not isinstance(fn, StringImm):
                 raise LoweringError("build: call_packed needs the function's name as a string")
-            return self._python_call("packed", fn.value, e, args[1:])
+            return self._python_call("packed" if name == "tvm_call_packed" else "trace", fn.value, e, args[1:])
         if name in EXTERN_CALLS:
             fn = args[0]
             assert isinstance(fn, StringImm)

@@ -162,5 +162,6 @@ def needs_guard(access: Load | Store) -> bool:
 def from_data(index: Expr) -> bool:
     """Whether *index* depends on data (a value loaded, or returned by a Python function):
     nothing before the run bounds it."""
-    return any(isinstance(x, Load) or (isinstance(x, Call) and (x.name == "tvm_call_packed" or x.name in EXTERN_CALLS))
+    return any(isinstance(x, Load) or (isinstance(x, Call) and (x.name in ("tvm_call_packed", "tvm_call_trace_packed")
+                                                                 or x.name in EXTERN_CALLS))
                for x in distinct_post_order(index))

@@ -171,11 +171,12 @@ class ExprSource(ExprFunctor[str]):
             return self(e.args[0])
         if e.name == "prefetch":  # a hint: nothing to compute
             return "0"
-        if e.name == "tvm_call_packed":
+        if e.name in ("tvm_call_packed", "tvm_call_trace_packed"):
             name = e.args[0]
             if not isinstance(name, StringImm):
                 raise LoweringError("build: call_packed needs the function's name as a string")
-            return f"_call_packed({name.value!r}, {self._result_dtype(e)!r}, {', '.join(self(a) for a in e.args[1:])})"
+            helper = "_call_packed" if e.name == "tvm_call_packed" else "_call_trace"
+            return f"{helper}({name.value!r}, {self._result_dtype(e)!r}, {', '.join(self(a) for a in e.args[1:])})"
         if e.name in EXTERN_CALLS:
             name = e.args[0]
             assert isinstance(name, StringImm)

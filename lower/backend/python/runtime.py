@@ -266,6 +266,15 @@ def _call_packed(name: str, dtype: str | None, *args: Any) -> Any:
     return _call_arrays(name, dtype, fn, *args)
 
 
+def _call_trace(name: str, dtype: str | None, *args: Any) -> Any:
+    """The value of ``tir.trace``: what the action registered as *name* returns, or the traced
+    value (the last argument) where it returns nothing."""
+    fn = get_global_func(name)
+    assert fn is not None
+    returned = fn(*args)
+    return call_result(name, dtype, args[-1] if returned is None else returned)
+
+
 def _call_arrays(name: str, dtype: str | None, fn: Any, *args: Any) -> Any:
     """Call *fn*: buffers become NumPy arrays over a copy of the storage they reach, written
     back after the call (read-only where the function only reads them); other arguments are
@@ -341,7 +350,8 @@ RUNTIME: dict[str, Any] = {"_load": _load, "_store": _store, "_tdiv": trunc_div,
                            "_trunc": math.trunc,
                            "_inf": math.inf, "_nan": math.nan, "_math_fmod": math.fmod,
                            "_run_block": _run_block, "_view": _view, "_ptr": _ptr,
-                           "_call_packed": _call_packed, "_call_arrays": _call_arrays, "_call": _call, "_alloc": _alloc,
+                           "_call_packed": _call_packed, "_call_trace": _call_trace, "_call_arrays": _call_arrays,
+                           "_call": _call, "_alloc": _alloc,
                            "_extern": _Externs(), "_UNWRITTEN": _UNWRITTEN,
                            "_UNWRITTEN_BLOCK": _UNWRITTEN_BLOCK, "_int_div": _int_div, "_fmax": _fmax, "_fmin": _fmin,
                            "_float_to_int": _float_to_int, "_to_float32": _to_float32, "_to_float16": _to_float16,

@@ -68,11 +68,11 @@ from tebound.tvm.tir.kinds import (
     SeqStmt,
 )
 from tebound.tvm.tir.op import (
-    abs,  # noqa: A004
+    abs,  # noqa: A004,
     acos,
     acosh,
-    all,  # noqa: A004
-    any,  # noqa: A004
+    all,  # noqa: A004,
+    any,  # noqa: A004,
     asin,
     asinh,
     atan,
@@ -122,7 +122,7 @@ from tebound.tvm.tir.op import (
     popcount,
     power,
     reinterpret,
-    round,  # noqa: A004
+    round,  # noqa: A004,
     rsqrt,
     shift_left,
     shift_right,
@@ -132,22 +132,23 @@ from tebound.tvm.tir.op import (
     sqrt,
     tan,
     tanh,
+    trace,
     trunc,
     truncdiv,
     truncmod,
 )
 
-__all__ = [
-    "Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "Buffer", "BufferLoad", "BufferStore", "Call",
-    "CallEffectKind", "Cast", "Div", "EQ", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind", "GE",
-    "GT", "IfThenElse", "IntImm", "LE", "LT", "Let", "LetStmt", "Load", "Max", "Min", "Mod", "Mul", "NE", "Not", "Or",
-    "PrimExpr", "PrimFunc", "ProducerConsumer", "ProducerLoad", "ProducerRealize", "ProducerStore", "Provide", "Ramp",
-    "Realize", "Reduce", "Select", "SeqStmt", "SizeVar", "Stmt", "Store", "StringImm", "Sub", "Var", "abs", "acos",
-    "acosh", "all", "any", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "buffer", "call_extern", "call_intrin", "call_packed", "call_pure_extern", "ceil", "clz", "const",
-    "copysign", "cos", "cosh", "decl_buffer", "div", "erf", "exp", "exp10", "exp2", "expr", "floor", "floordiv",
-    "floormod", "hypot", "if_then_else", "indexdiv", "indexmod", "ir_builder", "isfinite", "isinf", "isnan", "ldexp",
-    "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "nearbyint", "nextafter", "op",
-    "popcount", "power", "reinterpret", "round", "rsqrt", "shift_left", "shift_right", "sigmoid", "sin", "sinh",
-    "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "transform", "trunc", "truncdiv", "truncmod"
-]
+__all__ = ["Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "Buffer", "BufferLoad", "BufferStore", "Call",
+           "CallEffectKind", "Cast", "Div", "EQ", "Evaluate", "FloatImm", "FloorDiv", "FloorMod", "For", "ForKind",
+           "GE", "GT", "IfThenElse", "IntImm", "LE", "LT", "Let", "LetStmt", "Load", "Max", "Min", "Mod", "Mul",
+           "NE", "Not", "Or", "PrimExpr", "PrimFunc", "ProducerConsumer", "ProducerLoad", "ProducerRealize",
+           "ProducerStore", "Provide", "Ramp", "Realize", "Reduce", "Select", "SeqStmt", "SizeVar", "Stmt", "Store",
+           "StringImm", "Sub", "Var", "abs", "acos", "acosh", "all", "any", "asin", "asinh", "atan", "atan2",
+           "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "buffer", "call_extern",
+           "call_intrin", "call_packed", "call_pure_extern", "ceil", "clz", "const", "copysign", "cos", "cosh",
+           "decl_buffer", "div", "erf", "exp", "exp10", "exp2", "expr", "floor", "floordiv", "floormod", "hypot",
+           "if_then_else", "indexdiv", "indexmod", "ir_builder", "isfinite", "isinf", "isnan", "ldexp", "likely",
+           "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "nearbyint", "nextafter", "op",
+           "popcount", "power", "reinterpret", "round", "rsqrt", "shift_left", "shift_right", "sigmoid", "sin",
+           "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "trace", "transform", "trunc",
+           "truncdiv", "truncmod"]

@@ -32,6 +32,7 @@ from schedule import log as _log
 from schedule.ir.arith import bit_op as _bit_op
 from schedule.ir.arith import bitwise_not as _bitwise_not
 from schedule.ir.arith import convert as _convert
+from schedule.ir.buffer import trace  # noqa: F401
 from schedule.ir.dtype import is_float as _is_float
 from schedule.ir.expr import Call as _Call
 from schedule.ir.expr import Expr as _Expr
