@@ -86,17 +86,14 @@ def split_host_device(body: Stmt, name: str) -> list[DeviceKernel]:
     """
     roots: list[AttrStmt] = []
     stack: list[Stmt] = [body]
+    touched = host_access(body)
+    if touched is not None:
+        raise _host_access(touched)
     while stack:
         s = stack.pop()
         if isinstance(s, AttrStmt) and s.key == "thread_extent":
             roots.append(s)
             continue
-        if isinstance(s, Store):
-            raise _host_access(s.buffer)
-        for e in stmt_exprs(s):
-            for x in distinct_post_order(e):
-                if isinstance(x, Load):
-                    raise _host_access(x.buffer)
         if isinstance(s, Allocate) and s.buffer.scope not in ("global", ""):
             raise LoweringError(f"build: target 'cuda': '{s.buffer.name}' is allocated in {s.buffer.scope} memory "
                                 "outside every kernel; compute it at a loop bound to a thread")
@@ -116,6 +113,24 @@ def split_host_device(body: Stmt, name: str) -> list[DeviceKernel]:
                                     [v for v in found.scalars if v not in {iv.var for iv in kernel.threads}],
                                     launch))
     return kernels
+
+
+def host_access(body: Stmt) -> Buffer | None:
+    """The first buffer *body* loads or stores outside every thread-bound loop (where only the
+    host runs), if there is one."""
+    stack: list[Stmt] = [body]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, AttrStmt) and s.key == "thread_extent":
+            continue
+        if isinstance(s, Store):
+            return s.buffer
+        for e in stmt_exprs(s):
+            for x in distinct_post_order(e):
+                if isinstance(x, Load):
+                    return x.buffer
+        stack.extend(reversed(stmt_children(s)))
+    return None
 
 
 def _largest(extents: list[Expr]) -> Expr:

@@ -11,10 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 import lower.transform as _ours
+from lower.backend.cuda.split import HostAccessError, host_access
 from lower.ir.stmt import AttrStmt, For, ForKind, Stmt
 from lower.ir.stmt_functor import ir_transform
 from lower.passes.loop_partition import loop_partition, partition_options
 from lower.passes.unroll_loop import unroll_loop
+from lower.target import Target
 from lower.transform import *  # noqa: F403
 from lower.transform import FunctionPass, Pass
 from schedule.ir import arith
@@ -121,6 +123,27 @@ def Apply(ftransform: Callable[[Any], Any]) -> FunctionPass:  # noqa: N802
     return FunctionPass("Apply", lambda func, mod, ctx: ftransform(func))
 
 
+def VerifyMemory() -> FunctionPass:  # noqa: N802
+    """The check that a function for a GPU (its ``"target"`` attribute's keys hold ``gpu``) reads
+    and writes memory only inside thread-bound loops, where the device runs; functions for other
+    targets pass unchanged.
+
+    :raises HostAccessError: (a ``RuntimeError``) naming the function and the buffer the host touches.
+    """
+    def check(func: Any, mod: Any, ctx: Any) -> Any:
+        target = getattr(func, "attrs", {}).get("target")
+        if target is not None and not isinstance(target, Target):
+            target = Target(str(target))
+        touched = host_access(func.body) if target is not None and "gpu" in target.keys else None
+        if touched is not None:
+            raise HostAccessError(f"VerifyMemory: function '{getattr(func, 'name', 'main')}' for target "
+                                  f"'{target.kind.name}' reads or writes '{touched.name}' outside every thread-bound "
+                                  f"loop, where only the host runs; bind the loops of the stage that computes it to "
+                                  f"blockIdx and threadIdx (did you forget to bind?)")
+        return func
+    return FunctionPass("VerifyMemory", check)
+
+
 def _in_tvm_form(make: Callable[..., Pass]) -> Callable[..., Pass]:
     """*make*'s pass taking and giving allocations in TVM's form (see
     :mod:`tebound.tvm.tir.allocations`)."""
@@ -132,6 +155,7 @@ def _in_tvm_form(make: Callable[..., Pass]) -> Callable[..., Pass]:
 
 
 for _name, _make in list(globals().items()):
-    if (_name[:1].isupper() and callable(_make) and _name not in ("Pass", "Sequential", "FunctionPass", "Apply")
+    if (_name[:1].isupper() and callable(_make)
+            and _name not in ("Pass", "Sequential", "FunctionPass", "Apply", "VerifyMemory", "Target")
             and (getattr(_make, "__module__", None) in (__name__, _ours.__name__))):
         globals()[_name] = _in_tvm_form(_make)
