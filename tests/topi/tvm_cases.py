@@ -3,6 +3,12 @@
 the output from the placeholders. The same text builds on both, TVM's topi and ours."""
 
 
+def _rois(topi, te, R):
+    """Three rois (batch, x1, y1, x2, y2) from *R* (3, 4): images 0, 1, 0 and corners in [-2, 14)."""
+    batch = te.compute((3, 1), lambda i, j: (i % 2).astype("float32"), name="roi_batch")
+    return topi.concatenate([batch, topi.sigmoid(R) * 16.0 - 2.0], axis=1)
+
+
 def cases():
     """(name, input shapes, build(topi, te, *placeholders)) for each case."""
     return [
@@ -43,6 +49,10 @@ def cases():
         ("deformable_nhwc", [(1, 7, 6, 2), (1, 3, 3, 8), (2, 2, 2, 3)], lambda topi, te, A, O, W: topi.nn.deformable_conv2d_nhwc(A, O, W, 2, 0, 2, 1, 1, "float32")),
         ("correlation_mul", [(1, 3, 8, 9), (1, 3, 8, 9)], lambda topi, te, A, B: topi.nn.correlation_nchw(A, B, 3, 2, 1, 1, 2, True)),
         ("correlation_abs", [(2, 2, 9, 8), (2, 2, 9, 8)], lambda topi, te, A, B: topi.nn.correlation_nchw(A, B, 1, 4, 2, 2, (1, 2, 3, 0), False)),
+        ("roi_align_avg", [(2, 3, 10, 12), (3, 4)], lambda topi, te, A, R: topi.vision.roi_align_nchw(A, _rois(topi, te, R), (3, 2), 0.8, "avg", 2)),
+        ("roi_align_max", [(2, 3, 10, 12), (3, 4)], lambda topi, te, A, R: topi.vision.roi_align_nchw(A, _rois(topi, te, R), 3, 1.0, "max", -1)),
+        ("roi_align_adaptive", [(2, 3, 10, 12), (3, 4)], lambda topi, te, A, R: topi.vision.roi_align_nchw(A, _rois(topi, te, R), (2, 4), 0.5, "avg")),
+        ("roi_pool", [(2, 3, 10, 12), (3, 4)], lambda topi, te, A, R: topi.vision.roi_pool_nchw(A, _rois(topi, te, R), (3, 2), 0.9)),
         ("group", [(1, 4, 9, 8), (6, 2, 3, 3)], lambda topi, te, A, W: topi.nn.group_conv2d_nchw(A, W, 1, 1, 1, 2)),
         ("nhwc", [(1, 9, 8, 4), (3, 3, 4, 6)], lambda topi, te, A, W: topi.nn.conv2d_nhwc(A, W, 2, 1, 1)),
         ("depthwise", [(1, 4, 9, 8), (4, 2, 3, 3)], lambda topi, te, A, W: topi.nn.depthwise_conv2d_nchw(A, W, 2, 1, 1)),

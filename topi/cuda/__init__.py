@@ -36,6 +36,8 @@ from topi.cuda.fallbacks import (
     schedule_lstm,
     schedule_pool_grad,
     schedule_reorg,
+    schedule_roi_align,
+    schedule_roi_pool,
     schedule_scan,
     schedule_sort,
     schedule_sparse_dense,
@@ -102,6 +104,6 @@ __all__ = ["argsort", "argwhere", "batch_matmul", "conv1d_ncw", "conv1d_nwc", "c
            "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw", "schedule_group_conv2d_nhwc",
            "schedule_group_conv2d_transpose_nchw", "schedule_injective", "schedule_injective_from_existing",
            "schedule_lrn", "schedule_lstm", "schedule_pool", "schedule_pool_grad", "schedule_reduce",
-           "schedule_reorg", "schedule_scan", "schedule_softmax", "schedule_sort", "schedule_sparse_dense",
-           "schedule_sparse_transpose", "schedule_topk", "schedule_unique", "searchsorted", "sort", "sparse_dense",
-           "topk", "unique"]
+           "schedule_reorg", "schedule_roi_align", "schedule_roi_pool", "schedule_scan", "schedule_softmax",
+           "schedule_sort", "schedule_sparse_dense", "schedule_sparse_transpose", "schedule_topk", "schedule_unique",
+           "searchsorted", "sort", "sparse_dense", "topk", "unique"]

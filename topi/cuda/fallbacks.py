@@ -36,6 +36,8 @@ schedule_argwhere = fallback("schedule_argwhere")
 schedule_conv2d_nchw_winograd = fallback("schedule_conv2d_nchw_winograd")
 schedule_sparse_dense = fallback("schedule_sparse_dense")
 schedule_sparse_transpose = fallback("schedule_sparse_transpose")
+schedule_roi_align = fallback("schedule_roi_align")
+schedule_roi_pool = fallback("schedule_roi_pool")
 schedule_batch_norm = fallback("schedule_batch_norm")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.

@@ -45,6 +45,8 @@ from topi.generic.default import (
     schedule_pool_grad,
     schedule_reduce,
     schedule_reorg,
+    schedule_roi_align,
+    schedule_roi_pool,
     schedule_softmax,
     schedule_sort,
     schedule_sparse_dense,
@@ -63,5 +65,6 @@ __all__ = ["conv2d", "schedule_adaptive_pool", "schedule_argsort", "schedule_arg
            "schedule_extern", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw", "schedule_injective",
            "schedule_injective_from_existing", "schedule_lrn", "schedule_lstm", "schedule_pool",
-           "schedule_pool_grad", "schedule_reduce", "schedule_reorg", "schedule_softmax", "schedule_sort",
-           "schedule_sparse_dense", "schedule_sparse_transpose", "schedule_topk", "schedule_unique"]
+           "schedule_pool_grad", "schedule_reduce", "schedule_reorg", "schedule_roi_align", "schedule_roi_pool",
+           "schedule_softmax", "schedule_sort", "schedule_sparse_dense", "schedule_sparse_transpose",
+           "schedule_topk", "schedule_unique"]

@@ -73,6 +73,8 @@ schedule_argwhere = _default("schedule_argwhere", False)
 schedule_lstm = _default("schedule_lstm", False)
 schedule_sparse_dense = _default("schedule_sparse_dense", False)
 schedule_sparse_transpose = _default("schedule_sparse_transpose", False)
+schedule_roi_align = _default("schedule_roi_align", False)
+schedule_roi_pool = _default("schedule_roi_pool", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
 
 #: Sorts are extern operations: their schedule is the extern's.

@@ -52,6 +52,7 @@ from topi.testing.nn import (
     upsampling_python,
 )
 from topi.testing.pool import adaptive_pool, pool_grad_nchw, poolnd_python
+from topi.testing.rcnn import roi_align_nchw_python, roi_pool_nchw_python
 from topi.testing.resize import resize1d_python, resize2d_python, resize3d_python
 from topi.testing.space import (
     batch_to_space_nd_python,
@@ -82,5 +83,6 @@ __all__ = ["adaptive_pool", "affine_grid_python", "batch_matmul", "batch_norm", 
            "group_conv1d_ncw_python", "group_norm_python", "instance_norm_python", "layer_norm_python",
            "log_softmax_python", "lrn_python", "lstm_python", "matrix_set_diag", "nll_loss", "one_hot",
            "pool_grad_nchw", "poolnd_python", "reorg_python", "resize1d_python", "resize2d_python",
-           "resize3d_python", "searchsorted_ref", "sequence_mask", "softmax_python", "space_to_batch_nd_python",
-           "space_to_depth_python", "strided_set_python", "strided_slice_python", "upsampling_python"]
+           "resize3d_python", "roi_align_nchw_python", "roi_pool_nchw_python", "searchsorted_ref", "sequence_mask",
+           "softmax_python", "space_to_batch_nd_python", "space_to_depth_python", "strided_set_python",
+           "strided_slice_python", "upsampling_python"]

@@ -1,5 +1,6 @@
 """TVM's x86 schedules (``topi.x86``): tiles, vector loops and parallel loops for the CPU."""
 
+from topi.vision.rcnn import roi_align_nchw
 from topi.x86.bnn import schedule_binarize_pack, schedule_binary_dense
 from topi.x86.computes import (
     batch_matmul,
@@ -52,13 +53,13 @@ from topi.x86.sparse import schedule_sparse_dense
 
 __all__ = ["batch_matmul", "conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv2d_transpose_nchw", "conv3d_ncdhw",
            "conv3d_ndhwc", "conv3d_transpose_ncdhw", "dense_dynamic", "dense_nopack", "dense_pack",
-           "depthwise_conv2d_NCHWc", "depthwise_conv2d_nchw", "schedule_adaptive_pool", "schedule_batch_matmul",
-           "schedule_batch_norm", "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast",
-           "schedule_concatenate", "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv2d_NCHWc",
-           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
-           "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw", "schedule_dense",
-           "schedule_dense_dynamic", "schedule_dense_nopack", "schedule_dense_pack",
-           "schedule_depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_nchw", "schedule_elemwise",
-           "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc", "schedule_group_conv2d_nchw",
-           "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_pool",
-           "schedule_reduce", "schedule_softmax", "schedule_sparse_dense"]
+           "depthwise_conv2d_NCHWc", "depthwise_conv2d_nchw", "roi_align_nchw", "schedule_adaptive_pool",
+           "schedule_batch_matmul", "schedule_batch_norm", "schedule_binarize_pack", "schedule_binary_dense",
+           "schedule_broadcast", "schedule_concatenate", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
+           "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nhwc",
+           "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
+           "schedule_conv3d_transpose_ncdhw", "schedule_dense", "schedule_dense_dynamic", "schedule_dense_nopack",
+           "schedule_dense_pack", "schedule_depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_nchw",
+           "schedule_elemwise", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
+           "schedule_group_conv2d_nchw", "schedule_injective", "schedule_injective_from_existing", "schedule_lrn",
+           "schedule_pool", "schedule_reduce", "schedule_softmax", "schedule_sparse_dense"]
