@@ -20,7 +20,7 @@ from topi.utils import const_value, get_const_int, get_pad_tuple_generic, pair
 def conv1d_transpose_ncw(data: Tensor, kernel: Tensor, stride: Any, padding: Any, out_dtype: str,
                          output_padding: Any) -> Tensor:
     """Input NCW, kernel ``(in_channels, out_channels, width)``."""
-    return _transpose("conv1d_transpose_ncw", data, kernel, stride, padding, out_dtype, output_padding, 1, "kernel")
+    return _transpose("conv1d_transpose_ncw", 1, data, kernel, stride, padding, out_dtype, output_padding, 1, "kernel")
 
 
 def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides: Any, padding: Any,  # noqa: N803
@@ -30,7 +30,7 @@ def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides: Any, padding: 
     :raises ValueError: for an output padding not smaller than its stride, or a padding larger
         than the kernel allows.
     """
-    return _transpose("conv2d_transpose_nchw", Input, Filter, strides, padding, out_dtype, output_padding, 1)
+    return _transpose("conv2d_transpose_nchw", 2, Input, Filter, strides, padding, out_dtype, output_padding, 1)
 
 
 def group_conv2d_transpose_nchw(data: Tensor, kernel: Tensor, stride: Any, padding: Any, out_dtype: str,
@@ -39,18 +39,18 @@ def group_conv2d_transpose_nchw(data: Tensor, kernel: Tensor, stride: Any, paddi
     ``(in_channels, out_channels // groups, rows, cols)``."""
     if groups == 1:
         return conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype, output_padding)
-    return _transpose("group_conv2d_transpose_nchw", data, kernel, stride, padding, out_dtype, output_padding, groups)
+    return _transpose("group_conv2d_transpose_nchw", 2, data, kernel, stride, padding, out_dtype, output_padding,
+                      groups)
 
 
 def conv3d_transpose_ncdhw(Input: Tensor, Filter: Tensor, strides: Any, padding: Any, out_dtype: str,  # noqa: N803
                            output_padding: Any) -> Tensor:
     """Input NCDHW, Filter ``(in_channels, out_channels, depth, rows, cols)``."""
-    return _transpose("conv3d_transpose_ncdhw", Input, Filter, strides, padding, out_dtype, output_padding, 1)
+    return _transpose("conv3d_transpose_ncdhw", 3, Input, Filter, strides, padding, out_dtype, output_padding, 1)
 
 
-def _transpose(op: str, data: Tensor, kernel: Tensor, strides: Any, padding: Any, out_dtype: str | None,
+def _transpose(op: str, ndim: int, data: Tensor, kernel: Tensor, strides: Any, padding: Any, out_dtype: str | None,
                output_padding: Any, groups: int, kernel_name: str = "kernel_transform") -> Tensor:
-    ndim = int(op[op.index("conv") + 4])
     for what, t in (("data", data), ("kernel", kernel)):
         if not isinstance(t, Tensor):
             raise TypeError(f"topi.nn.{op}: {what} must be a tensor, got {t!r}")
