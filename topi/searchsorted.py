@@ -8,7 +8,7 @@ from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
 from schedule.ir.buffer import decl_buffer
 from schedule.ir.dtype import check_dtype, is_int
-from topi.lines import each_item
+from topi.extern_items import each_item
 from topi.transform.shape import product, tensor
 
 

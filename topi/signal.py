@@ -14,7 +14,7 @@ from schedule.ir import arith
 from schedule.ir.buffer import decl_buffer
 from schedule.ir.dtype import is_float
 from schedule.ir.intrinsics import cos, sin
-from topi.lines import each_item
+from topi.extern_items import each_item
 from topi.transform.shape import product, tensor
 
 

@@ -16,7 +16,7 @@ import schedule as te
 from schedule import Tensor, extern, get_global_func, ir_builder, register_func
 from schedule.ir import arith
 from schedule.ir.buffer import call_packed, decl_buffer
-from topi.lines import each_item
+from topi.extern_items import each_item
 from topi.transform.shape import product, tensor
 
 UNIQUE = "tebound.topi.unique"

@@ -95,7 +95,9 @@ def _nll_loop(pred, targets, weights, reduction, ignore):
         taken.append(float(weights[c]))
     if reduction == "none":
         return np.array(losses).reshape(targets.shape)
-    return np.array(sum(losses) if reduction == "sum" else sum(losses) / sum(taken))
+    if reduction == "sum":
+        return np.array(sum(losses))
+    return np.array(sum(losses) / sum(taken) if sum(taken) else float("nan"))  # every target ignored: 0 / 0
 
 
 @pytest.mark.parametrize("shape, reduction, ignore", [((6, 4), "mean", -100), ((5, 3, 2, 2), "mean", 1),
@@ -104,18 +106,19 @@ def _nll_loop(pred, targets, weights, reduction, ignore):
 def test_nll_loss_equals_its_definition_and_never_reads_an_ignored_target(shape, reduction, ignore):
     classes = shape[0] if len(shape) == 1 else shape[1]
     tshape = () if len(shape) == 1 else (shape[0], *shape[2:])
-    pred = RNG.uniform(size=shape).astype("float32")
-    targets = RNG.integers(0, classes, tshape).astype("int32")
+    rng = np.random.default_rng(len(shape) * 10 + (ignore % 7))
+    pred = rng.uniform(size=shape).astype("float32")
+    targets = rng.integers(0, classes, tshape).astype("int32")
     if ignore == -100:  # an ignored target far outside the classes: reading it would fail the checks
         targets.flat[0] = -100
-    weights = RNG.uniform(0.5, 1.5, classes).astype("float32")
+    weights = rng.uniform(0.5, 1.5, classes).astype("float32")
     P, T, W = te.placeholder(shape, name="P"), te.placeholder(tshape, "int32", "T"), te.placeholder((classes,), name="W")
     out = topi.nn.nll_loss(P, T, W, reduction, ignore)
     got = np.full([int(d) for d in out.shape], np.nan, "float32")
     build(topi.generic.schedule_reduce([out]), [P, T, W, out])(pred, targets, weights, got)
     want = _nll_loop(pred, targets, weights, reduction, ignore)
-    if not (len(shape) == 1 and reduction == "mean" and targets.flat[0] == ignore):  # 0 / 0
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with np.errstate(invalid="ignore"):
         np.testing.assert_allclose(topi.testing.nll_loss(pred, targets, weights, reduction, ignore), want, rtol=1e-5)
 
 
@@ -156,3 +159,12 @@ def test_the_cuda_forms_bind_one_thread_per_item_and_compute_the_same():
     found = np.zeros(1500, "int32")
     g(seq, vals, found)
     np.testing.assert_array_equal(found, np.searchsorted(seq, vals, "right"))
+
+
+def test_a_mean_over_only_ignored_targets_is_nan_as_zero_by_zero():
+    P, T, W = te.placeholder((4,), name="P"), te.placeholder((), "int32", "T"), te.placeholder((4,), name="W")
+    out = topi.nn.nll_loss(P, T, W, "mean", 3)
+    got = np.zeros((), "float32")
+    build(topi.generic.schedule_reduce([out]), [P, T, W, out])(np.ones(4, "float32"), np.array(3, "int32"),
+                                                                 np.ones(4, "float32"), got)
+    assert np.isnan(got)
