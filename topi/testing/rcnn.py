@@ -56,15 +56,16 @@ def roi_pool_nchw_python(a_np: np.ndarray, rois_np: np.ndarray, pooled_size: Any
     out = np.zeros((rois_np.shape[0], channels, ph_n, pw_n), a_np.dtype)
     for i, roi in enumerate(rois_np):
         batch = int(roi[0])
-        x1, y1, x2, y2 = (int(np.round(v * np.float32(spatial_scale))) for v in roi[1:])
+        x1, y1, x2, y2 = (int(np.round(np.float32(v) * np.float32(spatial_scale))) for v in roi[1:])
         roi_h, roi_w = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
-        bin_h, bin_w = np.float32(roi_h) / ph_n, np.float32(roi_w) / pw_n
+        f32, eps = np.float32, np.float32(1e-5)  # the kernel's float32 arithmetic, step by step
+        bin_h, bin_w = f32(f32(roi_h) / f32(ph_n)), f32(f32(roi_w) / f32(pw_n))
         for ph in range(ph_n):
             for pw in range(pw_n):
-                h0 = min(max(int(math.floor(ph * bin_h + 1e-5)) + y1, 0), h)
-                w0 = min(max(int(math.floor(pw * bin_w + 1e-5)) + x1, 0), w)
-                h1 = min(max(int(math.ceil((ph + 1) * bin_h - 1e-5)) + y1, 0), h)
-                w1 = min(max(int(math.ceil((pw + 1) * bin_w - 1e-5)) + x1, 0), w)
+                h0 = min(max(int(math.floor(f32(f32(ph) * bin_h) + eps)) + y1, 0), h)
+                w0 = min(max(int(math.floor(f32(f32(pw) * bin_w) + eps)) + x1, 0), w)
+                h1 = min(max(int(math.ceil(f32(f32(ph + 1) * bin_h) - eps)) + y1, 0), h)
+                w1 = min(max(int(math.ceil(f32(f32(pw + 1) * bin_w) - eps)) + x1, 0), w)
                 if h0 < h1 and w0 < w1:
                     out[i, :, ph, pw] = a_np[batch, :, h0:h1, w0:w1].max(axis=(1, 2))
     return out
