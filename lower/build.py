@@ -24,10 +24,12 @@ from lower.ir.stmt import Load, Store
 from lower.ir.stmt_functor import buffers_passed_to_calls, post_order_visit, stored_buffers
 from lower.library import read_library, write_library, write_object
 from lower.lower import LoweredFunc, collector_paused, lower_quietly
+from lower.module import PrimFunc
 from lower.passes.intrin_lowering import lower_intrinsics
 from lower.passes.remove_assume import remove_assume
 from lower.passes.scalarize import scalarize_vectors
 from lower.passes.tensor_core import expand_wmma
+from lower.prim_func_lowering import lowered_from_prim_func
 from lower.target import CPU_KINDS, GPU_KINDS, Target, warn_gpu_semantics
 from lower.timing import time_evaluator
 from schedule.base.checks import check_flag
@@ -379,9 +381,12 @@ def build_lowered(func: LoweredFunc, target: str | None = None, *, checks: bool 
 
     :raises TypeError: for anything but a lowered function.
     """
+    if isinstance(func, PrimFunc):  # made by hand: its buffer parameters become the arguments
+        func = lowered_from_prim_func(func)
+        name = name if name != "default_function" else func.name
     if not isinstance(func, LoweredFunc):
-        raise TypeError(f"build: expected a schedule or what lower() returned, got {type(func).__name__}; a "
-                        f"tir.PrimFunc made by hand has no buffers to bind arrays to")
+        raise TypeError(f"build: expected a schedule, what lower() returned or a tir.PrimFunc, got "
+                        f"{type(func).__name__}")
     if func.outside_read is not None:
         raise ScheduleError(f"build: {func.outside_read}; a read outside a tensor reads memory that is not its own")
     pointed = _pointer_buffer(func.body)

@@ -11,14 +11,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from lower.ir.script.function import module_script
-from lower.ir.stmt import SeqStmt, Stmt, seq_items
+from lower.ir.stmt import Evaluate, SeqStmt, Stmt, seq_items
 from lower.operation.extern import lower_body
 from schedule.ir.extern_stmt import BodyStmt
+from schedule.ir.ir_builder import Emitted
 
 
 def as_stmt(body: Any, where: str = "PrimFunc") -> Stmt:
     """*body* as a statement of the lowered IR: an ``ir_builder`` body (``ib.get()``) is
     lowered as an extern's body is."""
+    if isinstance(body, Emitted):  # ib.get() of a builder that only emitted calls
+        return SeqStmt(tuple(Evaluate(c) for c in body.calls)) if len(body.calls) != 1 else Evaluate(body.calls[0])
     if isinstance(body, BodyStmt):
         return lower_body(where, body)
     if isinstance(body, SeqStmt) and any(isinstance(x, BodyStmt) for x in body.seq):  # tir.SeqStmt([ib.get(), ...])

@@ -15,7 +15,8 @@ from lower.ir.stmt import ProducerConsumer
 from lower.ir.stmt_functor import ir_transform
 from lower.lower import LoweredFunc
 from lower.lower import lower as _lower
-from lower.module import IRModule
+from lower.module import IRModule, PrimFunc
+from lower.prim_func_lowering import lowered_from_prim_func
 from lower.target import Target
 from schedule import arith
 from schedule.base.pass_context import default_exact, lower_passes, tvm_rules
@@ -72,6 +73,8 @@ def build(inputs: Any, args: Sequence[Any] | None = None, target: Any = None, ta
         return build_several([(f, target) for f in funcs])
     if isinstance(inputs, LoweredFunc):  # tvm.lower's result, passes applied to it or not
         return build_lowered(inputs, target, name=name or inputs.name)
+    if isinstance(inputs, PrimFunc):  # made by hand: named by its global symbol, else "main"
+        return build_lowered(inputs, target, name=name or "default_function")
     if lower_passes():  # the custom passes see the function TVM's lower gives them
         return build_lowered(lower(inputs, args, name=name or "default_function", exact=exact), target,
                              name=name or "default_function")
@@ -89,6 +92,8 @@ def build_several(funcs: list[tuple[Any, Any]]) -> BuiltModule:
     """
     built: dict[str, BuiltFunc] = {}
     for f, target in funcs:
+        if isinstance(f, PrimFunc):
+            f = lowered_from_prim_func(f)
         if not isinstance(f, LoweredFunc):
             raise TypeError(f"build: a module of several functions is built from what tvm.lower returned, "
                             f"not {type(f).__name__}")
