@@ -112,9 +112,13 @@ def test_symbolic_length_conv1d_computes_for_any_length():
     (lambda: topi.nn.group_conv2d_transpose_nchw(te.placeholder((1, 5, 4, 4)), te.placeholder((5, 2, 3, 3)), 1, 0,
                                                  "float32", 0, 2), "2 groups must divide the input channels (5)"),
     (lambda: te.compute((2, 3), lambda *i: 1.0, varargs_names=["a"]), "varargs_names must be 2 names"),
+    (lambda: topi.nn.conv1d_ncw(None, None), "inp must be a tensor"),
+    (lambda: topi.nn.conv(te.placeholder((1, 4, 9)), te.placeholder((2, 4, 3)), 1, 0, 1, 1, None), "layouts are strings"),
+    (lambda: topi.nn.conv2d_winograd_nchw(None, None, 1, 0, 1, "float32"), "data must be a 4-d tensor"),
+    (lambda: topi.nn.sparse_conv2d(te.placeholder((1, 3, 3, 4)), None, None, None), "takes a tensor"),
 ])
 def test_bad_arguments_are_refused_with_what_to_change(make, message):
-    with pytest.raises((ValueError, te.ScheduleError)) as err:
+    with pytest.raises((ValueError, TypeError, te.ScheduleError)) as err:
         make()
     assert message in str(err.value)
 

@@ -43,10 +43,14 @@ def conv(inp: Tensor, filt: Tensor, stride: Any, padding: Any, dilation: Any, gr
     :raises ValueError: for layouts that do not match the tensors, channels the groups do not
         divide, or a kernel larger than the padded input.
     """
-    name = f"{'group_' if groups > 1 else ''}conv{len(inp.shape) - 2}d_{data_layout.lower()}"
     for what, t in (("inp", inp), ("filt", filt)):
         if not isinstance(t, Tensor):
-            raise TypeError(f"topi.nn.{name}: {what} must be a tensor, got {t!r}")
+            raise TypeError(f"topi.nn.conv: {what} must be a tensor, got {t!r}")
+    if not isinstance(data_layout, str) or not isinstance(kernel_layout, str):
+        raise TypeError(f"topi.nn.conv: the layouts are strings ('NCW', 'OIW' ...), got {data_layout!r} and "
+                        f"{kernel_layout!r}")
+    grouped = "group_" if isinstance(groups, int) and groups > 1 else ""
+    name = f"{grouped}conv{len(inp.shape) - 2}d_{data_layout.lower()}"
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise ValueError(f"topi.nn.{name}: groups must be a positive int, got {groups!r}")
     ndim = len(inp.shape)

@@ -145,6 +145,8 @@ def sparse_conv2d(dense_data: Tensor, sparse_data: Tensor, sparse_indices: Tenso
     :raises ValueError: for another kernel size or layout.
     """
     data = tensor("nn.sparse_conv2d", dense_data)
+    for t in (sparse_data, sparse_indices, sparse_indptr):
+        tensor("nn.sparse_conv2d", t)
     if kernel_size != 1 or layout not in ("NHWC", "NCHW") or len(data.shape) != 4:
         raise ValueError(f"topi.nn.sparse_conv2d: takes a 4-d NHWC or NCHW input and a 1 x 1 kernel, got layout "
                          f"{layout!r}, kernel_size {kernel_size!r}")

@@ -112,6 +112,9 @@ def conv2d_nchw_winograd(data: Tensor, kernel: Tensor, strides: Any, padding: An
 
 def _winograd(op: str, data: Tensor, weight: Tensor, strides: Any, padding: Any, dilation: Any, out_dtype: str,
               pre_computed: bool, tile_size: int, nchw: bool) -> Tensor:
+    for what, t in (("data", data), ("weight", weight)):
+        if not isinstance(t, Tensor) or len(t.shape) != 4:
+            raise TypeError(f"topi.nn.{op}: {what} must be a 4-d tensor, got {t!r}")
     if nchw:
         n, ci, h, w = (const_value(d) for d in data.shape)
     else:
