@@ -15,7 +15,7 @@ from typing import Any
 import schedule as te
 from topi.traverse import new_schedule, traverse_inline
 from topi.utils import const_value
-from topi.x86.injective import parallel_outer, schedule_injective_from_existing
+from topi.x86.injective import parallel_outer, schedule_remaining_outputs
 
 
 def tile_factor(extent: Any, candidates: tuple[int, ...]) -> int:
@@ -109,10 +109,7 @@ def schedule_conv2d_nchw(outs: Any) -> te.Schedule:
         elif op.tag == "conv2d_transpose_nchw" and not s[op].relations:
             parallel_outer(s, op.output(0))
     traverse_inline(s, out.op, visit)
-    for t in tensors:
-        if not s[t.op].relations:
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_remaining_outputs(s, tensors)
 
 
 schedule_group_conv2d_nchw = schedule_conv2d_nchw
@@ -129,10 +126,7 @@ def schedule_conv2d_nhwc(outs: Any) -> te.Schedule:
         if op.tag in ("conv2d_nhwc", "conv2d_hwcn") and not s[op].relations:
             parallel_outer(s, op.output(0))
     traverse_inline(s, tensors[0].op, visit)
-    for t in tensors:
-        if not s[t.op].relations:
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_remaining_outputs(s, tensors)
 
 
 schedule_conv2d_hwcn = schedule_conv2d_nhwc

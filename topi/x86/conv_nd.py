@@ -12,7 +12,7 @@ import schedule as te
 from topi.nn import conv1d_ncw, conv1d_nwc, conv2d_NCHWc, conv3d_ncdhw, conv3d_ndhwc, conv3d_transpose_ncdhw
 from topi.traverse import new_schedule, traverse_inline
 from topi.x86.conv2d import tile_factor
-from topi.x86.injective import parallel_outer, schedule_injective_from_existing
+from topi.x86.injective import parallel_outer, schedule_remaining_outputs
 
 #: The tags of the convolutions scheduled here.
 CONV_TAGS = frozenset(f"{g}conv{d}d_{layout}" for g in ("", "group_") for d, layouts in
@@ -47,10 +47,7 @@ def schedule_conv_nd(outs: Any) -> te.Schedule:
         elif op.tag in TRANSPOSE_TAGS:
             parallel_outer(s, op.output(0))
     traverse_inline(s, out.op, visit)
-    for t in tensors:
-        if not s[t.op].relations:
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_remaining_outputs(s, tensors)
 
 
 schedule_conv1d_ncw = schedule_conv1d_nwc = schedule_conv_nd
@@ -87,10 +84,7 @@ def schedule_conv2d_NCHWc(outs: Any) -> te.Schedule:  # noqa: N802
         s[acc].unroll(aw)
         s[acc].vectorize(ab)
     traverse_inline(s, out.op, visit)
-    for t in tensors:
-        if not s[t.op].relations:
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_remaining_outputs(s, tensors)
 
 
 __all__ = ["conv1d_ncw", "conv1d_nwc", "conv2d_NCHWc", "conv3d_ncdhw", "conv3d_ndhwc", "conv3d_transpose_ncdhw",

@@ -15,7 +15,7 @@ import schedule as te
 from topi.traverse import new_schedule, traverse_inline
 from topi.utils import const_value
 from topi.x86.conv2d import tile_factor
-from topi.x86.injective import schedule_injective_from_existing
+from topi.x86.injective import schedule_remaining_outputs
 
 
 def _tile(s: te.Schedule, mat: te.Tensor) -> None:
@@ -84,10 +84,7 @@ def _schedule(name: str, tags: tuple[str, ...], outs: Any) -> te.Schedule:
             all(const_value(a) == const_value(b) for a, b in zip(out.shape, mat.shape))
         _pack_tile(s, mat, out if epilogue else mat, vector)
     traverse_inline(s, out.op, visit)
-    for t in tensors:
-        if not s[t.op].relations:
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_remaining_outputs(s, tensors)
 
 
 def schedule_dense(outs: Any) -> te.Schedule:

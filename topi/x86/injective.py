@@ -35,6 +35,15 @@ def schedule_injective_from_existing(sch: te.Schedule, out: te.Tensor) -> te.Sch
     return sch
 
 
+def schedule_remaining_outputs(sch: te.Schedule, outs: list[te.Tensor]) -> te.Schedule:
+    """In *sch*: each of *outs* no schedule has split or fused yet, scheduled as injective (the
+    epilogue after an operator's own schedule)."""
+    for t in outs:
+        if not sch[t.op].relations:
+            schedule_injective_from_existing(sch, t)
+    return sch
+
+
 def schedule_injective(outs: Any) -> te.Schedule:
     """Every injective producer inlined; each output scheduled as above."""
     return schedule_outputs("x86.schedule_injective", outs, schedule_injective_from_existing)

@@ -7,7 +7,7 @@ from typing import Any
 
 import schedule as te
 from topi.traverse import new_schedule, traverse_inline
-from topi.x86.injective import parallel_outer, schedule_injective_from_existing
+from topi.x86.injective import parallel_outer, schedule_remaining_outputs
 
 
 def schedule_sparse_dense(outs: Any) -> te.Schedule:
@@ -19,7 +19,4 @@ def schedule_sparse_dense(outs: Any) -> te.Schedule:
             parallel_outer(s, op.output(0))
     for t in tensors:
         traverse_inline(s, t.op, visit)
-    for t in tensors:
-        if not s[t.op].relations:
-            schedule_injective_from_existing(s, t)
-    return s
+    return schedule_remaining_outputs(s, tensors)
