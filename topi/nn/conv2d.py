@@ -9,7 +9,6 @@ from typing import Any
 
 import schedule as te
 from schedule import Tensor
-from schedule.ir import arith
 from topi.nn.conv import conv
 from topi.nn.pad import pad
 from topi.nn.window import Window, check_tensors
@@ -39,27 +38,8 @@ def group_conv2d_nchw(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, 
 
 def _conv_nchw(op: str, data: Tensor, kernel: Tensor, stride: Any, padding: Any, dilation: Any, groups: int,
                out_dtype: str | None) -> Tensor:
-    out_dtype = out_dtype or data.dtype
-    _, channels, rows, cols = data.shape
-    filters, per_group, kh, kw = kernel.shape
-    c, f, g = const_value(channels), const_value(filters), const_value(per_group)
-    if c is not None and f is not None and (c % groups or f % groups):
-        raise ValueError(f"topi.nn.{op}: {groups} groups must divide the input channels ({c}) and the output "
-                         f"channels ({f})")
-    if c is not None and g is not None and g * groups != c:
-        raise ValueError(f"topi.nn.{op}: the filter reads {g} channels per group, but the input has {c} channels "
-                         f"in {groups} groups (Filter must be (out_channels, in_channels // groups, rows, cols))")
-    w = Window(op, rows, cols, (kh, kw), stride, padding, dilation)
-    padded = pad(data, [0, 0, w.top, w.left], [0, 0, w.bottom, w.right], name="pad_temp")
-    rc = te.reduce_axis((0, per_group), name="rc")
-    ry, rx = te.reduce_axis((0, kh), name="ry"), te.reduce_axis((0, kw), name="rx")
-    out_per_group = arith.floordiv(filters, groups)
-
-    def element(nn: Any, ff: Any, yy: Any, xx: Any) -> Any:
-        channel = rc if groups == 1 else te.floordiv(ff, out_per_group) * per_group + rc
-        return te.sum(padded[nn, channel, w.row(yy, ry), w.col(xx, rx)].astype(out_dtype)
-                      * kernel[ff, rc, ry, rx].astype(out_dtype), axis=[rc, ry, rx])
-    return te.compute((data.shape[0], filters, w.out_h, w.out_w), element, name=op, tag=op)
+    """The NCHW convolution by an OIHW kernel: :func:`topi.nn.conv.conv`, as TVM's conv2d_nchw is."""
+    return conv(data, kernel, stride, padding, dilation, groups, "NCHW", "OIHW", out_dtype)
 
 
 def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride: Any, padding: Any, dilation: Any,  # noqa: N803
