@@ -1,6 +1,8 @@
 """Sorting (TVM's ``topi.sort``, ``topi.argsort`` and ``topi.topk``): extern operations whose
 packed functions (registered under TVM's names, ``tvm.contrib.sort.*``) sort with NumPy's
-stable sort along one axis, ascending or descending; equal elements keep their order."""
+stable sort along one axis, ascending or descending; equal elements keep their order. An
+argsort given a ``valid_count`` sorts only that many leading elements of each line (TVM's
+``argsort_nms``, which non-maximum suppression uses) and leaves the rest in place."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ from typing import Any
 import numpy as np
 
 from schedule import Tensor, extern, get_global_func, register_func
+from schedule.ir import arith
 from schedule.ir.buffer import call_packed
 
 SORT, ARGSORT, TOPK = "tvm.contrib.sort.sort", "tvm.contrib.sort.argsort", "tvm.contrib.sort.topk"
+ARGSORT_NMS = "tvm.contrib.sort.argsort_nms"
 
 
 def _order(data: np.ndarray, axis: int, ascend: int) -> np.ndarray:
@@ -35,8 +39,20 @@ def _argsort(data: np.ndarray, out: np.ndarray, axis: int, ascend: int) -> None:
     out[...] = _order(data, axis, ascend).astype(out.dtype)
 
 
+def _argsort_nms(data: np.ndarray, count: np.ndarray, out: np.ndarray, axis: int, ascend: int) -> None:
+    """The stable order of each line's first ``count`` elements along *axis*; the positions
+    past them hold their own index."""
+    lines = np.moveaxis(data, axis, -1).reshape(-1, data.shape[axis])
+    result = np.moveaxis(out, axis, -1).reshape(-1, data.shape[axis]).copy()
+    for line, n, row in zip(lines, count.reshape(-1), result):
+        n = int(min(max(int(n), 0), len(line)))
+        row[...] = np.arange(len(line))
+        row[:n] = _order(line[:n], 0, ascend)
+    out[...] = np.moveaxis(result.reshape(np.moveaxis(out, axis, -1).shape), -1, axis)
+
+
 def _register() -> None:
-    for name, fn in ((SORT, _sort), (ARGSORT, _argsort)):
+    for name, fn in ((SORT, _sort), (ARGSORT, _argsort), (ARGSORT_NMS, _argsort_nms)):
         if get_global_func(name, allow_missing=True) is None:  # a user's registration stays
             register_func(name, fn)
 
@@ -59,14 +75,23 @@ def sort(data: Tensor, axis: int = -1, is_ascend: bool = True) -> Tensor:
 
 def argsort(data: Tensor, valid_count: Any = None, axis: int = -1, is_ascend: bool = True,
             dtype: str = "float32") -> Tensor:
-    """The indices that sort *data* along *axis*, as *dtype*.
+    """The indices that sort *data* along *axis*, as *dtype*. With *valid_count* (an int32
+    tensor of *data*'s shape without *axis*), only each line's first ``valid_count`` elements
+    are sorted, the others keep their index, and the indices are int32 (as TVM's).
 
-    :raises ValueError: for *valid_count*, which this argsort does not take.
+    :raises ValueError: for a *valid_count* of another shape or dtype.
     """
-    if valid_count is not None:
-        raise ValueError("topi.argsort: valid_count is not supported; sort the valid part with strided_slice first")
     axis = _axis("argsort", data, axis)
     _register()
+    if valid_count is not None:
+        lines = [d for k, d in enumerate(data.shape) if k != axis]
+        if not isinstance(valid_count, Tensor) or valid_count.dtype != "int32" or [
+                arith.value_of(d) for d in valid_count.shape] != [arith.value_of(d) for d in lines]:
+            raise ValueError(f"topi.argsort: valid_count is an int32 tensor of shape {list(map(str, lines))} "
+                             f"(data's shape without axis {axis}), got {valid_count!r}")
+        return extern(data.shape, [data, valid_count],
+                      lambda ins, outs: call_packed(ARGSORT_NMS, ins[0], ins[1], outs[0], axis, int(is_ascend)),
+                      name="argsort_nms_cpu", dtype="int32", tag="argsort_nms_cpu")
     return extern(data.shape, [data], lambda ins, outs: call_packed(ARGSORT, ins[0], outs[0], axis, int(is_ascend)),
                   name="argsort", dtype=dtype, tag="argsort")
 

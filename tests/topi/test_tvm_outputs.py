@@ -1,5 +1,7 @@
 """Our topi against TVM's own: the outputs TVM computed for the cases of ``tvm_cases.py``
-(saved by ``make_tvm_outputs.py``), for the same inputs, all cases in one kernel on each target."""
+(saved by ``make_tvm_outputs.py``), for the same inputs, all cases in one kernel on each target;
+and the detection operators of ``tvm_vision_cases.py`` (``make_tvm_vision_outputs.py``), case by
+case."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import pathlib
 import sys
 
 import numpy as np
+import pytest
 
 import schedule as te
 import topi
@@ -14,6 +17,7 @@ from lower import build
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from tvm_cases import cases  # noqa: E402
+from tvm_vision_cases import cases as vision_cases  # noqa: E402
 
 SAVED = np.load(pathlib.Path(__file__).parent / "data" / "tvm_outputs.npz")
 
@@ -34,3 +38,25 @@ def test_every_case_equals_tvms_output():
         assert got.shape == want.shape, name
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
     assert len(results) == 68 and str(SAVED["tvm_version"]).startswith("0.")
+
+
+VISION = np.load(pathlib.Path(__file__).parent / "data" / "tvm_vision_outputs.npz")
+
+
+@pytest.mark.parametrize("case", vision_cases(), ids=[c[0] for c in vision_cases()])
+def test_detection_operators_equal_tvms_output(case):
+    name, _, make, defined = case
+    arrays = [VISION[f"{name}/in{k}"] for k in range(sum(f"{name}/in{k}" in VISION for k in range(8)))]
+    placeholders = [te.placeholder(a.shape, str(a.dtype), name=f"p{k}") for k, a in enumerate(arrays)]
+    outs = make(topi, te, *placeholders)
+    f = build(te.create_schedule([o.op for o in outs]), [*placeholders, *outs])
+    results = [np.full([int(d) for d in o.shape], -7, dtype=o.dtype) for o in outs]
+    f(*arrays, *results)
+    for k, (got, rows) in enumerate(zip(results, defined)):
+        want = VISION[f"{name}/out{k}"]
+        if rows is not None:  # only the rows TVM's count says are written
+            n = int(results[rows].reshape(-1)[0])
+            assert n == int(VISION[f"{name}/out{rows}"].reshape(-1)[0]) and n > 0, name
+            got, want = got[:n], want[:n]
+        assert got.shape == want.shape, (name, k)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"{name} output {k}")

@@ -39,6 +39,12 @@ schedule_sparse_transpose = fallback("schedule_sparse_transpose")
 schedule_roi_align = fallback("schedule_roi_align")
 schedule_roi_pool = fallback("schedule_roi_pool")
 schedule_batch_norm = fallback("schedule_batch_norm")
+schedule_get_valid_counts = fallback("schedule_get_valid_counts")
+schedule_nms = fallback("schedule_nms")
+schedule_multibox_prior = fallback("schedule_multibox_prior")
+schedule_multibox_transform_loc = fallback("schedule_multibox_transform_loc")
+schedule_multibox_detection = fallback("schedule_multibox_detection")
+schedule_proposal = fallback("schedule_proposal")
 
 #: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.
 schedule_sort = schedule_argsort = schedule_topk = schedule_extern

@@ -76,6 +76,12 @@ schedule_sparse_transpose = _default("schedule_sparse_transpose", False)
 schedule_roi_align = _default("schedule_roi_align", False)
 schedule_roi_pool = _default("schedule_roi_pool", False)
 schedule_batch_norm = _default("schedule_batch_norm", False)
+schedule_get_valid_counts = _default("schedule_get_valid_counts", False)
+schedule_nms = _default("schedule_nms", False)
+schedule_multibox_prior = _default("schedule_multibox_prior", False)
+schedule_multibox_transform_loc = _default("schedule_multibox_transform_loc", False)
+schedule_multibox_detection = _default("schedule_multibox_detection", False)
+schedule_proposal = _default("schedule_proposal", False)
 
 #: Sorts are extern operations: their schedule is the extern's.
 schedule_sort = schedule_argsort = schedule_topk = schedule_extern

@@ -33,6 +33,7 @@ def roi_align_nchw_python(a_np: np.ndarray, rois_np: np.ndarray, pooled_size: An
     average = mode in (b"avg", "avg", 0)
     ph_n, pw_n = pair("roi_align_nchw_python", "pooled_size", pooled_size)
     out = np.zeros((rois_np.shape[0], a_np.shape[1], ph_n, pw_n))
+    images = a_np.astype("float64")  # once: a copy per sample made large images take minutes
     for i, (batch, x1, y1, x2, y2) in enumerate(rois_np.astype("float64")):
         x1, y1, x2, y2 = (v * spatial_scale for v in (x1, y1, x2, y2))
         roi_h, roi_w = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
@@ -41,7 +42,7 @@ def roi_align_nchw_python(a_np: np.ndarray, rois_np: np.ndarray, pooled_size: An
         grid_w = sample_ratio if sample_ratio > 0 else int(math.ceil(roi_w / pw_n))
         for ph in range(ph_n):
             for pw in range(pw_n):
-                samples = [_bilinear(a_np[int(batch)].astype("float64"),
+                samples = [_bilinear(images[int(batch)],
                                      y1 + ph * bin_h + (ry + 0.5) * bin_h / grid_h,
                                      x1 + pw * bin_w + (rx + 0.5) * bin_w / grid_w)
                            for ry in range(grid_h) for rx in range(grid_w)]
