@@ -57,7 +57,29 @@ def _register() -> None:
             register_func(name, fn)
 
 
-def _axis(op: str, data: Tensor, axis: int) -> int:
+def check_valid_count(data: Tensor, valid_count: Any, axis: int) -> None:
+    """Refuse a *valid_count* that is not an int32 tensor of *data*'s shape without *axis*."""
+    lines = [d for k, d in enumerate(data.shape) if k != axis]
+    if not isinstance(valid_count, Tensor) or valid_count.dtype != "int32" or [
+            arith.value_of(d) for d in valid_count.shape] != [arith.value_of(d) for d in lines]:
+        raise ValueError(f"topi.argsort: valid_count is an int32 tensor of shape {list(map(str, lines))} "
+                         f"(data's shape without axis {axis}), got {valid_count!r}")
+
+
+def check_topk(data: Tensor, k: int, axis: int, ret_type: str) -> Any:
+    """The number of elements topk keeps along *axis* (all for *k* below 1).
+
+    :raises ValueError: for another *ret_type* or a *k* past the axis' extent."""
+    if ret_type not in ("both", "values", "indices"):
+        raise ValueError(f"topi.topk: ret_type is 'both', 'values' or 'indices', not {ret_type!r}")
+    extent = data.shape[axis]
+    known = getattr(extent, "value", None)
+    if isinstance(known, int) and k > known:
+        raise ValueError(f"topi.topk: k={k} is more than the {known} elements along axis {axis}")
+    return (known if isinstance(known, int) else extent) if k < 1 else k
+
+
+def axis_of(op: str, data: Tensor, axis: int) -> int:
     if not isinstance(data, Tensor):
         raise TypeError(f"topi.{op}: sorts a tensor, not {data!r}")
     if not isinstance(axis, int) or not -len(data.shape) <= axis < len(data.shape):
@@ -67,7 +89,7 @@ def _axis(op: str, data: Tensor, axis: int) -> int:
 
 def sort(data: Tensor, axis: int = -1, is_ascend: bool = True) -> Tensor:
     """*data* sorted along *axis*."""
-    axis = _axis("sort", data, axis)
+    axis = axis_of("sort", data, axis)
     _register()
     return extern(data.shape, [data], lambda ins, outs: call_packed(SORT, ins[0], outs[0], axis, int(is_ascend)),
                   name="sort", dtype=data.dtype, tag="sort")
@@ -81,14 +103,10 @@ def argsort(data: Tensor, valid_count: Any = None, axis: int = -1, is_ascend: bo
 
     :raises ValueError: for a *valid_count* of another shape or dtype.
     """
-    axis = _axis("argsort", data, axis)
+    axis = axis_of("argsort", data, axis)
     _register()
     if valid_count is not None:
-        lines = [d for k, d in enumerate(data.shape) if k != axis]
-        if not isinstance(valid_count, Tensor) or valid_count.dtype != "int32" or [
-                arith.value_of(d) for d in valid_count.shape] != [arith.value_of(d) for d in lines]:
-            raise ValueError(f"topi.argsort: valid_count is an int32 tensor of shape {list(map(str, lines))} "
-                             f"(data's shape without axis {axis}), got {valid_count!r}")
+        check_valid_count(data, valid_count, axis)
         return extern(data.shape, [data, valid_count],
                       lambda ins, outs: call_packed(ARGSORT_NMS, ins[0], ins[1], outs[0], axis, int(is_ascend)),
                       name="argsort_nms_cpu", dtype="int32", tag="argsort_nms_cpu")
@@ -104,14 +122,8 @@ def topk(data: Tensor, k: int = 1, axis: int = -1, ret_type: str = "both", is_as
 
     :raises ValueError: for another *ret_type* or a *k* past the axis' extent.
     """
-    axis = _axis("topk", data, axis)
-    if ret_type not in ("both", "values", "indices"):
-        raise ValueError(f"topi.topk: ret_type is 'both', 'values' or 'indices', not {ret_type!r}")
-    extent = data.shape[axis]
-    known = getattr(extent, "value", None)
-    count = (known if isinstance(known, int) else extent) if k < 1 else k
-    if isinstance(known, int) and k > known:
-        raise ValueError(f"topi.topk: k={k} is more than the {known} elements along axis {axis}")
+    axis = axis_of("topk", data, axis)
+    count = check_topk(data, k, axis, ret_type)
     shape = tuple(count if d == axis else s for d, s in enumerate(data.shape))
     kinds = {"both": [data.dtype, dtype], "values": [data.dtype], "indices": [dtype]}[ret_type]
     name = f"{TOPK}.{ret_type}"

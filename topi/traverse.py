@@ -43,11 +43,18 @@ def schedule_outputs(op: str, outs: Any, place: Callable[[te.Schedule, Tensor], 
     return s
 
 
+def read_by_other_ops(s: te.Schedule) -> set[Any]:
+    """The operations of *s* that an extern, scan or other non-compute operation reads: they
+    must be realized, never inlined."""
+    return {t.op for st in s.stages if not isinstance(st.op, ComputeOp) for t in st.op.input_tensors}
+
+
 def traverse_inline(s: te.Schedule, final_op: Any, callback: Callable[[Any], None]) -> None:
     """Visit every operation *final_op* reads, producers after consumers, each once: inline it if
-    it is injective, not an output and not scheduled yet (a consumer's callback may have placed
-    it), and call *callback* on every compute. Iterative, so any depth of pipeline works."""
-    outputs = {st.op for st in s.stages if st.is_output}
+    it is injective, not an output, not read by a non-compute operation and not scheduled yet (a
+    consumer's callback may have placed it), and call *callback* on every compute. Iterative, so
+    any depth of pipeline works."""
+    outputs = {st.op for st in s.stages if st.is_output} | read_by_other_ops(s)
     seen: set[Any] = set()
     stack = [final_op]
     while stack:

@@ -75,6 +75,7 @@ from topi.cuda.vision import (
     non_max_suppression,
     proposal,
 )
+from topi.merge_sort import argsort, sort, topk
 from topi.nn import (
     batch_matmul,
     conv1d_ncw,
@@ -98,7 +99,6 @@ from topi.nn.winograd import conv2d_nchw_winograd
 from topi.scan import cumprod, cumsum
 from topi.searchsorted import cuda_searchsorted as searchsorted
 from topi.signal import cuda_dft as dft
-from topi.sort import argsort, sort, topk
 from topi.transform import scatter_nd
 from topi.unique import cuda_argwhere as argwhere
 from topi.unique import unique

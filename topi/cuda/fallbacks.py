@@ -46,7 +46,8 @@ schedule_multibox_transform_loc = fallback("schedule_multibox_transform_loc")
 schedule_multibox_detection = fallback("schedule_multibox_detection")
 schedule_proposal = fallback("schedule_proposal")
 
-#: Sorts are extern operations (run on the host, as TVM's CPU sort): the extern's schedule.
+#: Sorts are extern operations whose kernels bind their own threads (:mod:`topi.merge_sort`); topk's
+#: slices of the sorted lines are bound as any stage.
 schedule_sort = schedule_argsort = schedule_topk = schedule_extern
 
 #: Scans are extern operations too (one serial line per element of the other axes).

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import schedule as te
-from topi.traverse import max_threads, new_schedule, schedule_outputs, traverse_inline
+from schedule.operation.compute import ComputeOp
+from topi.traverse import max_threads, new_schedule, read_by_other_ops, schedule_outputs, traverse_inline
 
 
 def bind_flat(sch: te.Schedule, out: te.Tensor, threads: int | None = None) -> Any:
@@ -39,10 +40,11 @@ schedule_broadcast = schedule_injective
 
 def bind_every_stage(s: te.Schedule, outs: list[te.Tensor]) -> te.Schedule:
     """The fallback: injective producers inlined, and every stage left (reductions included, each
-    thread reducing its own elements) over blocks and threads."""
+    thread reducing its own elements, and the computes an extern reads) over blocks and threads."""
     stages: list[Any] = []
-    for t in outs:
-        traverse_inline(s, t.op, stages.append)
+    read = read_by_other_ops(s)
+    for op in [t.op for t in outs] + [st.op for st in s.stages if st.op in read and isinstance(st.op, ComputeOp)]:
+        traverse_inline(s, op, lambda op: None if op in stages else stages.append(op))
     for op in stages:
         stage = s[op]
         if not stage.relations and stage.attach_type.name not in ("Inline", "InlinedAlready"):

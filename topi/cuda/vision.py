@@ -1,6 +1,6 @@
 """TVM's CUDA detection operators (``topi.cuda.get_valid_counts``, ``non_max_suppression``,
 ``multibox_*``, ``proposal`` ...): the same kernels as :mod:`topi.vision`, their items (batch
-items, boxes, cells) bound to blocks of threads; their sorts run on the host."""
+items, boxes, cells) bound to blocks of threads, their sorts :mod:`topi.merge_sort`'s."""
 
 from __future__ import annotations
 

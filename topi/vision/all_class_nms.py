@@ -14,6 +14,7 @@ from typing import Any
 import schedule as te
 from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
+from topi import merge_sort
 from topi.extern_items import each_item
 from topi.sort import argsort
 from topi.transform.shape import tensor
@@ -51,7 +52,7 @@ def all_class_non_max_suppression(boxes: Tensor, scores: Tensor, max_output_boxe
     lines = batch * classes
     flat = te.compute((lines, num_boxes), lambda i, j: scores[i // classes, i % classes, j], name="T_reshape",
                       tag="injective")
-    order = argsort(flat, axis=1, is_ascend=False, dtype="int32")
+    order = (merge_sort.argsort if gpu else argsort)(flat, axis=1, is_ascend=False, dtype="int32")
     ranked = te.compute((lines, num_boxes), lambda i, j: flat[i, order[i, j]], name="T_gather", tag="injective")
     with_scores = output_format == "tensorflow"
 
@@ -106,30 +107,32 @@ def all_class_non_max_suppression(boxes: Tensor, scores: Tensor, max_output_boxe
                     name="all_class_nms", tag="all_class_nms")
     if with_scores:
         return _collect_per_batch(picked, batch, classes, num_boxes, gpu)
-    return _collect(picked, classes, num_boxes)
+    return _collect(picked, classes, num_boxes, gpu)
 
 
-def _collect(picked: list[Tensor], classes: int, num_boxes: int) -> list[Tensor]:
-    """ONNX's layout: one ``(batch, class, box)`` row per selection, then zeros; the count."""
+def _collect(picked: list[Tensor], classes: int, num_boxes: int, gpu: bool) -> list[Tensor]:
+    """ONNX's layout: one ``(batch, class, box)`` row per selection, then zeros; the count (a
+    running offset: one pass, one thread on a GPU)."""
     chosen, count = picked
     lines = get_const_tuple(chosen.shape)[0]
 
     def body(chosen: Any, count: Any, out: Any, total: Any) -> Any:
         ib = ir_builder.create()
         chosen, count, out, total = (ib.buffer_ptr(b) for b in (chosen, count, out, total))
-        row = ib.allocate("int64", (1,), "row", "local")
-        row[0] = arith.const(0, "int64")
-        with ib.for_range(0, lines, "i") as i:
-            with ib.for_range(0, count[0, i], "j") as j:
-                r = row[0] + j.astype("int64")
-                out[r, 0] = (i // classes).astype("int64")
-                out[r, 1] = (i % classes).astype("int64")
-                out[r, 2] = chosen[i, j].astype("int64")
-            row[0] = row[0] + count[0, i].astype("int64")
-        with ib.for_range(row[0], arith.const(lines * num_boxes, "int64"), "r") as r:
-            with ib.for_range(0, 3, "c") as c:
-                out[r, c] = arith.const(0, "int64")
-        total[0] = row[0]
+        with each_item(ib, 1, gpu, "only"):
+            row = ib.allocate("int64", (1,), "row", "local")
+            row[0] = arith.const(0, "int64")
+            with ib.for_range(0, lines, "i") as i:
+                with ib.for_range(0, count[0, i], "j") as j:
+                    r = row[0] + j.astype("int64")
+                    out[r, 0] = (i // classes).astype("int64")
+                    out[r, 1] = (i % classes).astype("int64")
+                    out[r, 2] = chosen[i, j].astype("int64")
+                row[0] = row[0] + count[0, i].astype("int64")
+            with ib.for_range(row[0], arith.const(lines * num_boxes, "int64"), "r") as r:
+                with ib.for_range(0, 3, "c") as c:
+                    out[r, c] = arith.const(0, "int64")
+            total[0] = row[0]
         return ib.get()
 
     return extern([(lines * num_boxes, 3), (1,)], [chosen, count], lambda ins, outs: body(*ins, *outs),

@@ -14,6 +14,7 @@ from typing import Any
 import schedule as te
 from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
+from topi import merge_sort
 from topi.extern_items import each_item
 from topi.sort import argsort
 from topi.transform.shape import tensor
@@ -102,7 +103,7 @@ def non_max_suppression(data: Tensor, valid_count: Tensor, indices: Tensor, max_
             raise ValueError(f"topi.vision.{op}: indices is (batch, num_anchors) = ({batch}, {anchors}), got "
                              f"{list(map(str, indices.shape))}")
     score = te.compute((batch, anchors), lambda i, j: data[i, j, score_index], name="compute")
-    order = argsort(score, valid_count=valid_count, axis=1, is_ascend=False)
+    order = (merge_sort.argsort if gpu else argsort)(score, valid_count=valid_count, axis=1, is_ascend=False)
     dtype = data.dtype
     minus, zero = arith.const(-1, dtype), arith.const(0, dtype)
 

@@ -11,6 +11,7 @@ from typing import Any
 import schedule as te
 from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
+from topi import merge_sort
 from topi.extern_items import each_item
 from topi.sort import argsort
 from topi.transform.shape import tensor
@@ -106,7 +107,7 @@ def proposal(cls_prob: Tensor, bbox_pred: Tensor, im_info: Tensor, scales: Any, 
     bbox = extern([(batch, count, 5)], [cls_prob, bbox_pred, im_info], lambda ins, outs: predict(*ins, outs[0]),
                   dtype=[dtype], name="predict_bbox", tag="predict_bbox")
     score = te.compute((batch, count), lambda b, i: bbox[b, i, 4], name="bbox_score", tag="bbox_score")
-    order = argsort(score, axis=1, is_ascend=False, dtype="int32")
+    order = (merge_sort.argsort if gpu else argsort)(score, axis=1, is_ascend=False, dtype="int32")
     sorted_bbox = te.compute((batch, ranked, 5), lambda b, i, j: bbox[b, order[b, i], j], name="sorted_bbox",
                              tag="sorted_bbox")
 
