@@ -81,6 +81,15 @@ def test_references_equal_the_definitions():
                                np.stack([wd.sum(axis=(2, 3)) / 9 for wd in windows], axis=-1), rtol=1e-5)
 
 
+
+def test_the_product_references_compute_in_the_output_dtype():
+    """int8 operands of int32 products do not wrap: 127 * 127 summed 32 times is 516128."""
+    x, y = np.full((2, 3, 32), 127, "int8"), np.full((2, 4, 32), 127, "int8")
+    assert (ref.batch_matmul(x, y, "int32") == 127 * 127 * 32).all()
+    assert ref.batch_matmul(x, y, "int32").dtype == np.int32
+    assert (ref.dense(x[0], y[0], None, out_dtype="int32") == 127 * 127 * 32).all()
+
+
 # --- the operators against the references -----------------------------------------------------
 
 CONV_CASES = [  # stride, padding, dilation

@@ -106,10 +106,12 @@ def dense(x: np.ndarray, y: np.ndarray, bias: np.ndarray | None, use_bias: bool 
 
 def batch_matmul(x: np.ndarray, y: np.ndarray, out_dtype: str | None = None, trans_x: bool = False,
                  trans_y: bool = True) -> np.ndarray:
-    """``x[b] @ y[b]`` per batch (after the asked transposes); a batch of 1 is shared."""
-    a = x.transpose(0, 2, 1) if trans_x else x
-    b = y.transpose(0, 2, 1) if trans_y else y
-    return np.matmul(a, b).astype(out_dtype or x.dtype)
+    """``x[b] @ y[b]`` per batch (after the asked transposes) in *out_dtype* (the operands cast
+    first, so int8 products do not wrap); a batch of 1 is shared."""
+    dtype = out_dtype or x.dtype
+    a = (x.transpose(0, 2, 1) if trans_x else x).astype(dtype)
+    b = (y.transpose(0, 2, 1) if trans_y else y).astype(dtype)
+    return np.matmul(a, b)
 
 
 def upsampling_python(data: np.ndarray, scale: Sequence[float], layout: str = "NCHW",

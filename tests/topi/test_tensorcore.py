@@ -1,0 +1,98 @@
+"""TOPI's tensor-core products on CUDA (``topi.cuda.dense_tensorcore``,
+``batch_matmul_tensorcore`` and their schedules over TVM's wmma intrinsics): the CPU run of
+the GPU schedule against NumPy for each fragment shape, dtype and knob setting, the CUDA
+source's wmma calls, and the refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import schedule as te
+import topi
+from lower.build import build
+from lower.target import Target
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+TILED = dict(block_row_warps=2, block_col_warps=2, warp_row_tiles=2, warp_col_tiles=1, chunk=2, offset=8,
+             offsetCS=8, vec=4)
+
+
+def _operands(shapes, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == "float16":
+        return [rng.standard_normal(s).astype(dtype) for s in shapes]
+    return [rng.integers(-8, 8 if dtype == "int8" else 16, s).astype(dtype) for s in shapes]
+
+
+@pytest.mark.parametrize("batch, in_dim, out_dim, dtype, out_dtype, knobs", [
+    (32, 32, 32, "float16", "float32", {}),  # fragments of 32 x 8 x 16
+    (16, 48, 32, "float16", "float32", {}),  # 16 x 16 x 16
+    (8, 16, 64, "float16", "float32", {}),  # 8 x 32 x 16
+    (128, 64, 64, "float16", "float32", TILED),
+    (32, 32, 16, "int8", "int32", {}),
+    (16, 32, 16, "uint8", "int32", {"chunk": 2}),
+])
+def test_dense_on_tensor_cores_equals_numpy(batch, in_dim, out_dim, dtype, out_dtype, knobs):
+    A, W = te.placeholder((batch, in_dim), dtype, "A"), te.placeholder((out_dim, in_dim), dtype, "W")
+    with Target("cuda"):
+        C = topi.cuda.dense_tensorcore(A, W, None, out_dtype)
+        s = topi.cuda.schedule_dense_tensorcore(C, **knobs)
+    a, w = _operands([(batch, in_dim), (out_dim, in_dim)], dtype, batch + in_dim)
+    got = np.zeros((batch, out_dim), out_dtype)
+    build(s, [A, W, C], exact=False)(a, w, got)
+    want = a.astype("float64") @ w.T.astype("float64")
+    np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == "float16" else 0, atol=1e-3 if dtype == "float16" else 0)
+
+
+def test_dense_with_a_bias_and_relu_epilogue_takes_the_output_stage():
+    A, W = te.placeholder((32, 32), "float16", "A"), te.placeholder((16, 32), "float16", "W")
+    bias = te.placeholder((16,), "float16", "bias")
+    with Target("cuda"):
+        C = topi.nn.relu(topi.cuda.dense_tensorcore(A, W, bias, "float32"))
+        s = topi.cuda.schedule_dense_tensorcore(C)
+    a, w, b = _operands([(32, 32), (16, 32), (16,)], "float16", 1)
+    got = np.zeros((32, 16), "float32")
+    f = build(s, [A, W, bias, C], target="cuda", exact=False)
+    f(a, w, b, got)
+    want = np.maximum(a.astype("float64") @ w.T.astype("float64") + b, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
+    source = f.imported_modules[0].get_source()
+    for call in ("wmma::load_matrix_sync", "wmma::mma_sync", "wmma::store_matrix_sync", "wmma::fill_fragment"):
+        assert call in source, call
+    assert "__shared__" in source
+
+
+@pytest.mark.parametrize("batch, rows, depth, cols, dtype, out_dtype, knobs", [
+    (2, 32, 32, 16, "float16", "float32", {}),
+    (3, 16, 32, 48, "float16", "float32", {}),
+    (2, 128, 64, 64, "float16", "float32", TILED),
+    (2, 32, 32, 16, "int8", "int32", {}),
+])
+def test_batch_matmul_on_tensor_cores_equals_numpy(batch, rows, depth, cols, dtype, out_dtype, knobs):
+    X, Y = te.placeholder((batch, rows, depth), dtype, "X"), te.placeholder((batch, cols, depth), dtype, "Y")
+    with Target("cuda"):
+        C = topi.cuda.batch_matmul_tensorcore(X, Y, None, out_dtype)
+        s = topi.cuda.schedule_batch_matmul_tensorcore(C, **knobs)
+    x, y = _operands([(batch, rows, depth), (batch, cols, depth)], dtype, rows + cols)
+    got = np.zeros((batch, rows, cols), out_dtype)
+    build(s, [X, Y, C], exact=False)(x, y, got)
+    want = x.astype("float64") @ y.transpose(0, 2, 1).astype("float64")
+    np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == "float16" else 0, atol=1e-3 if dtype == "float16" else 0)
+
+
+def test_tensor_core_products_refuse_what_tensor_cores_cannot_take():
+    with pytest.raises(ValueError, match="multiple of"):
+        topi.cuda.dense_tensorcore(te.placeholder((20, 32), "float16", "A"), te.placeholder((16, 32), "float16", "W"))
+    with pytest.raises(ValueError, match="float16, int8 or uint8"):
+        topi.cuda.dense_tensorcore(te.placeholder((32, 32), "float32", "A"), te.placeholder((16, 32), "float32", "W"))
+    with pytest.raises(ValueError, match="must agree"):
+        topi.cuda.dense_tensorcore(te.placeholder((32, 32), "float16", "A"), te.placeholder((16, 32), "int8", "W"))
+    with pytest.raises(TypeError, match="dense_tensorcore"):
+        topi.cuda.dense_tensorcore(None, te.placeholder((16, 32), "float16", "W"))
+    with pytest.raises(ValueError, match="must agree"):
+        topi.cuda.batch_matmul_tensorcore(te.placeholder((2, 32, 32), "float16", "X"),
+                                          te.placeholder((3, 16, 32), "float16", "Y"))
+    with pytest.raises(ValueError, match="transpose_b=True"):
+        topi.cuda.batch_matmul_tensorcore(te.placeholder((2, 32, 32), "float16", "X"),
+                                          te.placeholder((2, 32, 16), "float16", "Y"), transpose_b=False)
