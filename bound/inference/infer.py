@@ -162,6 +162,7 @@ def infer_named(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None 
     names = IslNames()
     symbols = BoundSymbols(ctx.loop_vars, analyzer) if exact else None
     regions: dict[Stage, ExactRegion] | None = {} if exact else None
+    thread_extents: dict[Var, int] = {}
     for stage in reversed(s.stages):
         if not _infer_root_bound(stage, ctx, ret, rules, symbols, analyzer, names, regions) and fallbacks is not None:
             fallbacks.append(stage.name)
@@ -177,9 +178,27 @@ def infer_named(s: Schedule, *, exact: bool = True, fallbacks: list[str] | None 
         for iv in stage.all_iter_vars + stage.leaf_iter_vars:
             if iv in ret:
                 analyzer.bind(iv, ret[iv])
+        _bind_threads(stage, ctx, ret, analyzer, thread_extents)
     ranges = {iv: Range.from_min_extent(analyzer.simplify(r.min), analyzer.simplify(r.extent))
               for iv, r in ret.items()}
     return NamedBounds(ranges, symbols.definitions if symbols is not None else {}, analyzer, symbols, regions)
+
+
+def _bind_threads(stage: Stage, ctx: GraphContext, ret: Mapping[IterVar, Range], analyzer: Analyzer,
+                  extents: dict[Var, int]) -> None:
+    """Give the analyzer the range of each thread variable *stage* binds (the widest constant
+    extent any stage gives it), so that the bounds of the stages computed inside its loops,
+    written in that variable, simplify as they do in the loop's own variable."""
+    for iv in stage.leaf_iter_vars:
+        thread = ctx.bind_map.get(iv)
+        r = ret.get(iv)
+        if thread is None or r is None or arith.value_of(r.min) != 0:
+            continue
+        extent = arith.value_of(r.extent)
+        if extent is None or extent <= extents.get(thread.var, 0):
+            continue
+        extents[thread.var] = extent
+        analyzer.bind(thread.var, (0, extent - 1))
 
 
 _SIMPLIFY_LIMIT = 200

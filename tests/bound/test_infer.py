@@ -194,3 +194,29 @@ def test_conditional_reads_narrow_only_exact_mode(exact):
     # TVM cannot prove 4*xo - 1 <= 0, so it keeps the unclamped minimum (and guards P's
     # computation with root predicates when lowering); exact mode sees the condition.
     assert first == ((0, 3) if exact else (-1, 4))
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_stage_inside_a_block_bound_loop_has_the_blocks_tile_in_both_modes(exact):
+    """A local accumulator attached in a shared stage attached at the block loop: its region is
+    written in blockIdx.y, whose range (the bound loop's) makes the clipping to the tensor vanish
+    (exact mode gave ``min(8, 32 - blockIdx.y*8)`` before it knew that range)."""
+    A = te.placeholder((32, 32), name="A")
+    k = te.reduce_axis((0, 32), "k")
+    C = te.compute((32, 32), lambda i, j: te.sum(A[i, k] * A[j, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CF = s.cache_write(C, "local")
+    CS = s.cache_read(CF, "shared", [C])
+    bi, ii = s[C].split(C.op.axis[0], factor=32)
+    bj, jj = s[C].split(C.op.axis[1], factor=8)
+    s[C].reorder(bi, bj, ii, jj)
+    s[C].bind(bi, te.thread_axis("blockIdx.x"))
+    s[C].bind(bj, te.thread_axis("blockIdx.y"))
+    _, tx = s[C].split(s[C].fuse(ii, jj), factor=32)
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[CS].compute_at(s[C], bj)
+    s[CF].compute_at(s[CS], CS.op.axis[0])
+    b = infer_bound(s.normalize(), exact=exact)
+    i_c, j_c = CF.op.axis
+    assert [str(b[iv].extent) for iv in (i_c, j_c)] == ["1", "8"]
+    assert [at(b[j_c].min, **{"blockIdx.y": y}) for y in range(4)] == [0, 8, 16, 24]

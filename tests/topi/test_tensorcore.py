@@ -1,7 +1,7 @@
 """TOPI's tensor-core products on CUDA (``topi.cuda.dense_tensorcore``,
 ``batch_matmul_tensorcore`` and their schedules over TVM's wmma intrinsics): the CPU run of
-the GPU schedule against NumPy for each fragment shape, dtype and knob setting, the CUDA
-source's wmma calls, and the refusals."""
+the GPU schedule against NumPy for each fragment shape, dtype and knob setting, in exact and
+TVM's bound modes, the CUDA source's wmma calls, and the refusals."""
 
 from __future__ import annotations
 
@@ -33,14 +33,15 @@ def _operands(shapes, dtype, seed):
     (32, 32, 16, "int8", "int32", {}),
     (16, 32, 16, "uint8", "int32", {"chunk": 2}),
 ])
-def test_dense_on_tensor_cores_equals_numpy(batch, in_dim, out_dim, dtype, out_dtype, knobs):
+@pytest.mark.parametrize("exact", [True, False])
+def test_dense_on_tensor_cores_equals_numpy(batch, in_dim, out_dim, dtype, out_dtype, knobs, exact):
     A, W = te.placeholder((batch, in_dim), dtype, "A"), te.placeholder((out_dim, in_dim), dtype, "W")
     with Target("cuda"):
         C = topi.cuda.dense_tensorcore(A, W, None, out_dtype)
         s = topi.cuda.schedule_dense_tensorcore(C, **knobs)
     a, w = _operands([(batch, in_dim), (out_dim, in_dim)], dtype, batch + in_dim)
     got = np.zeros((batch, out_dim), out_dtype)
-    build(s, [A, W, C], exact=False)(a, w, got)
+    build(s, [A, W, C], exact=exact)(a, w, got)
     want = a.astype("float64") @ w.T.astype("float64")
     np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == "float16" else 0, atol=1e-3 if dtype == "float16" else 0)
 
@@ -53,7 +54,7 @@ def test_dense_with_a_bias_and_relu_epilogue_takes_the_output_stage():
         s = topi.cuda.schedule_dense_tensorcore(C)
     a, w, b = _operands([(32, 32), (16, 32), (16,)], "float16", 1)
     got = np.zeros((32, 16), "float32")
-    f = build(s, [A, W, bias, C], target="cuda", exact=False)
+    f = build(s, [A, W, bias, C], target="cuda")
     f(a, w, b, got)
     want = np.maximum(a.astype("float64") @ w.T.astype("float64") + b, 0)
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
@@ -76,7 +77,7 @@ def test_batch_matmul_on_tensor_cores_equals_numpy(batch, rows, depth, cols, dty
         s = topi.cuda.schedule_batch_matmul_tensorcore(C, **knobs)
     x, y = _operands([(batch, rows, depth), (batch, cols, depth)], dtype, rows + cols)
     got = np.zeros((batch, rows, cols), out_dtype)
-    build(s, [X, Y, C], exact=False)(x, y, got)
+    build(s, [X, Y, C])(x, y, got)
     want = x.astype("float64") @ y.transpose(0, 2, 1).astype("float64")
     np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == "float16" else 0, atol=1e-3 if dtype == "float16" else 0)
 
