@@ -1,5 +1,5 @@
 """TOPI's tensor-core products on CUDA (``topi.cuda.dense_tensorcore``,
-``batch_matmul_tensorcore`` and their schedules over TVM's wmma intrinsics): the CPU run of
+``batch_matmul_tensorcore``, ``conv2d_nhwc_tensorcore`` and their schedules over TVM's wmma intrinsics): the CPU run of
 the GPU schedule against NumPy for each fragment shape, dtype and knob setting, in exact and
 TVM's bound modes, the CUDA source's wmma calls, and the refusals."""
 
@@ -82,6 +82,31 @@ def test_batch_matmul_on_tensor_cores_equals_numpy(batch, rows, depth, cols, dty
     np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == "float16" else 0, atol=1e-3 if dtype == "float16" else 0)
 
 
+@pytest.mark.parametrize("n, size, cin, cout, k, stride, padding, dilation, epilogue, knobs", [
+    (16, 7, 16, 16, 3, 1, 1, 1, False, {}),  # fragments of 16 x 16 x 16
+    (8, 6, 16, 32, 1, 1, 0, 1, False, {}),  # 8 x 32 x 16
+    (32, 5, 16, 8, 3, 2, "SAME", 1, True, {}),  # 32 x 8 x 16, a bias and relu after
+    (32, 5, 32, 64, 3, 1, 1, 2, False, dict(block_row_warps=2, block_col_warps=2, warp_col_tiles=2, chunk=2,
+                                            offset=8, vector_width=4)),
+])
+def test_conv2d_nhwc_on_tensor_cores_equals_numpy(n, size, cin, cout, k, stride, padding, dilation, epilogue, knobs):
+    A, W = te.placeholder((n, size, size, cin), "float16", "A"), te.placeholder((k, k, cin, cout), "float16", "W")
+    bias = te.placeholder((cout,), "float32", "bias")
+    with Target("cuda"):
+        C = topi.cuda.conv2d_nhwc_tensorcore(A, W, stride, padding, dilation, "float32")
+        if epilogue:
+            C = topi.nn.relu(topi.add(C, bias))
+        s = topi.cuda.schedule_conv2d_nhwc_tensorcore(C, **knobs)
+    a, w, b = _operands([(n, size, size, cin), (k, k, cin, cout), (cout,)], "float16", n + cin)
+    got = np.zeros([int(d) for d in C.shape], "float32")
+    build(s, [A, W, bias, C])(a, w, b.astype("float32"), got)
+    dilated = topi.testing.dilate_python(w.astype("float64"), (dilation, dilation, 1, 1))
+    want = topi.testing.conv2d_nhwc_python(a.astype("float64"), dilated, stride, padding)
+    if epilogue:
+        want = np.maximum(want + b.astype("float64"), 0)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
+
+
 def test_tensor_core_products_refuse_what_tensor_cores_cannot_take():
     with pytest.raises(ValueError, match="multiple of"):
         topi.cuda.dense_tensorcore(te.placeholder((20, 32), "float16", "A"), te.placeholder((16, 32), "float16", "W"))
@@ -94,6 +119,12 @@ def test_tensor_core_products_refuse_what_tensor_cores_cannot_take():
     with pytest.raises(ValueError, match="must agree"):
         topi.cuda.batch_matmul_tensorcore(te.placeholder((2, 32, 32), "float16", "X"),
                                           te.placeholder((3, 16, 32), "float16", "Y"))
+    with pytest.raises(ValueError, match="multiple of"):
+        topi.cuda.conv2d_nhwc_tensorcore(te.placeholder((4, 7, 7, 16), "float16", "A"),
+                                         te.placeholder((3, 3, 16, 16), "float16", "W"), 1, 1, 1)
+    with pytest.raises(ValueError, match="input channels"):
+        topi.cuda.conv2d_nhwc_tensorcore(te.placeholder((16, 7, 7, 16), "float16", "A"),
+                                         te.placeholder((3, 3, 32, 16), "float16", "W"), 1, 1, 1)
     with pytest.raises(ValueError, match="transpose_b=True"):
         topi.cuda.batch_matmul_tensorcore(te.placeholder((2, 32, 32), "float16", "X"),
                                           te.placeholder((2, 32, 16), "float16", "Y"), transpose_b=False)

@@ -7,6 +7,12 @@ from topi.cuda.batch_matmul_tensorcore import (
     batch_matmul_tensorcore_cuda,
     schedule_batch_matmul_tensorcore,
 )
+from topi.cuda.conv2d_nhwc_tensorcore import (
+    conv2d_nhwc_tensorcore,
+    nhwc_tensorcore_cuda,
+    schedule_conv2d_nhwc_tensorcore,
+    schedule_nhwc_tensorcore_cuda,
+)
 from topi.cuda.dense_tensorcore import dense_tensorcore, dense_tensorcore_cuda, schedule_dense_tensorcore
 from topi.cuda.depthwise_conv2d import (
     schedule_depthwise_conv2d_backward_input_nhwc,
@@ -112,15 +118,16 @@ from topi.unique import unique
 
 __all__ = ["all_class_non_max_suppression", "argsort", "argwhere", "batch_matmul", "batch_matmul_tensorcore",
            "batch_matmul_tensorcore_cuda", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
-           "conv2d_nchw", "conv2d_nchw_winograd", "conv2d_transpose_nchw", "conv3d_ncdhw", "conv3d_ndhwc",
-           "conv3d_transpose_ncdhw", "correlation_nchw", "cumprod", "cumsum", "deformable_conv2d_nchw",
-           "dense_tensorcore", "dense_tensorcore_cuda", "depthwise_conv2d_nchw", "dft", "get_valid_counts",
-           "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "multibox_detection", "multibox_prior",
-           "multibox_transform_loc", "non_max_suppression", "proposal", "scatter_nd", "schedule_adaptive_pool",
-           "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul", "schedule_batch_matmul_tensorcore",
-           "schedule_batch_norm", "schedule_binarize_pack", "schedule_binary_dense", "schedule_broadcast",
-           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc",
-           "schedule_conv2d_hwcn", "schedule_conv2d_nchw", "schedule_conv2d_nchw_winograd", "schedule_conv2d_nhwc",
+           "conv2d_nchw", "conv2d_nchw_winograd", "conv2d_nhwc_tensorcore", "conv2d_transpose_nchw", "conv3d_ncdhw",
+           "conv3d_ndhwc", "conv3d_transpose_ncdhw", "correlation_nchw", "cumprod", "cumsum",
+           "deformable_conv2d_nchw", "dense_tensorcore", "dense_tensorcore_cuda", "depthwise_conv2d_nchw", "dft",
+           "get_valid_counts", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "multibox_detection",
+           "multibox_prior", "multibox_transform_loc", "nhwc_tensorcore_cuda", "non_max_suppression", "proposal",
+           "scatter_nd", "schedule_adaptive_pool", "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul",
+           "schedule_batch_matmul_tensorcore", "schedule_batch_norm", "schedule_binarize_pack",
+           "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
+           "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",
+           "schedule_conv2d_nchw_winograd", "schedule_conv2d_nhwc", "schedule_conv2d_nhwc_tensorcore",
            "schedule_conv2d_transpose_nchw", "schedule_conv3d_ncdhw", "schedule_conv3d_ndhwc",
            "schedule_conv3d_transpose_ncdhw", "schedule_correlation_nchw", "schedule_deformable_conv2d_nchw",
            "schedule_deformable_conv2d_nhwc", "schedule_dense", "schedule_dense_tensorcore",
@@ -130,7 +137,8 @@ __all__ = ["all_class_non_max_suppression", "argsort", "argwhere", "batch_matmul
            "schedule_group_conv2d_nchw", "schedule_group_conv2d_nhwc", "schedule_group_conv2d_transpose_nchw",
            "schedule_injective", "schedule_injective_from_existing", "schedule_lrn", "schedule_lstm",
            "schedule_multibox_detection", "schedule_multibox_prior", "schedule_multibox_transform_loc",
-           "schedule_nms", "schedule_pool", "schedule_pool_grad", "schedule_proposal", "schedule_reduce",
-           "schedule_reorg", "schedule_roi_align", "schedule_roi_pool", "schedule_scan", "schedule_softmax",
-           "schedule_sort", "schedule_sparse_dense", "schedule_sparse_transpose", "schedule_topk", "schedule_unique",
-           "searchsorted", "sort", "sparse_dense", "tensor_intrin", "tensorcore", "topk", "unique"]
+           "schedule_nhwc_tensorcore_cuda", "schedule_nms", "schedule_pool", "schedule_pool_grad",
+           "schedule_proposal", "schedule_reduce", "schedule_reorg", "schedule_roi_align", "schedule_roi_pool",
+           "schedule_scan", "schedule_softmax", "schedule_sort", "schedule_sparse_dense",
+           "schedule_sparse_transpose", "schedule_topk", "schedule_unique", "searchsorted", "sort", "sparse_dense",
+           "tensor_intrin", "tensorcore", "topk", "unique"]

@@ -44,7 +44,7 @@ def intrin_wmma_load_matrix_W(strides_dst: Any, strides_from: Any, shape: Any, l
                               C_shape: Any, in_dtype: str) -> Any:
     """A warp's load of a fragment of matrix B (the weights) from shared memory."""
     _, n, k = shape
-    return _load("wmma.matrix_b", (n, k), strides_dst, strides_from, shape, layout, A_shape, C_shape, in_dtype)
+    return _load("wmma.matrix_b", (k, n), strides_dst, strides_from, shape, layout, A_shape, C_shape, in_dtype)
 
 
 def intrin_wmma_store_matrix(strides_dst: Any, strides_from: Any, shape: Any, out_dtype: str, A_shape: Any,

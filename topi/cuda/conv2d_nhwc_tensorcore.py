@@ -1,0 +1,224 @@
+"""NHWC convolution on tensor cores (TVM's ``topi.cuda.conv2d_nhwc_tensorcore`` and
+``schedule_conv2d_nhwc_tensorcore``): the batch is a fragment's rows, the filters its columns
+and the input channels its depth; each block computes one output pixel's tile of batch x
+filters, the kernel window and channels its reduction, operands in float16 through shared
+memory into fragments. Without AutoTVM, each knob takes its first value (TVM's fallback); the
+knobs are keyword arguments of the schedule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schedule as te
+from schedule import Tensor
+from topi.cuda.tensor_intrin import (
+    intrin_wmma_gemm,
+    intrin_wmma_load_matrix_A,
+    intrin_wmma_load_matrix_W,
+    intrin_wmma_store_matrix,
+)
+from topi.nn.pad import pad
+from topi.transform.shape import tensor
+from topi.traverse import as_outputs, traverse_inline
+from topi.utils import get_const_tuple, get_pad_tuple, pair
+
+#: The fragment shapes (m, n, k) in TVM's order of preference for a convolution: m the batch, n the filters.
+FRAGMENTS = ((16, 16, 16), (8, 32, 16), (32, 8, 16))
+
+
+def _fragment(batch: int, channels: int, filters: int) -> tuple[int, int, int]:
+    for m, n, k in FRAGMENTS:
+        if batch % m == 0 and filters % n == 0 and channels % k == 0:
+            return m, n, k
+    raise ValueError(f"topi.cuda.conv2d_nhwc_tensorcore: (batch {batch}, in_channel {channels}, num_filter "
+                     f"{filters}) must be a multiple of (16, 16, 16), (8, 16, 32) or (32, 16, 8)")
+
+
+def conv2d_nhwc_tensorcore(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
+                           out_dtype: str = "float32") -> Tensor:
+    """NHWC *data* by HWIO *kernel*, both read as float16, summed in *out_dtype*."""
+    return nhwc_tensorcore_cuda(data, kernel, strides, padding, dilation, out_dtype)
+
+
+def nhwc_tensorcore_cuda(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
+                         out_dtype: str = "float32") -> Tensor:
+    """The compute of :func:`conv2d_nhwc_tensorcore` (TVM's name without AutoTVM's wrapper)."""
+    op = "cuda.conv2d_nhwc_tensorcore"
+    data, kernel = tensor(op, data), tensor(op, kernel)
+    if len(data.shape) != 4 or len(kernel.shape) != 4:
+        raise ValueError(f"topi.{op}: data is NHWC and kernel HWIO")
+    stride_h, stride_w = pair(op, "strides", strides)
+    dilation_h, dilation_w = pair(op, "dilation", dilation)
+    batch, in_height, in_width, channels = get_const_tuple(data.shape)
+    kernel_h, kernel_w, k_channels, filters = get_const_tuple(kernel.shape)
+    if k_channels != channels:
+        raise ValueError(f"topi.{op}: the kernel's input channels ({k_channels}) must be the data's ({channels})")
+    _fragment(batch, channels, filters)
+    dilated_h, dilated_w = (kernel_h - 1) * dilation_h + 1, (kernel_w - 1) * dilation_w + 1
+    top, left, down, right = get_pad_tuple(padding, (dilated_h, dilated_w))
+    out_height = (in_height - dilated_h + top + down) // stride_h + 1
+    out_width = (in_width - dilated_w + left + right) // stride_w + 1
+    padded = pad(data, [0, top, left, 0], [0, down, right, 0], name="PaddedInput")
+    rc, ry, rx = te.reduce_axis((0, channels), "rc"), te.reduce_axis((0, kernel_h), "ry"), te.reduce_axis(
+        (0, kernel_w), "rx")
+    half_input = te.compute(padded.shape, lambda n, h, w, c: padded[n, h, w, c].astype("float16"),
+                            name="TransPaddedInput")
+    half_kernel = te.compute(kernel.shape, lambda h, w, i, o: kernel[h, w, i, o].astype("float16"),
+                             name="TransFilter")
+    return te.compute(
+        (batch, out_height, out_width, filters),
+        lambda n, y, x, f: te.sum(
+            half_input[n, y * stride_h + ry * dilation_h, x * stride_w + rx * dilation_w, rc].astype(out_dtype)
+            * half_kernel[ry, rx, rc, f].astype(out_dtype), axis=[ry, rx, rc]),
+        name="Conv2dOutput", tag="conv2d_nhwc_tensorcore")
+
+
+def schedule_conv2d_nhwc_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
+    """The schedule of :func:`conv2d_nhwc_tensorcore` and its fused element-wise epilogue;
+    *knobs*: ``block_row_warps``, ``block_col_warps``, ``warp_row_tiles``, ``warp_col_tiles``,
+    ``chunk``, ``offset``, ``vector_width``."""
+    tensors = as_outputs("cuda.schedule_conv2d_nhwc_tensorcore", outs)
+    s = te.create_schedule([t.op for t in tensors])
+
+    def visit(op: Any) -> None:
+        if op.tag == "conv2d_nhwc_tensorcore":
+            schedule_nhwc_tensorcore_cuda(s, op.output(0), **knobs)
+    traverse_inline(s, tensors[0].op, visit)
+    return s
+
+
+def _product(values: list[int]) -> int:
+    total = 1
+    for v in values:
+        total *= v
+    return total
+
+
+def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps: int = 1, block_col_warps: int = 1,
+                                  warp_row_tiles: int = 1, warp_col_tiles: int = 1, chunk: int = 1, offset: int = 0,
+                                  vector_width: int = 1) -> None:
+    """TVM's tensor-core schedule of *conv* in *s* (see the module)."""
+    kh, kw, ic = s[conv].op.reduce_axis
+    half_input, half_kernel = s[conv].op.input_tensors
+    batch = get_const_tuple(conv.shape)[0]
+    filters = get_const_tuple(half_kernel.shape)[3]
+    channels = get_const_tuple(half_kernel.shape)[2]
+    m, n, k = _fragment(batch, channels, filters)
+    in_dtype, out_dtype = half_input.dtype, conv.dtype
+    padded = half_input.op.input_tensors[0]
+    for t in (half_input, half_kernel, padded):
+        s[t].compute_inline()
+    AS, WS = s.cache_read(half_input, "shared", [conv]), s.cache_read(half_kernel, "shared", [conv])
+    AF, WF = s.cache_read(AS, "wmma.matrix_a", [conv]), s.cache_read(WS, "wmma.matrix_b", [conv])
+    CF = s.cache_write(conv, "wmma.accumulator")
+    if conv.op in s.outputs:
+        output = conv
+        OL = s.cache_read(CF, "shared", [conv])
+    else:  # an epilogue is the output; the convolution itself becomes the shared stage
+        output = s.outputs[0].output(0)
+        s[conv].set_scope("shared")
+        OL = conv
+    warp = 32
+    block_x, block_y, block_z = (te.thread_axis(f"blockIdx.{a}") for a in "xyz")
+    thread_x, thread_y, thread_z = (te.thread_axis(f"threadIdx.{a}") for a in "xyz")
+    as_align = chunk * k + offset
+    ws_align = warp_col_tiles * block_col_warps * n + offset
+    block_n, block_o = m * warp_row_tiles * block_row_warps, n * warp_col_tiles * block_col_warps
+    cs_align = block_o + offset
+    as_strides, al_strides = _product_strides([1, 1, as_align, 1]), _product_strides([1, 1, k, 1])
+    ws_strides, wl_strides = _product_strides([ws_align, 1]), _product_strides([n * warp_col_tiles, 1])
+    cl_strides, cs_strides = _product_strides([1, 1, n * warp_col_tiles, 1]), _product_strides([1, 1, cs_align, 1])
+
+    # the output: one pixel a block along z, its batch x filter tile over x and y
+    nc, hc, wc, oc = output.op.axis
+    pixel = s[output].fuse(hc, wc)
+    s[output].bind(pixel, block_z)
+    block_i, nc = s[output].split(nc, factor=block_n)
+    block_j, oc = s[output].split(oc, factor=block_o)
+    s[output].reorder(pixel, block_i, block_j, nc, oc)
+    t, ti = s[output].split(s[output].fuse(nc, oc), factor=vector_width)
+    t, tx = s[output].split(t, factor=warp)
+    t, ty = s[output].split(t, factor=block_row_warps)
+    _, tz = s[output].split(t, factor=block_col_warps)
+    for axis, thread in ((block_i, block_x), (block_j, block_y), (tz, thread_z), (ty, thread_y), (tx, thread_x)):
+        s[output].bind(axis, thread)
+    s[output].vectorize(ti)
+
+    # the accumulators through shared memory
+    s[OL].compute_at(s[output], block_j)
+    nc, hc, wc, oc = OL.op.axis
+    s[OL].reorder(hc, wc, nc, oc)
+    s[OL].storage_align(wc, cs_align - 1, cs_align)
+    oc, ooc = s[OL].split(oc, factor=n)
+    oc, oci = s[OL].split(oc, factor=warp_col_tiles)
+    _, oc = s[OL].split(oc, factor=block_col_warps)
+    nc, nnc = s[OL].split(nc, factor=m)
+    nc, nci = s[OL].split(nc, factor=warp_row_tiles)
+    _, nc = s[OL].split(nc, factor=block_row_warps)
+    s[OL].reorder(nc, oc, nci, oci, nnc, ooc)
+    s[OL].bind(nc, thread_y)
+    s[OL].bind(oc, thread_z)
+
+    # a warp's multiply-accumulate over the window and the channels
+    s[CF].compute_at(s[OL], oc)
+    fn, _, _, fo = CF.op.axis
+    fn, nnf = s[CF].split(fn, factor=m)
+    fo, oof = s[CF].split(fo, factor=n)
+    ic, ii = s[CF].split(ic, factor=k)
+    ko, ki = s[CF].split(ic, factor=chunk)
+    s[CF].reorder(kh, kw, ko, ki, fn, fo, nnf, oof, ii)
+
+    s[AF].compute_at(s[CF], ki)
+    s[WF].compute_at(s[CF], ki)
+    an, _, _, ai = AF.op.axis
+    an, ann = s[AF].split(an, factor=m)
+    ai, aii = s[AF].split(ai, factor=k)
+    s[AF].reorder(an, ai, ann, aii)
+    _, _, wi, wo = WF.op.axis
+    wi, wii = s[WF].split(wi, factor=k)
+    wo, woo = s[WF].split(wo, factor=n)
+    s[WF].reorder(wo, wi, woo)
+    s[WF].reorder(wi, wo, wii, woo)
+
+    # the shared tiles, loaded by all the block's threads
+    s[WS].compute_at(s[CF], ko)
+    s[AS].compute_at(s[CF], ko)
+    sn, sh, sw, si = AS.op.axis
+    s[AS].reorder(sh, sw, sn, si)
+    s[AS].storage_align(sw, as_align - 1, as_align)
+    t, ti = s[AS].split(s[AS].fuse(sn, si), factor=vector_width)
+    t, tx = s[AS].split(t, factor=warp)
+    t, ty = s[AS].split(t, factor=block_row_warps)
+    _, tz = s[AS].split(t, factor=block_col_warps)
+    for axis, thread in ((ty, thread_y), (tz, thread_z), (tx, thread_x)):
+        s[AS].bind(axis, thread)
+    s[AS].vectorize(ti)
+    _, _, wsi, wso = WS.op.axis
+    t = s[WS].fuse(wsi, wso)
+    s[WS].storage_align(wsi, ws_align - 1, ws_align)
+    t, ti = s[WS].split(t, factor=vector_width)
+    t, tx = s[WS].split(t, factor=warp)
+    t, ty = s[WS].split(t, factor=block_row_warps)
+    _, tz = s[WS].split(t, factor=block_col_warps)
+    for axis, thread in ((ty, thread_y), (tz, thread_z), (tx, thread_x)):
+        s[WS].bind(axis, thread)
+    s[WS].vectorize(ti)
+
+    shape = (m, n, k)
+    a_shape, w_shape, c_shape = (m, 1, 1, k), (k, n), (m, 1, 1, n)
+    a_gemm = te.placeholder(a_shape, name="A", dtype=in_dtype)
+    w_gemm = te.placeholder(w_shape, name="B", dtype=in_dtype)
+    k_gemm = te.reduce_axis((0, k), name="k")
+    c_gemm = te.compute(c_shape, lambda i, t0, t1, j: te.sum(
+        a_gemm[i, t0, t1, k_gemm].astype(out_dtype) * w_gemm[k_gemm, j].astype(out_dtype), axis=k_gemm), name="C")
+    s[AF].tensorize(ann, intrin_wmma_load_matrix_A(al_strides, as_strides, shape, "row_major", a_shape, a_shape,
+                                                   in_dtype))
+    s[WF].tensorize(wii, intrin_wmma_load_matrix_W(wl_strides, ws_strides, shape, "row_major", w_shape, w_shape,
+                                                   in_dtype))
+    s[OL].tensorize(nnc, intrin_wmma_store_matrix(cs_strides, cl_strides, shape, out_dtype, c_shape, c_shape))
+    s[CF].tensorize(nnf, intrin_wmma_gemm(a_gemm, w_gemm, c_gemm, al_strides, wl_strides, cl_strides, shape))
+
+
+def _product_strides(extents: list[int]) -> list[int]:
+    """TVM's strides of the intrinsics' buffers: each dimension's the product of the extents from it on."""
+    return [_product(extents[d:]) for d in range(len(extents))]
