@@ -80,7 +80,7 @@ from topi.math import (
     trunc,
 )
 from topi.reduction import all, any, argmax, argmin, collapse_sum, max, min, prod, sum  # noqa: A004
-from topi.scan import cumprod, cumsum
+from topi.scan import cumprod, cumsum, scanop
 from topi.searchsorted import searchsorted
 from topi.signal import dft
 from topi.sort import argsort, sort, topk
@@ -131,8 +131,8 @@ __all__ = ["abs", "acos", "acosh", "add", "adv_index", "all", "any", "arange", "
            "log", "log10", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "mali", "matmul",
            "matrix_set_diag", "max", "maximum", "min", "minimum", "mod", "multiply", "ndarray_size", "negative",
            "nn", "not_equal", "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence",
-           "right_shift", "round", "rsqrt", "scatter_nd", "searchsorted", "sequence_mask", "shape", "sigmoid",
-           "sign", "sin", "sinh", "sort", "sparse", "sparse_to_dense", "split", "sqrt", "squeeze", "stack",
-           "strided_set", "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing",
-           "tile", "topk", "transform", "transpose", "trilu", "trunc", "unique", "unravel_index", "utils", "vision",
-           "where", "x86"]
+           "right_shift", "round", "rsqrt", "scanop", "scatter_nd", "searchsorted", "sequence_mask", "shape",
+           "sigmoid", "sign", "sin", "sinh", "sort", "sparse", "sparse_to_dense", "split", "sqrt", "squeeze",
+           "stack", "strided_set", "strided_slice", "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot",
+           "testing", "tile", "topk", "transform", "transpose", "trilu", "trunc", "unique", "unravel_index", "utils",
+           "vision", "where", "x86"]

@@ -11,6 +11,7 @@ import schedule as te
 import topi
 from lower import build
 from lower.target import Target
+from tebound import tvm
 from topi.testing import compare_numpy_tvm
 from topi.utils import get_shape
 
@@ -76,3 +77,49 @@ def test_get_shape_moves_and_splits_axes_by_name():
     assert get_shape((4, 6, 3, 3, 2, 8), "OIHW2i8o", "HWO8oI2i") == (3, 3, 4, 8, 6, 2)
     with pytest.raises(ValueError, match="do not hold the same axes"):
         get_shape((2, 8), "NC", "NH")
+
+
+@pytest.mark.parametrize("shape, axis", [((9,), 0), ((1000,), 0), ((4, 33), 1), ((6, 5, 3), 1), ((6, 5, 3), 0)])
+def test_the_gpu_scan_is_a_kernel_a_pass_and_equals_the_serial_one(shape, axis):
+    """Hillis-Steele: the running maximum (any associative operation) and exclusive sums of
+    integers equal the serial scan exactly; each pass is its own kernel."""
+    x = RNG.integers(-50, 50, shape).astype("int32")
+    A = te.placeholder(shape, "int32", "A")
+    with Target("cuda"):
+        running_max = topi.cuda.scanop(A, te.max, te.min_value("int32"), "cummax", axis)
+        sums = topi.cuda.cumsum(A, axis, "int64", exclusive=True)
+        s = topi.cuda.schedule_scan([running_max, sums])
+    assert running_max.op.name == "cummax_gpu"
+    got_max, got_sum = np.zeros(shape, "int32"), np.zeros(shape, "int64")
+    f = build(s, [A, running_max, sums], target="cuda")
+    f(x, got_max, got_sum)
+    np.testing.assert_array_equal(got_max, np.maximum.accumulate(x, axis=axis))
+    np.testing.assert_array_equal(got_sum, _exclusive(np.cumsum(x, axis=axis, dtype="int64"), axis, 0))
+    passes = int(np.ceil(np.log2(shape[axis]))) if shape[axis] > 1 else 0
+    # per scan: the load, one kernel a pass, the store
+    assert len(f.imported_modules[0].entry_names) == 2 * (passes + 2)
+
+
+def test_inclusive_and_exclusive_scans_with_the_reduction_as_tvms_cuda_ones():
+    x = RNG.integers(-9, 10, (3, 4, 7)).astype("int32")
+    A = te.placeholder(x.shape, "int32", "A")
+    with Target("cuda"):
+        inclusive = topi.cuda.inclusive_scan(A, axis=-1)
+        exclusive, total = topi.cuda.exclusive_scan(A, axis=1, return_reduction=True, output_dtype="int64")
+        s = topi.cuda.schedule_scan([inclusive, exclusive, total])
+    got = [np.zeros(x.shape, "int32"), np.zeros(x.shape, "int64"), np.zeros((3, 7), "int64")]
+    build(s, [A, inclusive, exclusive, total])(x, *got)
+    np.testing.assert_array_equal(got[0], np.cumsum(x, axis=-1))
+    np.testing.assert_array_equal(got[1], _exclusive(np.cumsum(x, axis=1, dtype="int64"), 1, 0))
+    np.testing.assert_array_equal(got[2], x.sum(axis=1))
+
+
+def test_scanop_takes_tvms_generic_operators_and_refuses_a_binop_that_is_not_a_function():
+    x = RNG.integers(1, 4, (5, 6)).astype("int64")
+    A = te.placeholder(x.shape, "int64", "A")
+    out = topi.scanop(A, tvm.tir.generic.multiply, 1, "cumprod", axis=1)
+    got = np.zeros(x.shape, "int64")
+    build(te.create_schedule(out.op), [A, out])(x, got)
+    np.testing.assert_array_equal(got, np.cumprod(x, axis=1))
+    with pytest.raises(TypeError, match="binop is a function"):
+        topi.scanop(A, "add", 0, "cumsum")

@@ -109,7 +109,10 @@ from topi.nn import (
     sparse_dense,
 )
 from topi.nn.winograd import conv2d_nchw_winograd
-from topi.scan import cumprod, cumsum
+from topi.scan import exclusive_scan, inclusive_scan
+from topi.scan import gpu_cumprod as cumprod
+from topi.scan import gpu_cumsum as cumsum
+from topi.scan import gpu_scanop as scanop
 from topi.searchsorted import cuda_searchsorted as searchsorted
 from topi.signal import cuda_dft as dft
 from topi.transform import scatter_nd
@@ -121,9 +124,10 @@ __all__ = ["all_class_non_max_suppression", "argsort", "argwhere", "batch_matmul
            "conv2d_nchw", "conv2d_nchw_winograd", "conv2d_nhwc_tensorcore", "conv2d_transpose_nchw", "conv3d_ncdhw",
            "conv3d_ndhwc", "conv3d_transpose_ncdhw", "correlation_nchw", "cumprod", "cumsum",
            "deformable_conv2d_nchw", "dense_tensorcore", "dense_tensorcore_cuda", "depthwise_conv2d_nchw", "dft",
-           "get_valid_counts", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw", "multibox_detection",
-           "multibox_prior", "multibox_transform_loc", "nhwc_tensorcore_cuda", "non_max_suppression", "proposal",
-           "scatter_nd", "schedule_adaptive_pool", "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul",
+           "exclusive_scan", "get_valid_counts", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
+           "inclusive_scan", "multibox_detection", "multibox_prior", "multibox_transform_loc",
+           "nhwc_tensorcore_cuda", "non_max_suppression", "proposal", "scanop", "scatter_nd",
+           "schedule_adaptive_pool", "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul",
            "schedule_batch_matmul_tensorcore", "schedule_batch_norm", "schedule_binarize_pack",
            "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
            "schedule_conv1d_transpose_ncw", "schedule_conv2d_NCHWc", "schedule_conv2d_hwcn", "schedule_conv2d_nchw",

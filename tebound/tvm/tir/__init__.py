@@ -18,7 +18,7 @@ from lower.ir.stmt import Realize as ProducerRealize
 from lower.module import stmt_list
 from schedule import decl_buffer, ir_builder
 from schedule.ir.extern_calls import CallEffectKind
-from tebound.tvm.tir import buffer, expr, op, stmt, stmt_functor, transform
+from tebound.tvm.tir import buffer, expr, generic, op, stmt, stmt_functor, transform
 from tebound.tvm.tir.buffer import Buffer
 from tebound.tvm.tir.expr import (
     EQ,
@@ -146,9 +146,9 @@ __all__ = ["Add", "Allocate", "And", "Any", "AttrStmt", "Broadcast", "Buffer", "
            "StringImm", "Sub", "Var", "abs", "acos", "acosh", "all", "any", "asin", "asinh", "atan", "atan2",
            "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "buffer", "call_extern",
            "call_intrin", "call_packed", "call_pure_extern", "ceil", "clz", "const", "copysign", "cos", "cosh",
-           "decl_buffer", "div", "erf", "exp", "exp10", "exp2", "expr", "floor", "floordiv", "floormod", "hypot",
-           "if_then_else", "indexdiv", "indexmod", "ir_builder", "isfinite", "isinf", "isnan", "ldexp", "likely",
-           "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "nearbyint", "nextafter", "op",
-           "popcount", "power", "reinterpret", "round", "rsqrt", "shift_left", "shift_right", "sigmoid", "sin",
-           "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "trace", "transform", "trunc",
-           "truncdiv", "truncmod"]
+           "decl_buffer", "div", "erf", "exp", "exp10", "exp2", "expr", "floor", "floordiv", "floormod", "generic",
+           "hypot", "if_then_else", "indexdiv", "indexmod", "ir_builder", "isfinite", "isinf", "isnan", "ldexp",
+           "likely", "log", "log10", "log1p", "log2", "max", "max_value", "min", "min_value", "nearbyint",
+           "nextafter", "op", "popcount", "power", "reinterpret", "round", "rsqrt", "shift_left", "shift_right",
+           "sigmoid", "sin", "sinh", "sqrt", "stmt", "stmt_functor", "stmt_list", "tan", "tanh", "trace",
+           "transform", "trunc", "truncdiv", "truncmod"]
