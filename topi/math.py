@@ -124,3 +124,55 @@ def elemwise_sum(xs: Any) -> Tensor:
             out = out + t[i]
         return out
     return te.compute(first.shape, total, name="T_elemwise_sum", tag=tag.ELEMWISE)
+
+
+def q_multiply_shift(x: Any, multiplier: Any, q: int, left_shift: Any, right_shift: Any, shift_left: Any) -> Any:
+    """TVM's fixed-point multiply (``tir.q_multiply_shift``): ``x`` (shifted left by
+    *left_shift* where *shift_left* holds) times the Q-*q* *multiplier*, in int64, rounded to
+    nearest (halves up) and shifted right by ``right_shift + q``, as int32."""
+    wide = x.astype("int64")
+    if isinstance(shift_left, bool):
+        wide = wide << arith.convert(left_shift).astype("int64") if shift_left else wide
+    else:
+        wide = te.if_then_else(shift_left, wide << arith.convert(left_shift).astype("int64"), wide)
+    wide = wide * arith.convert(multiplier).astype("int64")
+    total = arith.convert(right_shift).astype("int64") + q
+    wide = (wide + (arith.const(1, "int64") << (total - 1))) >> total
+    return wide.astype("int32")
+
+
+def fixed_point_multiply(x: Tensor, multiplier: int, shift: int) -> Tensor:
+    """*x* (int32) times the fixed-point number ``multiplier * 2**-31 * 2**shift`` (*multiplier* a
+    Q31 number), rounded to nearest, as TVM computes it; a multiplier of ``1 << 30`` (one half)
+    is a plain shift, rounded when it goes right."""
+    _check("fixed_point_multiply", x)
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (multiplier, shift)):
+        raise TypeError(f"topi.fixed_point_multiply: multiplier and shift are ints, got {multiplier!r}, {shift!r}")
+
+    def element(*i: Any) -> Any:
+        value = x(*i)
+        if multiplier == 1 << 30:  # a power of two: shift only
+            exp = shift - 1
+            if exp > 0:
+                return value << arith.const(exp, value.dtype)
+            if exp == 0:
+                return value
+            one = arith.const(1, value.dtype)
+            return (value + (one << arith.const(-exp - 1, value.dtype))) >> arith.const(-exp, value.dtype)
+        return q_multiply_shift(value, arith.const(multiplier, "int32"), 31, arith.const(max(shift, 0), "int32"),
+                                arith.const(max(-shift, 0), "int32"), shift > 0)
+    return te.compute(x.shape, element, tag=tag.ELEMWISE)
+
+
+def fixed_point_multiply_per_axis(x: Tensor, y: Tensor, lshift: Tensor, rshift: Tensor, is_lshift_required: int,
+                                  is_rshift_required: int, axes: Any) -> Tensor:
+    """:func:`fixed_point_multiply` with a multiplier and shifts per position along *axes*
+    (*y*, *lshift*, *rshift* indexed by *x*'s indices at *axes*)."""
+    for name, t in (("x", x), ("y", y), ("lshift", lshift), ("rshift", rshift)):
+        _check(f"fixed_point_multiply_per_axis ({name})", t)
+    axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
+
+    def element(*i: Any) -> Any:
+        at = tuple(i[a] for a in axes)
+        return q_multiply_shift(x(*i), y(*at), 31, lshift(*at), rshift(*at), bool(is_lshift_required))
+    return te.compute(x.shape, element, tag=tag.BROADCAST)

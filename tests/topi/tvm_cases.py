@@ -80,4 +80,10 @@ def cases():
         ("batch_matmul", [(2, 5, 7), (1, 3, 7)], lambda topi, te, A, B: topi.nn.batch_matmul(A, B)),
         ("prelu", [(2, 3, 4)], lambda topi, te, A: topi.nn.prelu(A, te.compute((3,), lambda i: A[0, i, 0] * 0.5), 1)),
         ("argmax", [(3, 4, 5)], lambda topi, te, A: topi.argmax(A, axis=(0, 2), keepdims=True)),
+        ("fixed_point", [(40,)], lambda topi, te, A: topi.fixed_point_multiply(topi.cast(A * 1e6, "int32"), 1395864371, -3)),
+        ("fixed_point_half", [(40,)], lambda topi, te, A: topi.fixed_point_multiply(topi.cast(A * 1e6, "int32"), 1 << 30, -2)),
+        ("meshgrid_xy", [(3,), (4,)], lambda topi, te, A, B: topi.meshgrid([A, B], "xy")[0]),
+        ("sliding_window", [(2, 7, 6)], lambda topi, te, A: topi.sliding_window(A, 1, [3, 2], [2, 1])),
+        ("scatter_elements", [(4, 5), (4, 5)], lambda topi, te, A, U: topi.scatter_elements(
+            A, topi.floor_mod(topi.cast(topi.abs(U) * 7, "int32"), 4), U, 0, "add")),
     ]

@@ -79,6 +79,7 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
+from topi.cuda.transform import invert_permutation, scatter_elements
 from topi.cuda.vision import (
     all_class_non_max_suppression,
     get_valid_counts,
@@ -125,8 +126,8 @@ __all__ = ["all_class_non_max_suppression", "argsort", "argwhere", "batch_matmul
            "conv3d_ndhwc", "conv3d_transpose_ncdhw", "correlation_nchw", "cumprod", "cumsum",
            "deformable_conv2d_nchw", "dense_tensorcore", "dense_tensorcore_cuda", "depthwise_conv2d_nchw", "dft",
            "exclusive_scan", "get_valid_counts", "group_conv1d_ncw", "group_conv1d_nwc", "group_conv2d_nchw",
-           "inclusive_scan", "multibox_detection", "multibox_prior", "multibox_transform_loc",
-           "nhwc_tensorcore_cuda", "non_max_suppression", "proposal", "scanop", "scatter_nd",
+           "inclusive_scan", "invert_permutation", "multibox_detection", "multibox_prior", "multibox_transform_loc",
+           "nhwc_tensorcore_cuda", "non_max_suppression", "proposal", "scanop", "scatter_elements", "scatter_nd",
            "schedule_adaptive_pool", "schedule_argsort", "schedule_argwhere", "schedule_batch_matmul",
            "schedule_batch_matmul_tensorcore", "schedule_batch_norm", "schedule_binarize_pack",
            "schedule_binary_dense", "schedule_broadcast", "schedule_conv1d_ncw", "schedule_conv1d_nwc",

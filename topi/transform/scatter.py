@@ -1,7 +1,8 @@
 """Transforms that write values into a copy of a tensor, or into a default-filled one (TVM's
 ``topi.strided_set``, ``sparse_to_dense``, ``matrix_set_diag`` and ``trilu``), and the advanced
 (NumPy) indexing ``adv_index``; each a compute that decides per output element where it
-reads. Indices taken from data are checked while the kernel runs."""
+reads. ``invert_permutation`` writes where its input says (an extern pass). Indices taken from
+data are checked while the kernel runs."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import schedule as te
-from schedule import Tensor
+from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
+from schedule.ir.dtype import is_int
 from topi import tag
+from topi.extern_items import each_item
 from topi.transform.gather import _integer
 from topi.transform.index import slice_bounds, slice_param
 from topi.transform.shape import tensor
@@ -162,3 +165,27 @@ def adv_index(data: Tensor, indices: Sequence[Tensor]) -> Tensor:
         return data[(*at, *i[rank:])]
     return te.compute([*broadcast, *rest], element, name="advanced_index", tag=tag.INJECTIVE)
 
+
+
+def invert_permutation(data: Tensor, gpu: bool = False) -> Tensor:
+    """The inverse of the permutation *data* (1-d): ``out[data[i]] = i``. An extern operation,
+    one pass in order (with *gpu*, ``topi.cuda.invert_permutation``, a thread per element); a
+    value outside ``[0, n)`` is caught by the kernel's checks."""
+    data = tensor("invert_permutation", data)
+    if len(data.shape) != 1 or not is_int(data.dtype):
+        raise ValueError(f"topi.invert_permutation: takes a 1-d integer tensor, got {data.dtype}"
+                         f"{list(map(str, data.shape))}")
+
+    def body(src: Any, out: Any) -> Any:
+        ib = ir_builder.create()
+        src, out = ib.buffer_ptr(src), ib.buffer_ptr(out)
+        if gpu:
+            with each_item(ib, data.shape[0], True, "ind") as i:
+                out[src[i]] = i.astype(data.dtype)
+        else:
+            with ib.for_range(0, data.shape[0], "ind") as i:
+                out[src[i]] = i.astype(data.dtype)
+        return ib.get()
+
+    return extern([data.shape], [data], lambda ins, outs: body(ins[0], outs[0]), dtype=[data.dtype],
+                  name="invert_permutation", tag="invert_permutation")

@@ -14,7 +14,7 @@ from schedule.ir.buffer import decl_buffer
 from schedule.ir.dtype import is_int
 from topi.transform.shape import product, tensor
 
-_COMBINE = {"update": lambda old, new: new, "add": lambda old, new: old + new, "mul": lambda old, new: old * new,
+COMBINE = {"update": lambda old, new: new, "add": lambda old, new: old + new, "mul": lambda old, new: old * new,
             "min": lambda old, new: te.min(old, new), "max": lambda old, new: te.max(old, new)}
 
 
@@ -28,8 +28,8 @@ def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, mode: str) -> Ten
         ``updates`` ``(Y..., X...)`` with ``X`` the last dimensions of *data* after the first M).
     """
     data, indices, updates = (tensor("scatter_nd", t) for t in (data, indices, updates))
-    if mode not in _COMBINE:
-        raise ValueError(f"topi.scatter_nd: mode is one of {sorted(_COMBINE)}, not {mode!r}")
+    if mode not in COMBINE:
+        raise ValueError(f"topi.scatter_nd: mode is one of {sorted(COMBINE)}, not {mode!r}")
     if not indices.shape or not is_int(indices.dtype):
         raise ValueError(f"topi.scatter_nd: indices are integers of shape (M, Y...), got {indices.dtype}"
                          f"{list(map(str, indices.shape))}")
@@ -44,7 +44,7 @@ def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, mode: str) -> Ten
                          f"{list(map(str, updates.shape))}")
     count, inner = product(ys), product(data.shape[m:])
     strides = [product(data.shape[k + 1:]) for k in range(m)]
-    combine = _COMBINE[mode]
+    combine = COMBINE[mode]
 
     def body(d: Any, idx: Any, upd: Any, out: Any) -> Any:
         ib = ir_builder.create()

@@ -175,3 +175,43 @@ def layout_transform(array: Tensor, src_layout: str, dst_layout: str, schedule_r
             else array[tuple(source)]
     return te.compute(shape, element, name="T_layout_trans", tag=tag.INJECTIVE,
                       attrs={"schedule_rule": schedule_rule, "src_layout": src_layout, "dst_layout": dst_layout})
+
+
+def meshgrid(a_tuple: Sequence[Tensor], indexing: str) -> list[Tensor]:
+    """Coordinate grids of the 1-d (or scalar) tensors in *a_tuple*, as NumPy's ``meshgrid``:
+    ``"ij"`` indexes the grid by the tensors in order, ``"xy"`` swaps the first two (the
+    Cartesian convention); each grid has one dimension per tensor (a scalar's of length 1)."""
+    tensors = [tensor("meshgrid", t) for t in (a_tuple if isinstance(a_tuple, (list, tuple)) else [a_tuple])]
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"topi.meshgrid: indexing is 'ij' or 'xy', not {indexing!r}")
+    if any(len(t.shape) > 1 for t in tensors):
+        raise ValueError("topi.meshgrid: takes 1-d tensors or scalars")
+    xy = indexing == "xy" and len(tensors) >= 2
+    lengths = [t.shape[0] if t.shape else arith.const(1, "int32") for t in tensors]
+    shape = [lengths[1], lengths[0], *lengths[2:]] if xy else lengths
+
+    def grid(k: int, t: Tensor) -> Tensor:
+        source = 1 - k if xy and k < 2 else k
+        return te.compute(shape, lambda *i: t[i[source]] if t.shape else t(), name="T_meshgrid", tag=tag.INJECTIVE)
+    return [grid(k, t) for k, t in enumerate(tensors)]
+
+
+def sliding_window(data: Tensor, axis: int, window_shape: Sequence[int], strides: Sequence[int]) -> Tensor:
+    """Every window of *window_shape* over *data*'s axes from *axis* on, moved by *strides*:
+    the axes before *axis*, then the window positions, then the window's elements."""
+    data = tensor("sliding_window", data)
+    ndim = len(data.shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise ValueError(f"topi.sliding_window: axis {axis!r} is out of range for {ndim} dimensions")
+    axis %= ndim
+    window, steps = list(window_shape), list(strides)
+    if len(window) != ndim - axis or len(steps) != ndim - axis or not all(
+            isinstance(v, int) and v > 0 for v in (*window, *steps)):
+        raise ValueError(f"topi.sliding_window: window_shape and strides are {ndim - axis} positive ints (one per "
+                         f"axis from {axis}), got {window_shape!r} and {strides!r}")
+    positions = [(data.shape[axis + d] - w) // s + 1 for d, (w, s) in enumerate(zip(window, steps))]
+
+    def element(*i: Any) -> Any:
+        at, inside = i[axis:axis + len(window)], i[axis + len(window):]
+        return data[(*i[:axis], *(p * s + w for p, s, w in zip(at, steps, inside)))]
+    return te.compute([*data.shape[:axis], *positions, *window], element, name="sliding_window", tag=tag.INJECTIVE)
