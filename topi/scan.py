@@ -61,7 +61,7 @@ def scanop(data: Tensor, binop: Callable[[Any, Any], Any], identity_value: Any, 
         src, dst = ib.buffer_ptr(src), ib.buffer_ptr(dst)
         n, count = arith.value_of(length), arith.value_of(lines)
         if gpu and n is not None and count is not None:
-            _parallel_scan(ib, src, dst, count, n, address, binop, identity, out_dtype, bool(exclusive))
+            parallel_scan(ib, src, dst, count, n, address, binop, identity, out_dtype, bool(exclusive))
         else:
             serial(ib, src, dst)
         return ib.get()
@@ -71,7 +71,7 @@ def scanop(data: Tensor, binop: Callable[[Any, Any], Any], identity_value: Any, 
                   out_buffers=[out], name=f"{op_name}_{'gpu' if gpu else 'generic'}", tag=op_name)
 
 
-def _parallel_scan(ib: Any, src: Any, dst: Any, lines: int, n: int, address: Callable[[Any, Any], Any],
+def parallel_scan(ib: Any, src: Any, dst: Any, lines: int, n: int, address: Callable[[Any, Any], Any],
                    binop: Callable[[Any, Any], Any], identity: Any, dtype: str, exclusive: bool) -> None:
     """A Hillis-Steele scan of each line, each pass a kernel over every element."""
     total = lines * n

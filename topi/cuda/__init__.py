@@ -89,6 +89,7 @@ from topi.cuda.vision import (
     non_max_suppression,
     proposal,
 )
+from topi.gpu_unique import unique
 from topi.merge_sort import argsort, sort, topk
 from topi.nn import (
     batch_matmul,
@@ -118,7 +119,6 @@ from topi.searchsorted import cuda_searchsorted as searchsorted
 from topi.signal import cuda_dft as dft
 from topi.transform import scatter_nd
 from topi.unique import cuda_argwhere as argwhere
-from topi.unique import unique
 
 __all__ = ["all_class_non_max_suppression", "argsort", "argwhere", "batch_matmul", "batch_matmul_tensorcore",
            "batch_matmul_tensorcore_cuda", "conv1d_ncw", "conv1d_nwc", "conv1d_transpose_ncw", "conv2d_hwcn",
