@@ -1,6 +1,7 @@
 """The loop an extern operation's ``ir_builder`` body runs its independent items in: a
 parallel loop on the CPU, or blocks of threads (``blockIdx.x``, ``threadIdx.x``, one item a
-thread) for a GPU, as TVM's CUDA externs bind them."""
+thread, no more threads a block than items) for a GPU, as TVM's CUDA externs bind them. On a
+GPU each such loop is a kernel of its own when opened in its own ``ib.new_scope()``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def each_item(ib: Any, count: Any, gpu: bool, name: str = "i") -> Iterator[Any]:
         with ib.for_range(0, count, name, kind="parallel") as i:
             yield i
         return
-    threads = max_threads()
+    known = arith.value_of(count)
+    threads = max_threads() if known is None else max(1, min(max_threads(), known))
     tx, bx = te.thread_axis("threadIdx.x"), te.thread_axis("blockIdx.x")
     ib.scope_attr(bx, "thread_extent", arith.floordiv(arith.add(count, threads - 1), threads))
     ib.scope_attr(tx, "thread_extent", threads)

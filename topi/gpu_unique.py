@@ -15,9 +15,9 @@ from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
 from schedule.ir.dtype import is_float
 from topi import merge_sort
+from topi.extern_items import each_item
 from topi.scan import parallel_scan
 from topi.transform.shape import tensor
-from topi.traverse import max_threads
 from topi.unique import unique as host_unique
 
 
@@ -38,16 +38,6 @@ def unique(data: Tensor, is_sorted: bool = True, return_counts: bool = False) ->
     return _reordered(runs, by_first, n, return_counts)
 
 
-def _elements(ib: Any, n: int) -> Any:
-    """A kernel over *n* elements, a thread each: the element's index and its guard."""
-    threads = min(max_threads(), n)
-    bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
-    ib.scope_attr(bx, "thread_extent", (n + threads - 1) // threads)
-    ib.scope_attr(tx, "thread_extent", threads)
-    i = bx.var * threads + tx.var
-    return i, ib.if_scope(i < n)
-
-
 def _runs(data: Tensor, order: Tensor, n: int) -> list[Tensor]:
     """The runs of equal values of the sorted data: ``[values, first positions, run of each
     element, [count], sizes, count]`` (the count again as a scalar, the later sort's valid count)."""
@@ -59,36 +49,30 @@ def _runs(data: Tensor, order: Tensor, n: int) -> list[Tensor]:
         starts = ib.allocate("int32", (n,), "starts", "global")
         run = ib.allocate("int32", (n,), "run", "global")
         start = ib.allocate("int32", (n,), "run_start", "global")
-        with ib.new_scope():
-            i, inside = _elements(ib, n)
-            with inside:
-                here, before = d[o[i]], d[o[te.max(i - 1, 0)]]
-                differs = here != before
-                if is_float(data.dtype):  # NaNs sort last and form one run, as NumPy's unique
-                    both_nan = te.all(te.isnan(here), te.isnan(before))
-                    differs = te.all(differs, arith.logical_not(both_nan))
-                begins = te.any(i == 0, differs)
-                starts[i] = te.if_then_else(begins, arith.const(1, "int32"), arith.const(0, "int32"))
+        with ib.new_scope(), each_item(ib, n, True, "i") as i:
+            here, before = d[o[i]], d[o[te.max(i - 1, 0)]]
+            differs = here != before
+            if is_float(data.dtype):  # NaNs sort last and form one run, as NumPy's unique
+                both_nan = te.all(te.isnan(here), te.isnan(before))
+                differs = te.all(differs, arith.logical_not(both_nan))
+            begins = te.any(i == 0, differs)
+            starts[i] = te.if_then_else(begins, arith.const(1, "int32"), arith.const(0, "int32"))
         parallel_scan(ib, starts, run, 1, n, lambda line, p: p, lambda a, b: a + b, arith.const(0, "int32"),
                       "int32", False)
-        with ib.new_scope():
-            i, inside = _elements(ib, n)
-            with inside:
-                g = run[i] - 1
-                with ib.if_scope(starts[i] == 1):
-                    values[g] = d[o[i]]
-                    first[g] = o[i]
-                    start[g] = i
-                inverse[o[i]] = g
-                with ib.if_scope(i == n - 1):
-                    count[0] = run[i]
-                    live[0] = run[i]
-        with ib.new_scope():
-            g, inside = _elements(ib, n)
-            with inside:
-                with ib.if_scope(g < count[0]):
-                    end = te.if_then_else(g + 1 < count[0], start[te.min(g + 1, n - 1)], arith.const(n, "int32"))
-                    sizes[g] = end - start[g]
+        with ib.new_scope(), each_item(ib, n, True, "i") as i:
+            g = run[i] - 1
+            with ib.if_scope(starts[i] == 1):
+                values[g] = d[o[i]]
+                first[g] = o[i]
+                start[g] = i
+            inverse[o[i]] = g
+            with ib.if_scope(i == n - 1):
+                count[0] = run[i]
+                live[0] = run[i]
+        with ib.new_scope(), each_item(ib, n, True, "g") as g:
+            with ib.if_scope(g < count[0]):
+                end = te.if_then_else(g + 1 < count[0], start[te.min(g + 1, n - 1)], arith.const(n, "int32"))
+                sizes[g] = end - start[g]
         return ib.get()
 
     return extern([(n,), (n,), (n,), (1,), (n,), ()], [data, order], lambda ins, outs: body(*ins, *outs),
@@ -104,21 +88,17 @@ def _reordered(runs: list[Tensor], by_first: Tensor, n: int, return_counts: bool
         v, f, inv, c, s, perm = (ib.buffer_ptr(b) for b in (v, f, inv, c, s, perm))
         out_values, out_first, out_inverse, out_count, *out_sizes = (ib.buffer_ptr(b) for b in outs)
         rank = ib.allocate("int32", (n,), "rank", "global")
-        with ib.new_scope():
-            j, inside = _elements(ib, n)
-            with inside:
-                with ib.if_scope(j < c[0]):
-                    rank[perm[j]] = j
-                    out_values[j] = v[perm[j]]
-                    out_first[j] = f[perm[j]]
-                    if out_sizes:
-                        out_sizes[0][j] = s[perm[j]]
-                with ib.if_scope(j == 0):
-                    out_count[0] = c[0]
-        with ib.new_scope():
-            i, inside = _elements(ib, n)
-            with inside:
-                out_inverse[i] = rank[inv[i]]
+        with ib.new_scope(), each_item(ib, n, True, "j") as j:
+            with ib.if_scope(j < c[0]):
+                rank[perm[j]] = j
+                out_values[j] = v[perm[j]]
+                out_first[j] = f[perm[j]]
+                if out_sizes:
+                    out_sizes[0][j] = s[perm[j]]
+            with ib.if_scope(j == 0):
+                out_count[0] = c[0]
+        with ib.new_scope(), each_item(ib, n, True, "i") as i:
+            out_inverse[i] = rank[inv[i]]
         return ib.get()
 
     shapes = [(n,), (n,), (n,), (1,)] + ([(n,)] if return_counts else [])

@@ -16,11 +16,11 @@ import schedule as te
 from schedule import Tensor, extern, ir_builder
 from schedule.ir import arith
 from schedule.ir.dtype import is_float
+from topi.extern_items import each_item
 from topi.sort import argsort as host_argsort
 from topi.sort import axis_of, check_topk, check_valid_count
 from topi.sort import sort as host_sort
 from topi.sort import topk as host_topk
-from topi.traverse import max_threads
 from topi.utils import get_const_tuple
 
 
@@ -43,7 +43,6 @@ def _sorted(data: Tensor, axis: int, ascend: bool, index_dtype: str, valid_count
     """The extern operation: ``[indices]`` or ``[values, indices]`` of *data* sorted along *axis*."""
     lines, n, after = _lines(data, axis)  # type: ignore[misc]
     total = lines * n
-    threads = min(max_threads(), max(total, 1))
     ranked = is_float(data.dtype) or valid_count is not None  # some elements go last whatever their key
 
     def address(line: Any, p: Any) -> Any:
@@ -67,7 +66,7 @@ def _sorted(data: Tensor, axis: int, ascend: bool, index_dtype: str, valid_count
             return te.any(ra < rb, te.all(ra == rb, ra == arith.const(0, "int8"), less))
 
         with ib.new_scope():  # the lines into the first buffers, each element with its position
-            for e in _elements(ib, total, threads):
+            with each_item(ib, total, True, "e") as e:
                 line, p = e // n, e % n
                 value = src[address(line, p)]
                 keys[0][e] = value
@@ -83,7 +82,7 @@ def _sorted(data: Tensor, axis: int, ascend: bool, index_dtype: str, valid_count
         while width < n:
             b = 1 - a
             with ib.new_scope():
-                for e in _elements(ib, total, threads):
+                with each_item(ib, total, True, "e") as e:
                     line, p = ib.let("line", e // n), ib.let("p", e % n)
                     start = ib.let("start", p // (2 * width) * (2 * width))
                     middle = ib.let("middle", te.min(start + width, n))
@@ -117,7 +116,7 @@ def _sorted(data: Tensor, axis: int, ascend: bool, index_dtype: str, valid_count
                         rank[b][place] = own
             width, a = width * 2, b
         with ib.new_scope():
-            for e in _elements(ib, total, threads):
+            with each_item(ib, total, True, "e") as e:
                 line, p = e // n, e % n
                 if out_values is not None:
                     out_values[address(line, p)] = keys[a][e]
@@ -129,16 +128,6 @@ def _sorted(data: Tensor, axis: int, ascend: bool, index_dtype: str, valid_count
     dtypes = ([data.dtype] if with_values else []) + [index_dtype]
     outs = extern(shapes, inputs, body, dtype=dtypes, name=name, tag=name)
     return outs if isinstance(outs, list) else [outs]
-
-
-def _elements(ib: Any, total: int, threads: int) -> Any:
-    """One kernel over the *total* elements, a thread each: yields the element's number once."""
-    bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
-    ib.scope_attr(bx, "thread_extent", (total + threads - 1) // threads)
-    ib.scope_attr(tx, "thread_extent", threads)
-    e = bx.var * threads + tx.var
-    with ib.if_scope(e < total):
-        yield e
 
 
 def _leading(t: Tensor, shape: tuple[Any, ...], name: str) -> Tensor:

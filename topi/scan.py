@@ -20,7 +20,6 @@ from schedule.ir.buffer import decl_buffer
 from schedule.ir.dtype import check_dtype
 from topi.extern_items import each_item
 from topi.transform.shape import product, reshape, tensor
-from topi.traverse import max_threads
 
 
 def scanop(data: Tensor, binop: Callable[[Any, Any], Any], identity_value: Any, op_name: str,
@@ -77,37 +76,21 @@ def parallel_scan(ib: Any, src: Any, dst: Any, lines: int, n: int, address: Call
     total = lines * n
     if total == 0:
         return
-    threads = min(max_threads(), total)
     steps = [ib.allocate(dtype, (total,), f"scan{k}", "global") for k in range(2)]
-
-    def elements() -> Any:
-        bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
-        ib.scope_attr(bx, "thread_extent", (total + threads - 1) // threads)
-        ib.scope_attr(tx, "thread_extent", threads)
-        e = bx.var * threads + tx.var
-        return e, ib.if_scope(e < total)
-
-    with ib.new_scope():
-        e, inside = elements()
-        with inside:
-            steps[0][e] = src[address(e // n, e % n)].astype(dtype)
+    with ib.new_scope(), each_item(ib, total, True, "e") as e:
+        steps[0][e] = src[address(e // n, e % n)].astype(dtype)
     a, distance = 0, 1
     while distance < n:
-        with ib.new_scope():
-            e, inside = elements()
-            with inside:
-                p = e % n
-                steps[1 - a][e] = te.if_then_else(p >= distance, binop(steps[a][e - distance], steps[a][e]),
-                                                  steps[a][e])
+        with ib.new_scope(), each_item(ib, total, True, "e") as e:
+            p = e % n
+            steps[1 - a][e] = te.if_then_else(p >= distance, binop(steps[a][e - distance], steps[a][e]), steps[a][e])
         a, distance = 1 - a, distance * 2
-    with ib.new_scope():
-        e, inside = elements()
-        with inside:
-            line, p = e // n, e % n
-            if exclusive:
-                dst[address(line, p)] = te.if_then_else(p == 0, identity, steps[a][te.max(e - 1, 0)])
-            else:
-                dst[address(line, p)] = steps[a][e]
+    with ib.new_scope(), each_item(ib, total, True, "e") as e:
+        line, p = e // n, e % n
+        if exclusive:
+            dst[address(line, p)] = te.if_then_else(p == 0, identity, steps[a][te.max(e - 1, 0)])
+        else:
+            dst[address(line, p)] = steps[a][e]
 
 
 def cumsum(data: Tensor, axis: int | None = None, dtype: str | None = None, exclusive: bool | None = None) -> Tensor:

@@ -4,7 +4,8 @@ elements (``topi.argwhere``).
 ``unique`` is an extern operation whose packed function (``tebound.topi.unique``, registered
 as the sorts are) finds them with NumPy: its outputs are as long as the input, the tail past
 ``num_unique`` left as it was. ``argwhere`` is an extern ``ir_builder`` body: one pass in
-order, each nonzero element's multi-index written to the next row."""
+order, each nonzero element's multi-index written to the next row (on a GPU, the rows from a
+parallel scan)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from schedule import Tensor, extern, get_global_func, ir_builder, register_func
 from schedule.ir import arith
 from schedule.ir.buffer import call_packed, decl_buffer
 from topi.extern_items import each_item
+from topi.scan import parallel_scan
 from topi.transform.shape import product, tensor
 
 UNIQUE = "tebound.topi.unique"
@@ -68,7 +70,9 @@ def argwhere(output_shape: Tensor, condition: Tensor) -> Tensor:
 
 
 def cuda_argwhere(output_shape: Tensor, condition: Tensor) -> Tensor:
-    """:func:`argwhere` as one GPU thread's pass (TVM's ``topi.cuda.argwhere``)."""
+    """:func:`argwhere` on a GPU (TVM's ``topi.cuda.argwhere``): each element's row is the
+    number of nonzero elements before it, a parallel scan of the nonzero flags, and each
+    nonzero element a thread writing its row (one thread's pass for a symbolic shape)."""
     return _argwhere(output_shape, condition, True)
 
 
@@ -81,9 +85,26 @@ def _argwhere(output_shape: Tensor, condition: Tensor, gpu: bool) -> Tensor:
     strides = [product(cond.shape[k + 1:]) for k in range(ndim)]
     rows = shape.shape[0]
 
+    total = arith.value_of(product(cond.shape))
+
+    def parallel(ib: Any, c: Any, out: Any) -> None:
+        nonzero = ib.allocate("int32", (total,), "nonzero", "global")
+        row = ib.allocate("int32", (total,), "row", "global")
+        with ib.new_scope(), each_item(ib, total, True) as i:
+            nonzero[i] = (c[i] != arith.const(0, cond.dtype)).astype("int32")
+        parallel_scan(ib, nonzero, row, 1, total, lambda line, p: p, lambda a, b: a + b, arith.const(0, "int32"),
+                      "int32", True)
+        with ib.new_scope(), each_item(ib, total, True) as i:
+            with ib.if_scope(te.all(nonzero[i] == 1, row[i] < rows)):
+                for k, stride in enumerate(strides):
+                    out[row[i] * ndim + k] = (i // stride % cond.shape[k]).astype("int32")
+
     def body(c: Any, out: Any) -> Any:
         ib = ir_builder.create()
         c, out = ib.buffer_ptr(c), ib.buffer_ptr(out)
+        if gpu and total:
+            parallel(ib, c, out)
+            return ib.get()
         with each_item(ib, 1, gpu, "only"):
             found = ib.allocate("int32", (1,), name="found", scope="local")
             found[0] = arith.const(0, "int32")

@@ -65,3 +65,16 @@ def test_bad_arguments_are_refused():
         topi.unique(te.placeholder((2, 3), "int32"))
     with pytest.raises(ValueError, match=r"output_shape is \(count, 2\)"):
         topi.argwhere(te.placeholder((4, 3), "int32"), te.placeholder((2, 2), "int32"))
+
+
+@pytest.mark.parametrize("style", ["generic", "cuda"])
+def test_argwhere_with_fewer_rows_than_nonzero_elements_writes_the_first_ones(style):
+    data = np.random.default_rng(9).choice([0, 1], size=(6, 7)).astype("int32")
+    want = np.argwhere(data)[:5]
+    S, C = te.placeholder((5, 2), "int32", "S"), te.placeholder(data.shape, "int32", "C")
+    with Target("cuda" if style == "cuda" else "llvm"):
+        out = (topi.cuda.argwhere if style == "cuda" else topi.argwhere)(S, C)
+        s = getattr(topi, style).schedule_argwhere([out])
+    got = np.full((5, 2), -1, "int32")
+    build(s, [S, C, out])(np.ones((5, 2), "int32"), data, got)
+    np.testing.assert_array_equal(got, want)
