@@ -86,6 +86,7 @@ from topi.scan import cumprod, cumsum, scanop
 from topi.searchsorted import searchsorted
 from topi.signal import dft
 from topi.sort import argsort, sort, topk
+from topi.stft import stft
 from topi.targets import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from topi.transform import (
     adv_index,
@@ -140,6 +141,6 @@ __all__ = ["abs", "acos", "acosh", "add", "adv_index", "all", "any", "arange", "
            "not_equal", "one_hot", "power", "prod", "reinterpret", "repeat", "reshape", "reverse_sequence",
            "right_shift", "round", "rsqrt", "scanop", "scatter_elements", "scatter_nd", "searchsorted",
            "sequence_mask", "shape", "sigmoid", "sign", "sin", "sinh", "sliding_window", "sort", "sparse",
-           "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "strided_set", "strided_slice", "subtract", "sum",
-           "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform", "transpose", "trilu",
-           "trunc", "unique", "unravel_index", "utils", "vision", "where", "x86"]
+           "sparse_to_dense", "split", "sqrt", "squeeze", "stack", "stft", "strided_set", "strided_slice",
+           "subtract", "sum", "tag", "take", "tan", "tanh", "tensordot", "testing", "tile", "topk", "transform",
+           "transpose", "trilu", "trunc", "unique", "unravel_index", "utils", "vision", "where", "x86"]

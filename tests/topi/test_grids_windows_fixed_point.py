@@ -136,3 +136,21 @@ def test_bad_arguments_are_refused_by_name():
         topi.invert_permutation(te.placeholder((3,), name="f"))
     with pytest.raises(TypeError, match="multiplier and shift are ints"):
         topi.fixed_point_multiply(te.placeholder((3,), "int32", "x"), 0.5, 1)
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+def test_stft_is_the_transform_of_windowed_frames(normalized):
+    """TVM's definition: frames ``hop`` apart, the angle over the window length."""
+    rng = np.random.default_rng(7)
+    x, window = rng.standard_normal((2, 23)), rng.random(6)
+    n_fft, hop, win = 8, 4, 6
+    frames = (23 - win) // hop + 1
+    X, W = te.placeholder(x.shape, "float64", "X"), te.placeholder(window.shape, "float64", "W")
+    out = topi.stft(X, n_fft, hop, win, W, normalized, True, (2, n_fft // 2 + 1, frames, 2))
+    got = _run(out, [X, W], [x, window])[0]
+    f = np.arange(n_fft // 2 + 1)[:, None]
+    wave = np.exp(-2j * np.pi * f * np.arange(win) / win)  # (frequencies, window)
+    segments = np.stack([x[:, t * hop:t * hop + win] * window for t in range(frames)], axis=1)  # (b, t, w)
+    want = np.einsum("fw,btw->bft", wave, segments) / (np.sqrt(n_fft) if normalized else 1)
+    np.testing.assert_allclose(got[..., 0], want.real, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[..., 1], want.imag, rtol=1e-5, atol=1e-5)

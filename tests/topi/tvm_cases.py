@@ -83,6 +83,7 @@ def cases():
         ("fixed_point", [(40,)], lambda topi, te, A: topi.fixed_point_multiply(topi.cast(A * 1e6, "int32"), 1395864371, -3)),
         ("fixed_point_half", [(40,)], lambda topi, te, A: topi.fixed_point_multiply(topi.cast(A * 1e6, "int32"), 1 << 30, -2)),
         ("meshgrid_xy", [(3,), (4,)], lambda topi, te, A, B: topi.meshgrid([A, B], "xy")[0]),
+        ("stft", [(2, 20), (5,)], lambda topi, te, A, W: topi.stft(A, 8, 3, 5, W, True, True, (2, 5, 6, 2))),
         ("sliding_window", [(2, 7, 6)], lambda topi, te, A: topi.sliding_window(A, 1, [3, 2], [2, 1])),
         ("scatter_elements", [(4, 5), (4, 5)], lambda topi, te, A, U: topi.scatter_elements(
             A, topi.floor_mod(topi.cast(topi.abs(U) * 7, "int32"), 4), U, 0, "add")),
