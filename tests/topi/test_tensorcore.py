@@ -1,5 +1,5 @@
 """TOPI's tensor-core products on CUDA (``topi.cuda.dense_tensorcore``,
-``batch_matmul_tensorcore``, ``conv2d_nhwc_tensorcore`` and their schedules over TVM's wmma intrinsics): the CPU run of
+``batch_matmul_tensorcore``, ``conv2d_nhwc_tensorcore``, ``conv3d_ndhwc_tensorcore`` and their schedules over TVM's wmma intrinsics): the CPU run of
 the GPU schedule against NumPy for each fragment shape, dtype and knob setting, in exact and
 TVM's bound modes, the CUDA source's wmma calls, and the refusals."""
 
@@ -107,6 +107,39 @@ def test_conv2d_nhwc_on_tensor_cores_equals_numpy(n, size, cin, cout, k, stride,
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
 
 
+def _conv3d_ndhwc(a, w, stride, padding):
+    """Direct NDHWC x DHWIO convolution in float64 (padding per side, a stride for every axis)."""
+    a = np.pad(a.astype("float64"), [(0, 0), *[(padding, padding)] * 3, (0, 0)])
+    kd, kh, kw, _, cout = w.shape
+    n, d, h, wd, _ = a.shape
+    out = np.zeros((n, (d - kd) // stride + 1, (h - kh) // stride + 1, (wd - kw) // stride + 1, cout))
+    for z in range(out.shape[1]):
+        for y in range(out.shape[2]):
+            for x in range(out.shape[3]):
+                patch = a[:, z * stride:z * stride + kd, y * stride:y * stride + kh, x * stride:x * stride + kw]
+                out[:, z, y, x] = np.einsum("ndhwc,dhwco->no", patch, w.astype("float64"))
+    return out
+
+
+@pytest.mark.parametrize("n, size, cin, cout, k, stride, padding, knobs", [
+    (16, 4, 16, 16, 3, 1, 1, {}),
+    (8, 5, 16, 64, 2, 2, 0, dict(block_col_warps=2, chunk=1, offset=8, vector_width=2)),
+])
+def test_conv3d_ndhwc_on_tensor_cores_equals_numpy(n, size, cin, cout, k, stride, padding, knobs):
+    """In TVM's bound mode: exact mode's region of the accumulator, under blockIdx.z fusing three
+    axes, keeps a condition ``(z // 4) % 4`` in range that its simplifier cannot drop."""
+    A = te.placeholder((n, size, size, size, cin), "float16", "A")
+    W = te.placeholder((k, k, k, cin, cout), "float16", "W")
+    with Target("cuda"):
+        C = topi.cuda.conv3d_ndhwc_tensorcore(A, W, stride, padding, 1, 1, "float32")
+        s = topi.cuda.schedule_conv3d_ndhwc_tensorcore(C, **knobs)
+    assert C.op.name == "Conv3dOutput"
+    a, w = _operands([(n, size, size, size, cin), (k, k, k, cin, cout)], "float16", n + k)
+    got = np.zeros([int(d) for d in C.shape], "float32")
+    build(s, [A, W, C], exact=False)(a, w, got)
+    np.testing.assert_allclose(got, _conv3d_ndhwc(a, w, stride, padding), rtol=1e-3, atol=1e-3)
+
+
 def test_tensor_core_products_refuse_what_tensor_cores_cannot_take():
     with pytest.raises(ValueError, match="multiple of"):
         topi.cuda.dense_tensorcore(te.placeholder((20, 32), "float16", "A"), te.placeholder((16, 32), "float16", "W"))
@@ -122,6 +155,9 @@ def test_tensor_core_products_refuse_what_tensor_cores_cannot_take():
     with pytest.raises(ValueError, match="multiple of"):
         topi.cuda.conv2d_nhwc_tensorcore(te.placeholder((4, 7, 7, 16), "float16", "A"),
                                          te.placeholder((3, 3, 16, 16), "float16", "W"), 1, 1, 1)
+    with pytest.raises(ValueError, match="groups=1"):
+        topi.cuda.conv3d_ndhwc_tensorcore(te.placeholder((16, 4, 4, 4, 16), "float16", "A"),
+                                          te.placeholder((3, 3, 3, 16, 16), "float16", "W"), 1, 1, 1, 2)
     with pytest.raises(ValueError, match="input channels"):
         topi.cuda.conv2d_nhwc_tensorcore(te.placeholder((16, 7, 7, 16), "float16", "A"),
                                          te.placeholder((3, 3, 32, 16), "float16", "W"), 1, 1, 1)

@@ -1,9 +1,9 @@
-"""NHWC convolution on tensor cores (TVM's ``topi.cuda.conv2d_nhwc_tensorcore`` and
-``schedule_conv2d_nhwc_tensorcore``): the batch is a fragment's rows, the filters its columns
-and the input channels its depth; each block computes one output pixel's tile of batch x
-filters, the kernel window and channels its reduction, operands in float16 through shared
-memory into fragments. Without AutoTVM, each knob takes its first value (TVM's fallback); the
-knobs are keyword arguments of the schedule."""
+"""Channels-last convolutions on tensor cores (TVM's ``topi.cuda.conv2d_nhwc_tensorcore``,
+``conv3d_ndhwc_tensorcore`` and their schedules): the batch is a fragment's rows, the filters
+its columns and the input channels its depth; each block computes one output pixel's (voxel's)
+tile of batch x filters, the kernel window and channels its reduction, operands in float16
+through shared memory into fragments. Without AutoTVM, each knob takes its first value (TVM's
+fallback); the knobs are keyword arguments of the schedules."""
 
 from __future__ import annotations
 
@@ -20,18 +20,18 @@ from topi.cuda.tensor_intrin import (
 from topi.nn.pad import pad
 from topi.transform.shape import tensor
 from topi.traverse import as_outputs, traverse_inline
-from topi.utils import get_const_tuple, get_pad_tuple, pair
+from topi.utils import get_const_tuple, get_pad_tuple_generic
 
 #: The fragment shapes (m, n, k) in TVM's order of preference for a convolution: m the batch, n the filters.
 FRAGMENTS = ((16, 16, 16), (8, 32, 16), (32, 8, 16))
 
 
-def _fragment(batch: int, channels: int, filters: int) -> tuple[int, int, int]:
+def _fragment(op: str, batch: int, channels: int, filters: int) -> tuple[int, int, int]:
     for m, n, k in FRAGMENTS:
         if batch % m == 0 and filters % n == 0 and channels % k == 0:
             return m, n, k
-    raise ValueError(f"topi.cuda.conv2d_nhwc_tensorcore: (batch {batch}, in_channel {channels}, num_filter "
-                     f"{filters}) must be a multiple of (16, 16, 16), (8, 16, 32) or (32, 16, 8)")
+    raise ValueError(f"topi.cuda.{op}: (batch {batch}, in_channel {channels}, num_filter {filters}) must be a "
+                     "multiple of (16, 16, 16), (8, 16, 32) or (32, 16, 8)")
 
 
 def conv2d_nhwc_tensorcore(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
@@ -43,34 +43,60 @@ def conv2d_nhwc_tensorcore(data: Tensor, kernel: Tensor, strides: Any, padding: 
 def nhwc_tensorcore_cuda(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
                          out_dtype: str = "float32") -> Tensor:
     """The compute of :func:`conv2d_nhwc_tensorcore` (TVM's name without AutoTVM's wrapper)."""
-    op = "cuda.conv2d_nhwc_tensorcore"
+    return _conv("conv2d_nhwc_tensorcore", data, kernel, strides, padding, dilation, out_dtype, 2)
+
+
+def conv3d_ndhwc_tensorcore(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any, groups: int = 1,
+                            out_dtype: str = "float32") -> Tensor:
+    """NDHWC *data* by DHWIO *kernel*, both read as float16, summed in *out_dtype* (TVM's
+    signature: *groups* must be 1)."""
+    if groups != 1:
+        raise ValueError(f"topi.cuda.conv3d_ndhwc_tensorcore: takes no groups (groups=1), got {groups!r}")
+    return ndhwc_tensorcore_cuda(data, kernel, strides, padding, dilation, out_dtype)
+
+
+def ndhwc_tensorcore_cuda(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
+                          out_dtype: str = "float32") -> Tensor:
+    """The compute of :func:`conv3d_ndhwc_tensorcore`."""
+    return _conv("conv3d_ndhwc_tensorcore", data, kernel, strides, padding, dilation, out_dtype, 3)
+
+
+def _conv(name: str, data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any, out_dtype: str,
+          dims: int) -> Tensor:
+    op = f"cuda.{name}"
     data, kernel = tensor(op, data), tensor(op, kernel)
-    if len(data.shape) != 4 or len(kernel.shape) != 4:
-        raise ValueError(f"topi.{op}: data is NHWC and kernel HWIO")
-    stride_h, stride_w = pair(op, "strides", strides)
-    dilation_h, dilation_w = pair(op, "dilation", dilation)
-    batch, in_height, in_width, channels = get_const_tuple(data.shape)
-    kernel_h, kernel_w, k_channels, filters = get_const_tuple(kernel.shape)
+    if len(data.shape) != dims + 2 or len(kernel.shape) != dims + 2:
+        raise ValueError(f"topi.{op}: data is channels-last with {dims} spatial axes, the kernel (spatial..., in, "
+                         f"out)")
+    stride = _per_axis(op, "strides", strides, dims)
+    dilate = _per_axis(op, "dilation", dilation, dims)
+    batch, *size, channels = get_const_tuple(data.shape)
+    *window, k_channels, filters = get_const_tuple(kernel.shape)
     if k_channels != channels:
         raise ValueError(f"topi.{op}: the kernel's input channels ({k_channels}) must be the data's ({channels})")
-    _fragment(batch, channels, filters)
-    dilated_h, dilated_w = (kernel_h - 1) * dilation_h + 1, (kernel_w - 1) * dilation_w + 1
-    top, left, down, right = get_pad_tuple(padding, (dilated_h, dilated_w))
-    out_height = (in_height - dilated_h + top + down) // stride_h + 1
-    out_width = (in_width - dilated_w + left + right) // stride_w + 1
-    padded = pad(data, [0, top, left, 0], [0, down, right, 0], name="PaddedInput")
-    rc, ry, rx = te.reduce_axis((0, channels), "rc"), te.reduce_axis((0, kernel_h), "ry"), te.reduce_axis(
-        (0, kernel_w), "rx")
-    half_input = te.compute(padded.shape, lambda n, h, w, c: padded[n, h, w, c].astype("float16"),
-                            name="TransPaddedInput")
-    half_kernel = te.compute(kernel.shape, lambda h, w, i, o: kernel[h, w, i, o].astype("float16"),
-                             name="TransFilter")
-    return te.compute(
-        (batch, out_height, out_width, filters),
-        lambda n, y, x, f: te.sum(
-            half_input[n, y * stride_h + ry * dilation_h, x * stride_w + rx * dilation_w, rc].astype(out_dtype)
-            * half_kernel[ry, rx, rc, f].astype(out_dtype), axis=[ry, rx, rc]),
-        name="Conv2dOutput", tag="conv2d_nhwc_tensorcore")
+    _fragment(name, batch, channels, filters)
+    dilated = [(w - 1) * d + 1 for w, d in zip(window, dilate)]
+    before, after = get_pad_tuple_generic(padding, dilated, name)
+    out_size = [(s + b + a - d) // st + 1 for s, b, a, d, st in zip(size, before, after, dilated, stride)]
+    padded = pad(data, [0, *before, 0], [0, *after, 0], name="PaddedInput")
+    rc = te.reduce_axis((0, channels), "rc")
+    rs = [te.reduce_axis((0, w), n) for w, n in zip(window, ("rz", "ry", "rx")[3 - dims:])]
+    half_input = te.compute(padded.shape, lambda *i: padded(*i).astype("float16"), name="TransPaddedInput")
+    half_kernel = te.compute(kernel.shape, lambda *i: kernel(*i).astype("float16"), name="TransFilter")
+
+    def element(n: Any, *rest: Any) -> Any:
+        *at, f = rest
+        where = [a * st + r * d for a, st, r, d in zip(at, stride, rs, dilate)]
+        return te.sum(half_input[(n, *where, rc)].astype(out_dtype) * half_kernel[(*rs, rc, f)].astype(out_dtype),
+                      axis=[*rs, rc])
+    return te.compute((batch, *out_size, filters), element, name=f"Conv{dims}dOutput", tag=name)
+
+
+def _per_axis(op: str, name: str, value: Any, dims: int) -> list[int]:
+    values = list(value) if isinstance(value, (list, tuple)) else [value] * dims
+    if len(values) != dims or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        raise ValueError(f"topi.{op}: {name} is a positive int or {dims} of them, got {value!r}")
+    return values
 
 
 def schedule_conv2d_nhwc_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
@@ -87,6 +113,24 @@ def schedule_conv2d_nhwc_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
     return s
 
 
+def schedule_conv3d_ndhwc_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
+    """The schedule of :func:`conv3d_ndhwc_tensorcore` and its fused element-wise epilogue
+    (the knobs as :func:`schedule_conv2d_nhwc_tensorcore` takes them)."""
+    tensors = as_outputs("cuda.schedule_conv3d_ndhwc_tensorcore", outs)
+    s = te.create_schedule([t.op for t in tensors])
+
+    def visit(op: Any) -> None:
+        if op.tag == "conv3d_ndhwc_tensorcore":
+            schedule_ndhwc_tensorcore_cuda(s, op.output(0), **knobs)
+    traverse_inline(s, tensors[0].op, visit)
+    return s
+
+
+def schedule_ndhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, **knobs: int) -> None:
+    """TVM's tensor-core schedule of the 3-d *conv* in *s*: :func:`schedule_nhwc_tensorcore_cuda`'s."""
+    schedule_nhwc_tensorcore_cuda(s, conv, **knobs)
+
+
 def _product(values: list[int]) -> int:
     total = 1
     for v in values:
@@ -97,13 +141,13 @@ def _product(values: list[int]) -> int:
 def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps: int = 1, block_col_warps: int = 1,
                                   warp_row_tiles: int = 1, warp_col_tiles: int = 1, chunk: int = 1, offset: int = 0,
                                   vector_width: int = 1) -> None:
-    """TVM's tensor-core schedule of *conv* in *s* (see the module)."""
-    kh, kw, ic = s[conv].op.reduce_axis
+    """TVM's tensor-core schedule of *conv* in *s* (see the module); 2 or 3 spatial axes."""
+    *window, ic = s[conv].op.reduce_axis
+    dims = len(window)
     half_input, half_kernel = s[conv].op.input_tensors
     batch = get_const_tuple(conv.shape)[0]
-    filters = get_const_tuple(half_kernel.shape)[3]
-    channels = get_const_tuple(half_kernel.shape)[2]
-    m, n, k = _fragment(batch, channels, filters)
+    *_, channels, filters = get_const_tuple(half_kernel.shape)
+    m, n, k = _fragment(conv.op.tag, batch, channels, filters)
     in_dtype, out_dtype = half_input.dtype, conv.dtype
     padded = half_input.op.input_tensors[0]
     for t in (half_input, half_kernel, padded):
@@ -125,13 +169,15 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
     ws_align = warp_col_tiles * block_col_warps * n + offset
     block_n, block_o = m * warp_row_tiles * block_row_warps, n * warp_col_tiles * block_col_warps
     cs_align = block_o + offset
-    as_strides, al_strides = _product_strides([1, 1, as_align, 1]), _product_strides([1, 1, k, 1])
+    ones = [1] * (dims - 1)
+    as_strides, al_strides = _product_strides([*ones, 1, as_align, 1]), _product_strides([*ones, 1, k, 1])
     ws_strides, wl_strides = _product_strides([ws_align, 1]), _product_strides([n * warp_col_tiles, 1])
-    cl_strides, cs_strides = _product_strides([1, 1, n * warp_col_tiles, 1]), _product_strides([1, 1, cs_align, 1])
+    cl_strides = _product_strides([*ones, 1, n * warp_col_tiles, 1])
+    cs_strides = _product_strides([*ones, 1, cs_align, 1])
 
     # the output: one pixel a block along z, its batch x filter tile over x and y
-    nc, hc, wc, oc = output.op.axis
-    pixel = s[output].fuse(hc, wc)
+    nc, *spatial, oc = output.op.axis
+    pixel = s[output].fuse(*spatial)
     s[output].bind(pixel, block_z)
     block_i, nc = s[output].split(nc, factor=block_n)
     block_j, oc = s[output].split(oc, factor=block_o)
@@ -146,9 +192,9 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
 
     # the accumulators through shared memory
     s[OL].compute_at(s[output], block_j)
-    nc, hc, wc, oc = OL.op.axis
-    s[OL].reorder(hc, wc, nc, oc)
-    s[OL].storage_align(wc, cs_align - 1, cs_align)
+    nc, *spatial, oc = OL.op.axis
+    s[OL].reorder(*spatial, nc, oc)
+    s[OL].storage_align(spatial[-1], cs_align - 1, cs_align)
     oc, ooc = s[OL].split(oc, factor=n)
     oc, oci = s[OL].split(oc, factor=warp_col_tiles)
     _, oc = s[OL].split(oc, factor=block_col_warps)
@@ -161,20 +207,20 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
 
     # a warp's multiply-accumulate over the window and the channels
     s[CF].compute_at(s[OL], oc)
-    fn, _, _, fo = CF.op.axis
+    fn, *_, fo = CF.op.axis
     fn, nnf = s[CF].split(fn, factor=m)
     fo, oof = s[CF].split(fo, factor=n)
     ic, ii = s[CF].split(ic, factor=k)
     ko, ki = s[CF].split(ic, factor=chunk)
-    s[CF].reorder(kh, kw, ko, ki, fn, fo, nnf, oof, ii)
+    s[CF].reorder(*window, ko, ki, fn, fo, nnf, oof, ii)
 
     s[AF].compute_at(s[CF], ki)
     s[WF].compute_at(s[CF], ki)
-    an, _, _, ai = AF.op.axis
+    an, *_, ai = AF.op.axis
     an, ann = s[AF].split(an, factor=m)
     ai, aii = s[AF].split(ai, factor=k)
     s[AF].reorder(an, ai, ann, aii)
-    _, _, wi, wo = WF.op.axis
+    *_, wi, wo = WF.op.axis
     wi, wii = s[WF].split(wi, factor=k)
     wo, woo = s[WF].split(wo, factor=n)
     s[WF].reorder(wo, wi, woo)
@@ -183,9 +229,9 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
     # the shared tiles, loaded by all the block's threads
     s[WS].compute_at(s[CF], ko)
     s[AS].compute_at(s[CF], ko)
-    sn, sh, sw, si = AS.op.axis
-    s[AS].reorder(sh, sw, sn, si)
-    s[AS].storage_align(sw, as_align - 1, as_align)
+    sn, *spatial, si = AS.op.axis
+    s[AS].reorder(*spatial, sn, si)
+    s[AS].storage_align(spatial[-1], as_align - 1, as_align)
     t, ti = s[AS].split(s[AS].fuse(sn, si), factor=vector_width)
     t, tx = s[AS].split(t, factor=warp)
     t, ty = s[AS].split(t, factor=block_row_warps)
@@ -193,7 +239,7 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
     for axis, thread in ((ty, thread_y), (tz, thread_z), (tx, thread_x)):
         s[AS].bind(axis, thread)
     s[AS].vectorize(ti)
-    _, _, wsi, wso = WS.op.axis
+    *_, wsi, wso = WS.op.axis
     t = s[WS].fuse(wsi, wso)
     s[WS].storage_align(wsi, ws_align - 1, ws_align)
     t, ti = s[WS].split(t, factor=vector_width)
@@ -205,12 +251,13 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
     s[WS].vectorize(ti)
 
     shape = (m, n, k)
-    a_shape, w_shape, c_shape = (m, 1, 1, k), (k, n), (m, 1, 1, n)
+    a_shape, w_shape, c_shape = (m, *[1] * dims, k), (k, n), (m, *[1] * dims, n)
     a_gemm = te.placeholder(a_shape, name="A", dtype=in_dtype)
     w_gemm = te.placeholder(w_shape, name="B", dtype=in_dtype)
     k_gemm = te.reduce_axis((0, k), name="k")
-    c_gemm = te.compute(c_shape, lambda i, t0, t1, j: te.sum(
-        a_gemm[i, t0, t1, k_gemm].astype(out_dtype) * w_gemm[k_gemm, j].astype(out_dtype), axis=k_gemm), name="C")
+    c_gemm = te.compute(c_shape, lambda i, *rest: te.sum(
+        a_gemm[(i, *rest[:-1], k_gemm)].astype(out_dtype) * w_gemm[k_gemm, rest[-1]].astype(out_dtype), axis=k_gemm),
+        name="C")
     s[AF].tensorize(ann, intrin_wmma_load_matrix_A(al_strides, as_strides, shape, "row_major", a_shape, a_shape,
                                                    in_dtype))
     s[WF].tensorize(wii, intrin_wmma_load_matrix_W(wl_strides, ws_strides, shape, "row_major", w_shape, w_shape,
