@@ -90,8 +90,10 @@ def non_max_suppression(data: Tensor, valid_count: Tensor, indices: Tensor, max_
     op = "non_max_suppression"
     data, batch, anchors, length = _boxes(op, data)
     valid_count = tensor(f"vision.{op}", valid_count)
-    for name, index in (("coord_start", coord_start + 3), ("score_index", score_index), ("id_index", id_index)):
-        if not isinstance(index, int) or not -1 <= index < length or (index < 0 and name != "id_index"):
+    for name, index, last in (("coord_start", coord_start, 3), ("score_index", score_index, 0),
+                              ("id_index", id_index, 0)):
+        if isinstance(index, bool) or not isinstance(index, int) or not -1 <= index < length - last or (
+                index < 0 and name != "id_index"):
             raise ValueError(f"topi.vision.{op}: {name} must index a box of length {length}, got {index!r}")
     if not isinstance(top_k, int):
         raise TypeError(f"topi.vision.{op}: top_k is an int, got {top_k!r}")
