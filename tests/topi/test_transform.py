@@ -10,6 +10,7 @@ import pytest
 import schedule as te
 import topi
 from lower import build
+from lower.target import Target
 from topi import testing as ref
 
 RNG = np.random.default_rng(2)
@@ -120,3 +121,17 @@ def test_reshape_into_fewer_elements_takes_the_first_ones_and_into_more_is_refus
     np.testing.assert_array_equal(out, a.reshape(-1)[:32].reshape(4, 8))
     with pytest.raises(ValueError, match="cannot reshape 50 elements"):
         topi.reshape(A, (1, 51))
+
+
+@pytest.mark.parametrize("shape", [(64, 96), (33, 70)])
+def test_the_cuda_transpose_schedule_tiles_through_shared_memory(shape):
+    a = np.random.default_rng(sum(shape)).random(shape, "f4")
+    A = te.placeholder(shape, name="A")
+    with Target("cuda"):
+        T = topi.transpose(A)
+        s = topi.cuda.schedule_transpose(T)
+    got = np.zeros(shape[::-1], "f4")
+    f = build(s, [A, T], target="cuda")
+    f(a, got)
+    np.testing.assert_array_equal(got, a.T)
+    assert "__shared__ float A_shared[" in f.imported_modules[0].get_source()

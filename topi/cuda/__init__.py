@@ -83,7 +83,12 @@ from topi.cuda.nn import (
     schedule_pool,
 )
 from topi.cuda.reduction import schedule_reduce, schedule_softmax
-from topi.cuda.transform import invert_permutation, scatter_elements
+from topi.cuda.transform import (
+    invert_permutation,
+    scatter_elements,
+    schedule_transpose,
+    schedule_transpose_from_existing,
+)
 from topi.cuda.vision import (
     all_class_non_max_suppression,
     get_valid_counts,
@@ -150,5 +155,6 @@ __all__ = ["all_class_non_max_suppression", "argsort", "argwhere", "batch_matmul
            "schedule_nhwc_tensorcore_cuda", "schedule_nms", "schedule_pool", "schedule_pool_grad",
            "schedule_proposal", "schedule_reduce", "schedule_reorg", "schedule_roi_align", "schedule_roi_pool",
            "schedule_scan", "schedule_softmax", "schedule_sort", "schedule_sparse_dense",
-           "schedule_sparse_transpose", "schedule_topk", "schedule_unique", "searchsorted", "sort", "sparse_dense",
-           "tensor_intrin", "tensorcore", "topk", "unique"]
+           "schedule_sparse_transpose", "schedule_topk", "schedule_transpose", "schedule_transpose_from_existing",
+           "schedule_unique", "searchsorted", "sort", "sparse_dense", "tensor_intrin", "tensorcore", "topk",
+           "unique"]
