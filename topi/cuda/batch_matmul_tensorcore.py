@@ -8,9 +8,8 @@ from typing import Any
 
 import schedule as te
 from schedule import Tensor
-from topi.cuda.tensorcore import fragment_shape, schedule_matmul_on_tensor_cores
+from topi.cuda.tensorcore import fragment_shape, schedule_matmul_on_tensor_cores, schedule_tagged
 from topi.transform.shape import tensor
-from topi.traverse import as_outputs, traverse_inline
 from topi.utils import get_const_tuple
 
 
@@ -44,11 +43,5 @@ def batch_matmul_tensorcore_cuda(x: Tensor, y: Tensor, out_dtype: str | None = N
 def schedule_batch_matmul_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
     """The schedule of :func:`batch_matmul_tensorcore` and its fused element-wise epilogue;
     *knobs* as :func:`topi.cuda.tensorcore.schedule_matmul_on_tensor_cores` takes them."""
-    tensors = as_outputs("cuda.schedule_batch_matmul_tensorcore", outs)
-    s = te.create_schedule([t.op for t in tensors])
-
-    def visit(op: Any) -> None:
-        if "batch_matmul_tensorcore" in op.tag:
-            schedule_matmul_on_tensor_cores(s, op.output(0), **knobs)
-    traverse_inline(s, tensors[0].op, visit)
-    return s
+    return schedule_tagged("schedule_batch_matmul_tensorcore", outs, "batch_matmul_tensorcore",
+                           schedule_matmul_on_tensor_cores, knobs)

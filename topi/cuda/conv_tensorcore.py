@@ -7,6 +7,7 @@ fallback); the knobs are keyword arguments of the schedules."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import schedule as te
@@ -17,9 +18,9 @@ from topi.cuda.tensor_intrin import (
     intrin_wmma_load_matrix_W,
     intrin_wmma_store_matrix,
 )
+from topi.cuda.tensorcore import fragment_shape, schedule_tagged, spread_over_warps
 from topi.nn.pad import pad
 from topi.transform.shape import tensor
-from topi.traverse import as_outputs, traverse_inline
 from topi.utils import get_const_tuple, get_pad_tuple_generic
 
 #: The fragment shapes (m, n, k) in TVM's order of preference for a convolution: m the batch, n the filters.
@@ -27,11 +28,9 @@ FRAGMENTS = ((16, 16, 16), (8, 32, 16), (32, 8, 16))
 
 
 def _fragment(op: str, batch: int, channels: int, filters: int) -> tuple[int, int, int]:
-    for m, n, k in FRAGMENTS:
-        if batch % m == 0 and filters % n == 0 and channels % k == 0:
-            return m, n, k
-    raise ValueError(f"topi.cuda.{op}: (batch {batch}, in_channel {channels}, num_filter {filters}) must be a "
-                     "multiple of (16, 16, 16), (8, 16, 32) or (32, 16, 8)")
+    """The fragment shape: the batch its rows, the filters its columns, the channels its depth
+    (the operands are read as float16)."""
+    return fragment_shape(op, batch, channels, filters, "float16", FRAGMENTS)
 
 
 def conv2d_nhwc_tensorcore(data: Tensor, kernel: Tensor, strides: Any, padding: Any, dilation: Any,
@@ -103,39 +102,20 @@ def schedule_conv2d_nhwc_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
     """The schedule of :func:`conv2d_nhwc_tensorcore` and its fused element-wise epilogue;
     *knobs*: ``block_row_warps``, ``block_col_warps``, ``warp_row_tiles``, ``warp_col_tiles``,
     ``chunk``, ``offset``, ``vector_width``."""
-    tensors = as_outputs("cuda.schedule_conv2d_nhwc_tensorcore", outs)
-    s = te.create_schedule([t.op for t in tensors])
-
-    def visit(op: Any) -> None:
-        if op.tag == "conv2d_nhwc_tensorcore":
-            schedule_nhwc_tensorcore_cuda(s, op.output(0), **knobs)
-    traverse_inline(s, tensors[0].op, visit)
-    return s
+    return schedule_tagged("schedule_conv2d_nhwc_tensorcore", outs, "conv2d_nhwc_tensorcore",
+                           schedule_nhwc_tensorcore_cuda, knobs)
 
 
 def schedule_conv3d_ndhwc_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
     """The schedule of :func:`conv3d_ndhwc_tensorcore` and its fused element-wise epilogue
     (the knobs as :func:`schedule_conv2d_nhwc_tensorcore` takes them)."""
-    tensors = as_outputs("cuda.schedule_conv3d_ndhwc_tensorcore", outs)
-    s = te.create_schedule([t.op for t in tensors])
-
-    def visit(op: Any) -> None:
-        if op.tag == "conv3d_ndhwc_tensorcore":
-            schedule_ndhwc_tensorcore_cuda(s, op.output(0), **knobs)
-    traverse_inline(s, tensors[0].op, visit)
-    return s
+    return schedule_tagged("schedule_conv3d_ndhwc_tensorcore", outs, "conv3d_ndhwc_tensorcore",
+                           schedule_ndhwc_tensorcore_cuda, knobs)
 
 
 def schedule_ndhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, **knobs: int) -> None:
     """TVM's tensor-core schedule of the 3-d *conv* in *s*: :func:`schedule_nhwc_tensorcore_cuda`'s."""
     schedule_nhwc_tensorcore_cuda(s, conv, **knobs)
-
-
-def _product(values: list[int]) -> int:
-    total = 1
-    for v in values:
-        total *= v
-    return total
 
 
 def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps: int = 1, block_col_warps: int = 1,
@@ -162,7 +142,6 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
         output = s.outputs[0].output(0)
         s[conv].set_scope("shared")
         OL = conv
-    warp = 32
     block_x, block_y, block_z = (te.thread_axis(f"blockIdx.{a}") for a in "xyz")
     thread_x, thread_y, thread_z = (te.thread_axis(f"threadIdx.{a}") for a in "xyz")
     as_align = chunk * k + offset
@@ -182,13 +161,10 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
     block_i, nc = s[output].split(nc, factor=block_n)
     block_j, oc = s[output].split(oc, factor=block_o)
     s[output].reorder(pixel, block_i, block_j, nc, oc)
-    t, ti = s[output].split(s[output].fuse(nc, oc), factor=vector_width)
-    t, tx = s[output].split(t, factor=warp)
-    t, ty = s[output].split(t, factor=block_row_warps)
-    _, tz = s[output].split(t, factor=block_col_warps)
-    for axis, thread in ((block_i, block_x), (block_j, block_y), (tz, thread_z), (ty, thread_y), (tx, thread_x)):
-        s[output].bind(axis, thread)
-    s[output].vectorize(ti)
+    s[output].bind(block_i, block_x)
+    s[output].bind(block_j, block_y)
+    threads = (thread_x, thread_y, thread_z)
+    spread_over_warps(s, output, s[output].fuse(nc, oc), vector_width, block_row_warps, block_col_warps, threads)
 
     # the accumulators through shared memory
     s[OL].compute_at(s[output], block_j)
@@ -232,23 +208,11 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
     sn, *spatial, si = AS.op.axis
     s[AS].reorder(*spatial, sn, si)
     s[AS].storage_align(spatial[-1], as_align - 1, as_align)
-    t, ti = s[AS].split(s[AS].fuse(sn, si), factor=vector_width)
-    t, tx = s[AS].split(t, factor=warp)
-    t, ty = s[AS].split(t, factor=block_row_warps)
-    _, tz = s[AS].split(t, factor=block_col_warps)
-    for axis, thread in ((ty, thread_y), (tz, thread_z), (tx, thread_x)):
-        s[AS].bind(axis, thread)
-    s[AS].vectorize(ti)
+    spread_over_warps(s, AS, s[AS].fuse(sn, si), vector_width, block_row_warps, block_col_warps, threads)
     *_, wsi, wso = WS.op.axis
-    t = s[WS].fuse(wsi, wso)
+    fused = s[WS].fuse(wsi, wso)
     s[WS].storage_align(wsi, ws_align - 1, ws_align)
-    t, ti = s[WS].split(t, factor=vector_width)
-    t, tx = s[WS].split(t, factor=warp)
-    t, ty = s[WS].split(t, factor=block_row_warps)
-    _, tz = s[WS].split(t, factor=block_col_warps)
-    for axis, thread in ((ty, thread_y), (tz, thread_z), (tx, thread_x)):
-        s[WS].bind(axis, thread)
-    s[WS].vectorize(ti)
+    spread_over_warps(s, WS, fused, vector_width, block_row_warps, block_col_warps, threads)
 
     shape = (m, n, k)
     a_shape, w_shape, c_shape = (m, *[1] * dims, k), (k, n), (m, *[1] * dims, n)
@@ -268,4 +232,4 @@ def schedule_nhwc_tensorcore_cuda(s: te.Schedule, conv: Tensor, block_row_warps:
 
 def _product_strides(extents: list[int]) -> list[int]:
     """TVM's strides of the intrinsics' buffers: each dimension's the product of the extents from it on."""
-    return [_product(extents[d:]) for d in range(len(extents))]
+    return [math.prod(extents[d:]) for d in range(len(extents))]

@@ -9,9 +9,8 @@ from typing import Any
 import schedule as te
 from schedule import Tensor
 from topi import tag
-from topi.cuda.tensorcore import fragment_shape, schedule_matmul_on_tensor_cores
+from topi.cuda.tensorcore import fragment_shape, schedule_matmul_on_tensor_cores, schedule_tagged
 from topi.transform.shape import tensor
-from topi.traverse import as_outputs, traverse_inline
 from topi.utils import get_const_tuple
 
 
@@ -46,11 +45,5 @@ def schedule_dense_tensorcore(outs: Any, **knobs: int) -> te.Schedule:
     """The schedule of :func:`dense_tensorcore` and its fused element-wise epilogue; *knobs*
     (``block_row_warps``, ``block_col_warps``, ``warp_row_tiles``, ``warp_col_tiles``,
     ``chunk``, ``offset``, ``offsetCS``, ``vec``) override AutoTVM's fallback values."""
-    tensors = as_outputs("cuda.schedule_dense_tensorcore", outs)
-    s = te.create_schedule([t.op for t in tensors])
-
-    def visit(op: Any) -> None:
-        if op.tag == "dense_tensorcore":
-            schedule_matmul_on_tensor_cores(s, op.output(0), **knobs)
-    traverse_inline(s, tensors[0].op, visit)
-    return s
+    return schedule_tagged("schedule_dense_tensorcore", outs, "dense_tensorcore",
+                           schedule_matmul_on_tensor_cores, knobs)

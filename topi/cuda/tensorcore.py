@@ -1,7 +1,8 @@
 """TOPI's tensor-core matrix products on CUDA (the schedule TVM's ``dense_tensorcore`` and
-``batch_matmul_tensorcore`` share): ``C[.., i, j] = sum_k A[.., i, k] B[.., j, k]`` in fragments
-of ``m x n x k``, each warp of a block multiplying its tiles, the operands staged through
-shared memory into fragments, the accumulators back through shared memory.
+``batch_matmul_tensorcore`` share, and the pieces the convolutions' schedules share with it):
+``C[.., i, j] = sum_k A[.., i, k] B[.., j, k]`` in fragments of ``m x n x k``, each warp of a
+block multiplying its tiles, the operands staged through shared memory into fragments, the
+accumulators back through shared memory.
 
 TVM's schedules take their tiling from AutoTVM (tuned, or TopHub's reference); without either
 they take each knob's first value, as here: one warp a block, one fragment a warp, a chunk of
@@ -19,23 +20,49 @@ from topi.cuda.tensor_intrin import (
     intrin_wmma_load_matrix_W,
     intrin_wmma_store_matrix,
 )
+from topi.traverse import new_schedule, traverse_inline
 from topi.utils import get_const_tuple
 
-#: The fragment shapes (m, n, k) by the multiple of 8 the shapes allow, in TVM's order of preference.
+#: The fragment shapes (m, n, k) by the multiple of 8 the shapes allow, in TVM's order of preference
+#: for matrix products (its convolutions prefer 16 x 16 x 16 first).
 FRAGMENTS = ((32, 8, 16), (16, 16, 16), (8, 32, 16))
+WARP = 32
 
 
-def fragment_shape(op: str, rows: int, reduce: int, cols: int, dtype: str) -> tuple[int, int, int]:
-    """The first of TVM's fragment shapes that tiles ``rows x cols`` over ``reduce``.
+def fragment_shape(op: str, rows: int, reduce: int, cols: int, dtype: str,
+                   preference: tuple[tuple[int, int, int], ...] = FRAGMENTS) -> tuple[int, int, int]:
+    """The first fragment shape of *preference* that tiles ``rows x cols`` over ``reduce``.
 
     :raises ValueError: for a dtype tensor cores do not take, or shapes no fragment tiles."""
     if dtype not in ("float16", "int8", "uint8"):
         raise ValueError(f"topi.cuda.{op}: tensor cores take float16, int8 or uint8 operands here, not {dtype}")
-    for m, n, k in FRAGMENTS:
+    for m, n, k in preference:
         if rows % m == 0 and cols % n == 0 and reduce % k == 0:
             return m, n, k
     raise ValueError(f"topi.cuda.{op}: the shape (rows {rows}, reduction {reduce}, columns {cols}) must be a "
                      "multiple of (32, 16, 8), (16, 16, 16) or (8, 16, 32)")
+
+
+def schedule_tagged(name: str, outs: Any, tag: str, place: Any, knobs: dict[str, int]) -> te.Schedule:
+    """The schedule *name* of *outs*: *place* (with *knobs*) schedules the operation tagged
+    *tag*; the injective stages around it are inlined."""
+    s, tensors = new_schedule(f"cuda.{name}", outs)
+    traverse_inline(s, tensors[0].op, lambda op: place(s, op.output(0), **knobs) if op.tag == tag else None)
+    return s
+
+
+def spread_over_warps(s: te.Schedule, stage: Any, fused: Any, vec: int, block_row_warps: int,
+                      block_col_warps: int, threads: tuple[Any, Any, Any]) -> None:
+    """*fused* (a loop of *stage*) as vectors of *vec* lanes, over a warp's 32 threads
+    (``threadIdx.x``), then the block's warps by rows (``.y``) and columns (``.z``)."""
+    thread_x, thread_y, thread_z = threads
+    t, vi = s[stage].split(fused, factor=vec)
+    t, tx = s[stage].split(t, factor=WARP)
+    t, ty = s[stage].split(t, factor=block_row_warps)
+    _, tz = s[stage].split(t, factor=block_col_warps)
+    for axis, thread in ((tz, thread_z), (ty, thread_y), (tx, thread_x)):
+        s[stage].bind(axis, thread)
+    s[stage].vectorize(vi)
 
 
 def schedule_matmul_on_tensor_cores(s: te.Schedule, C: Tensor, block_row_warps: int = 1, block_col_warps: int = 1,
@@ -58,7 +85,6 @@ def schedule_matmul_on_tensor_cores(s: te.Schedule, C: Tensor, block_row_warps: 
     if C.op not in s.outputs:  # an epilogue (bias, relu) is the output: C goes inline into it
         s[C].compute_inline()
         C = s.outputs[0].output(0)
-    warp = 32
     as_align = bs_align = chunk * k + offset
     cs_align = warp_col_tiles * block_col_warps * n + offsetCS
     block_x, block_y = te.thread_axis("blockIdx.x"), te.thread_axis("blockIdx.y")
@@ -73,15 +99,12 @@ def schedule_matmul_on_tensor_cores(s: te.Schedule, C: Tensor, block_row_warps: 
     block_i, bc = s[C].split(b, factor=m * warp_row_tiles * block_row_warps)
     block_j, oc = s[C].split(o, factor=n * warp_col_tiles * block_col_warps)
     s[C].reorder(*bz, block_i, block_j, bc, oc)
-    t, vi = s[C].split(s[C].fuse(bc, oc), factor=vec)
-    t, tx = s[C].split(t, factor=warp)
-    t, ty = s[C].split(t, factor=block_row_warps)
-    _, tz = s[C].split(t, factor=block_col_warps)
-    for axis, thread in ((block_i, block_x), (block_j, block_y), (tz, thread_z), (ty, thread_y), (tx, thread_x)):
-        s[C].bind(axis, thread)
+    s[C].bind(block_i, block_x)
+    s[C].bind(block_j, block_y)
     for axis in bz:
         s[C].bind(axis, te.thread_axis("blockIdx.z"))
-    s[C].vectorize(vi)
+    threads = (thread_x, thread_y, thread_z)
+    spread_over_warps(s, C, s[C].fuse(bc, oc), vec, block_row_warps, block_col_warps, threads)
 
     # the accumulators stored to shared memory, a warp's fragments at a time
     s[CS].compute_at(s[C], block_j)
@@ -123,13 +146,7 @@ def schedule_matmul_on_tensor_cores(s: te.Schedule, C: Tensor, block_row_warps: 
         s[stage].compute_at(s[CF], ko)
         _, xo, yo = batch_and(stage.op.axis)
         s[stage].storage_align(xo, align - 1, align)
-        t, vi = s[stage].split(s[stage].fuse(xo, yo), factor=vec)
-        t, tx = s[stage].split(t, factor=warp)
-        t, ty = s[stage].split(t, factor=block_row_warps)
-        _, tz = s[stage].split(t, factor=block_col_warps)
-        for axis, thread in ((ty, thread_y), (tz, thread_z), (tx, thread_x)):
-            s[stage].bind(axis, thread)
-        s[stage].vectorize(vi)
+        spread_over_warps(s, stage, s[stage].fuse(xo, yo), vec, block_row_warps, block_col_warps, threads)
 
     in_dtype = A.dtype
     shape = (m, n, k)
