@@ -209,6 +209,17 @@ def test_non_max_suppression_equals_the_reference(style, case, return_indices):
     assert removed.any() and not removed.all()
 
 
+def test_a_valid_count_outside_the_rows_is_clamped_on_both_targets():
+    """A count past the rows takes them all; a negative one none (every row -1)."""
+    data = _detections(1, 6, classes=(0, 1), scores=(0.1, 1.0))
+    D, V = te.placeholder(data.shape, name="data"), te.placeholder((1,), "int32", "valid")
+    out = topi.vision.non_max_suppression(D, V, None, iou_threshold=0.5, return_indices=False)
+    whole = _run(out, [D, V], [data, np.array([99], "int32")])[0]
+    np.testing.assert_array_equal(whole, _nms(data, [6], None, return_indices=False)[0])
+    none = _run(out, [D, V], [data, np.array([-3], "int32")])[0]
+    assert (none == -1).all()
+
+
 def test_non_max_suppression_keeps_nonpositive_scores_and_drops_class_minus_one_to_bottom():
     """v0.13's rules: a box scoring 0 or less is neither suppressed nor counted; moving the
     boxes to the top keeps only rows of a non-negative class."""

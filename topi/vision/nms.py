@@ -161,7 +161,8 @@ def non_max_suppression(data: Tensor, valid_count: Tensor, indices: Tensor, max_
                     out[i, j, k] = d[i, j, k]
                 kept[i, j] = j
         with each_item(ib, batch, gpu) as i:
-            n = te.min(count[i], arith.const(anchors, "int32"))  # a count past the rows reads no further
+            # a count past the rows reads no further, a negative one reads none
+            n = te.max(te.min(count[i], arith.const(anchors, "int32")), arith.const(0, "int32"))
             positive = arith.value_of(threshold)
             if positive is not None:
                 (suppress if positive > 0 else copy)()
