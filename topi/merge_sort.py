@@ -10,6 +10,7 @@ sorted on the host (:mod:`topi.sort`)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import schedule as te
@@ -29,13 +30,7 @@ def _lines(data: Tensor, axis: int) -> tuple[int, int, int] | None:
     shape = [arith.value_of(d) for d in data.shape]
     if any(d is None for d in shape):
         return None
-    after = 1
-    for d in shape[axis + 1:]:
-        after *= d
-    total = 1
-    for d in shape:
-        total *= d
-    return total // max(shape[axis], 1), shape[axis], after
+    return math.prod(shape) // max(shape[axis], 1), shape[axis], math.prod(shape[axis + 1:])
 
 
 def _sorted(data: Tensor, axis: int, ascend: bool, index_dtype: str, valid_count: Tensor | None,
